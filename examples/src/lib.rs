@@ -1,0 +1,1 @@
+//! Runnable tracksuit example servers.

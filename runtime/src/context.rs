@@ -1,0 +1,220 @@
+//! [`Ctx`]: what a tool, prompt or resource handler sees of its request and session —
+//! logging, progress, cancellation, and raw server→client requests (sampling, elicitation,
+//! roots, ping) that check the client's declared capabilities first.
+
+use crate::peer::RequestError;
+use crate::protocol::*;
+use crate::server::{Server, ServerSession};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
+
+/// The context of one request being served.
+///
+/// Cheap to clone. Dropping the handler's future (the request was cancelled) cancels every
+/// server→client request the context has outstanding.
+#[derive(Clone)]
+pub struct Ctx {
+    inner: Arc<CtxInner>,
+}
+
+struct CtxInner {
+    session: Arc<ServerSession>,
+    request_id: RequestId,
+    progress_token: Option<ProgressToken>,
+    cancel: CancellationToken,
+}
+
+impl std::fmt::Debug for Ctx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx").field("request_id", &self.inner.request_id).finish_non_exhaustive()
+    }
+}
+
+impl Ctx {
+    pub(crate) fn new(
+        session: Arc<ServerSession>,
+        request_id: RequestId,
+        progress_token: Option<ProgressToken>,
+        cancel: CancellationToken,
+    ) -> Self {
+        Ctx { inner: Arc::new(CtxInner { session, request_id, progress_token, cancel }) }
+    }
+
+    /// The id of the request being served.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.request_id
+    }
+
+    /// The progress token the client attached to this request, if any.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.inner.progress_token.as_ref()
+    }
+
+    /// The server serving this request (to add tools, notify resource updates, ...).
+    pub fn server(&self) -> &Server {
+        self.inner.session.server()
+    }
+
+    /// The capabilities the client declared in `initialize`.
+    pub fn client_capabilities(&self) -> ClientCapabilities {
+        self.inner.session.client_init().map(|i| i.capabilities.clone()).unwrap_or_default()
+    }
+
+    /// The client's name and version from `initialize`.
+    pub fn client_info(&self) -> Option<Implementation> {
+        self.inner.session.client_init().map(|i| i.client_info.clone())
+    }
+
+    /// The protocol version agreed for this session.
+    pub fn protocol_version(&self) -> &str {
+        self.inner.session.protocol_version().unwrap_or(LATEST_PROTOCOL_VERSION)
+    }
+
+    /// Whether the request has been cancelled (by the client or because the session ended).
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Completes when the request is cancelled; use in `tokio::select!` to stop work early.
+    pub fn cancelled(&self) -> WaitForCancellationFuture<'_> {
+        self.inner.cancel.cancelled()
+    }
+
+    /// A token cancelled with this request, for handing to spawned work.
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.inner.cancel.clone()
+    }
+
+    /// Sends `notifications/message` at `level` if the client's log level lets it through.
+    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        self.log_to(level, None, data).await
+    }
+
+    /// [`Ctx::log`] with a logger name.
+    pub async fn log_to(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
+        if !self.inner.session.log_enabled(level) {
+            return;
+        }
+        let params = LoggingMessageNotificationParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data: serde_json::to_value(data).unwrap_or(Value::Null),
+            ..Default::default()
+        };
+        self.notify(methods::MESSAGE, params);
+    }
+
+    /// Sends `notifications/progress` if the client asked for progress (a no-op otherwise).
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = self.inner.progress_token.clone() else { return };
+        let params = ProgressNotificationParams {
+            progress_token: token,
+            progress,
+            total,
+            message: message.map(str::to_owned),
+            ..Default::default()
+        };
+        self.notify(methods::PROGRESS, params);
+    }
+
+    /// Sends a notification on this request's stream.
+    pub fn notify(&self, method: &str, params: impl Serialize) {
+        let params = serde_json::to_value(params).ok();
+        self.inner.session.peer().notify(method, params, Some(self.inner.request_id.clone()));
+    }
+
+    /// Closes this request's SSE stream on Streamable HTTP so the client reconnects with
+    /// `Last-Event-ID` (SEP-1699). Messages sent meanwhile are kept for the resumed stream.
+    /// Other transports ignore it.
+    pub fn close_sse_stream(&self) {
+        self.inner.session.peer().close_stream(self.inner.request_id.clone());
+    }
+
+    /// Asks the client's model for a message (`sampling/createMessage`).
+    ///
+    /// Fails with [`RequestError::CapabilityMissing`] if the client did not declare
+    /// `sampling` (or `sampling.tools` when `params.tools` is set), without sending anything.
+    pub async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, RequestError> {
+        let caps = self.client_capabilities();
+        let Some(sampling) = caps.sampling else {
+            return Err(RequestError::CapabilityMissing("sampling"));
+        };
+        if params.tools.as_ref().is_some_and(|t| !t.is_empty()) && sampling.tools.is_none() {
+            return Err(RequestError::CapabilityMissing("sampling.tools"));
+        }
+        self.request(methods::SAMPLING_CREATE_MESSAGE, params).await
+    }
+
+    /// Asks the user for input (`elicitation/create`), in form or URL mode.
+    ///
+    /// Fails with [`RequestError::CapabilityMissing`] if the client did not declare
+    /// `elicitation` (an empty object means form mode) or `elicitation.url` for URL mode.
+    pub async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+    ) -> Result<ElicitResult, RequestError> {
+        let caps = self.client_capabilities();
+        let Some(elicitation) = caps.elicitation else {
+            return Err(RequestError::CapabilityMissing("elicitation"));
+        };
+        let is_url = matches!(params, ElicitRequestParams::Url(_));
+        if is_url && elicitation.url.is_none() {
+            return Err(RequestError::CapabilityMissing("elicitation.url"));
+        }
+        if !is_url && elicitation.form.is_none() && elicitation.url.is_some() {
+            return Err(RequestError::CapabilityMissing("elicitation.form"));
+        }
+        self.request(methods::ELICITATION_CREATE, params).await
+    }
+
+    /// Lists the client's roots (`roots/list`).
+    pub async fn list_roots(&self) -> Result<ListRootsResult, RequestError> {
+        if self.client_capabilities().roots.is_none() {
+            return Err(RequestError::CapabilityMissing("roots"));
+        }
+        self.request(methods::ROOTS_LIST, serde_json::json!({})).await
+    }
+
+    /// Pings the client.
+    pub async fn ping(&self) -> Result<(), RequestError> {
+        let _: Value = self.request(methods::PING, serde_json::json!({})).await?;
+        Ok(())
+    }
+
+    /// Sends a request to the client on this request's stream and decodes the answer.
+    /// Fails with [`RequestError::Unsupported`] on stateless sessions.
+    pub async fn request<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: P,
+    ) -> Result<R, RequestError> {
+        self.request_with_timeout(method, params, self.server().options().request_timeout).await
+    }
+
+    /// [`Ctx::request`] with an explicit timeout.
+    pub async fn request_with_timeout<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: P,
+        timeout: Duration,
+    ) -> Result<R, RequestError> {
+        if self.inner.session.is_stateless() {
+            return Err(RequestError::Unsupported);
+        }
+        let params = serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
+        let value = self
+            .inner
+            .session
+            .peer()
+            .request(method, Some(params), Some(self.inner.request_id.clone()), timeout)
+            .await?;
+        serde_json::from_value(value).map_err(|e| RequestError::Decode(e.to_string()))
+    }
+}

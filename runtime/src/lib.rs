@@ -1,0 +1,62 @@
+//! # tracksuit
+//!
+//! Write MCP (Model Context Protocol, revision 2025-11-25) servers in plain Rust.
+//!
+//! - [`protocol`]: the wire types;
+//! - [`peer`]: the bidirectional JSON-RPC session engine;
+//! - [`server`]: the [`Server`] and its per-connection dispatch;
+//! - [`context`]: [`Ctx`], what a handler sees (log, progress, cancellation, sampling,
+//!   elicitation, roots);
+//! - [`transport`]: stdio, in-memory and Streamable HTTP;
+//! - [`client`]: an MCP client on the same engine.
+//!
+//! ```
+//! use tracksuit::{Server, ToolFn, protocol::{CallToolResult, Tool}};
+//! let server = Server::new(tracksuit::crate_info!()).tool(ToolFn::new(
+//!     Tool::new("hello", Default::default()),
+//!     |_ctx, _args| async { Ok(CallToolResult::text("hello")) },
+//! ));
+//! # let _ = server;
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod client;
+pub mod context;
+pub mod peer;
+pub mod protocol;
+pub mod server;
+pub mod transport;
+
+pub use context::Ctx;
+pub use peer::RequestError;
+pub use server::{
+    Prompt, PromptFn, Resource, ResourceFn, ResourceTemplate, ResourceTemplateFn, Server,
+    ServerOptions, ServerSession, Tool, ToolError, ToolFn, UriTemplate,
+};
+
+/// The [`protocol::Implementation`] of the crate that invokes it: its package name and
+/// version (not tracksuit's).
+///
+/// ```
+/// let info = tracksuit::crate_info!();
+/// assert_eq!(info.name, env!("CARGO_PKG_NAME"));
+/// ```
+#[macro_export]
+macro_rules! crate_info {
+    () => {
+        $crate::protocol::Implementation::new(
+            ::core::env!("CARGO_PKG_NAME"),
+            ::core::env!("CARGO_PKG_VERSION"),
+        )
+    };
+}
+
+/// Items for generated code; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}

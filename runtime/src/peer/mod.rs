@@ -1,0 +1,299 @@
+//! The session engine: bidirectional JSON-RPC over any transport.
+//!
+//! A [`Peer`] is one end of one connection. It allocates request ids, keeps the table of
+//! requests it sent (each resolved through a oneshot channel when the other side answers),
+//! and the table of requests it is serving (each with a [`CancellationToken`] so that
+//! `notifications/cancelled` drops the handler's future and suppresses the response).
+//! It knows nothing of MCP methods; [`crate::server`] and [`crate::client`] sit on top.
+
+use crate::protocol::{
+    CancelledNotificationParams, ErrorObject, JsonRpcMessage, RequestId, methods,
+};
+use futures::FutureExt;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+/// A message leaving a peer, with the id of the incoming request it belongs to (if any).
+///
+/// Transports that multiplex streams (Streamable HTTP) route a message to the stream of
+/// its related request; line transports ignore the relation.
+#[derive(Debug)]
+pub enum Outbound {
+    /// A JSON-RPC message to deliver.
+    Message {
+        /// The message.
+        message: JsonRpcMessage,
+        /// The incoming request this message was produced while serving.
+        related: Option<RequestId>,
+    },
+    /// Close the stream carrying the given request's messages, if the transport has one
+    /// (the client then resumes it, SEP-1699). Line transports ignore this.
+    CloseStream(RequestId),
+    /// The peer closed: the transport writes what was queued before this and stops.
+    Shutdown,
+}
+
+/// The sending half transports drain.
+pub type OutboundSender = mpsc::UnboundedSender<Outbound>;
+/// The receiving half transports drain.
+pub type OutboundReceiver = mpsc::UnboundedReceiver<Outbound>;
+
+/// Why a request this peer sent did not produce a result.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The other side did not declare the capability this request needs.
+    #[error("the client did not declare the `{0}` capability")]
+    CapabilityMissing(&'static str),
+    /// No answer arrived in time; a `notifications/cancelled` was sent.
+    #[error("no response within {0:?}")]
+    Timeout(Duration),
+    /// The other side answered with a JSON-RPC error.
+    #[error("the peer answered with an error: {0}")]
+    Peer(#[from] ErrorObject),
+    /// The answer could not be decoded as the expected result type.
+    #[error("the peer's response could not be decoded: {0}")]
+    Decode(String),
+    /// The connection closed before an answer arrived.
+    #[error("the connection closed before a response arrived")]
+    Closed,
+    /// The transport cannot carry requests in this direction (e.g. stateless HTTP).
+    #[error("this transport cannot carry server-to-client requests")]
+    Unsupported,
+}
+
+/// One end of a JSON-RPC connection.
+pub struct Peer {
+    tx: OutboundSender,
+    next_id: AtomicI64,
+    outgoing: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
+    incoming: Mutex<HashMap<RequestId, CancellationToken>>,
+    closed: AtomicBool,
+    shutdown: CancellationToken,
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer").field("closed", &self.closed.load(Ordering::Relaxed)).finish()
+    }
+}
+
+impl Peer {
+    /// A peer writing to `tx`.
+    pub fn new(tx: OutboundSender) -> Self {
+        Peer {
+            tx,
+            next_id: AtomicI64::new(0),
+            outgoing: Mutex::new(HashMap::new()),
+            incoming: Mutex::new(HashMap::new()),
+            closed: AtomicBool::new(false),
+            shutdown: CancellationToken::new(),
+        }
+    }
+
+    /// Queues a message for the transport.
+    pub fn send(&self, message: JsonRpcMessage, related: Option<RequestId>) {
+        // A closed transport drops messages; the connection is over.
+        let _ = self.tx.send(Outbound::Message { message, related });
+    }
+
+    /// Asks the transport to close the stream of `request` (HTTP SSE only).
+    pub fn close_stream(&self, request: RequestId) {
+        let _ = self.tx.send(Outbound::CloseStream(request));
+    }
+
+    /// Sends a notification.
+    pub fn notify(&self, method: &str, params: Option<Value>, related: Option<RequestId>) {
+        self.send(JsonRpcMessage::notification(method, params), related);
+    }
+
+    /// Sends a request and waits (at most `timeout`) for its answer.
+    ///
+    /// If the returned future is dropped, or the timeout passes, the pending entry is removed
+    /// and the other side is told with `notifications/cancelled`.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        related: Option<RequestId>,
+        timeout: Duration,
+    ) -> Result<Value, RequestError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(RequestError::Closed);
+        }
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let (done, answer) = oneshot::channel();
+        lock(&self.outgoing).insert(id.clone(), done);
+        let mut guard = PendingGuard { peer: self, id: Some(id.clone()), related: related.clone() };
+        self.send(JsonRpcMessage::request(id, method, params), related);
+        let outcome = tokio::time::timeout(timeout, answer).await;
+        match outcome {
+            Ok(Ok(Ok(value))) => {
+                guard.id = None;
+                Ok(value)
+            }
+            Ok(Ok(Err(error))) => {
+                guard.id = None;
+                Err(RequestError::Peer(error))
+            }
+            Ok(Err(_)) => {
+                guard.id = None;
+                Err(RequestError::Closed)
+            }
+            Err(_) => Err(RequestError::Timeout(timeout)),
+        }
+    }
+
+    /// Resolves a request this peer sent. Unknown ids are ignored (late or duplicate answers).
+    pub fn resolve(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) -> bool {
+        match lock(&self.outgoing).remove(id) {
+            Some(done) => {
+                let _ = done.send(outcome);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Serves an incoming request on its own task. When `handler` finishes its result is sent
+    /// as the response; if the request is cancelled first the future is dropped and nothing is
+    /// sent. A panic in `handler` becomes a `-32603` error response.
+    pub fn serve<F>(self: &std::sync::Arc<Self>, id: RequestId, cancel: CancellationToken, handler: F)
+    where
+        F: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+    {
+        {
+            let mut incoming = lock(&self.incoming);
+            if incoming.contains_key(&id) {
+                drop(incoming);
+                self.send(
+                    JsonRpcMessage::error(
+                        Some(id.clone()),
+                        ErrorObject::invalid_request(format!("request id {id} is already in use")),
+                    ),
+                    Some(id),
+                );
+                return;
+            }
+            incoming.insert(id.clone(), cancel.clone());
+        }
+        let peer = self.clone();
+        tokio::spawn(async move {
+            let outcome = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => None,
+                r = AssertUnwindSafe(handler).catch_unwind() => Some(r),
+            };
+            lock(&peer.incoming).remove(&id);
+            let message = match outcome {
+                None => return,
+                Some(Ok(Ok(value))) => JsonRpcMessage::response(id.clone(), value),
+                Some(Ok(Err(error))) => JsonRpcMessage::error(Some(id.clone()), error),
+                Some(Err(panic)) => JsonRpcMessage::error(
+                    Some(id.clone()),
+                    ErrorObject::internal(panic_message(&panic)),
+                ),
+            };
+            peer.send(message, Some(id));
+        });
+    }
+
+    /// Cancels an incoming request: its handler future is dropped and no response is sent.
+    pub fn cancel_incoming(&self, id: &RequestId) -> bool {
+        match lock(&self.incoming).remove(id) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Handles `notifications/cancelled` params.
+    pub fn on_cancelled(&self, params: Option<Value>) {
+        if let Some(p) = params.and_then(|p| serde_json::from_value::<CancelledNotificationParams>(p).ok())
+            && let Some(id) = p.request_id
+        {
+            self.cancel_incoming(&id);
+        }
+    }
+
+    /// Number of incoming requests being served.
+    pub fn in_flight(&self) -> usize {
+        lock(&self.incoming).len()
+    }
+
+    /// A token cancelled when the connection closes.
+    pub fn shutdown_token(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+
+    /// The connection is gone: fail pending requests and cancel every handler.
+    pub fn close(&self) {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let _ = self.tx.send(Outbound::Shutdown);
+        lock(&self.outgoing).clear();
+        for (_, token) in lock(&self.incoming).drain() {
+            token.cancel();
+        }
+        self.shutdown.cancel();
+    }
+
+    /// Whether [`Peer::close`] has run.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+}
+
+/// Removes a pending outgoing request if its future is dropped or times out, and tells the
+/// other side.
+struct PendingGuard<'a> {
+    peer: &'a Peer,
+    id: Option<RequestId>,
+    related: Option<RequestId>,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take()
+            && lock(&self.peer.outgoing).remove(&id).is_some()
+            && !self.peer.is_closed()
+        {
+            let params = CancelledNotificationParams {
+                request_id: Some(id),
+                reason: Some("request abandoned by the server".into()),
+                ..Default::default()
+            };
+            self.peer.notify(
+                methods::CANCELLED,
+                serde_json::to_value(params).ok(),
+                self.related.take(),
+            );
+        }
+    }
+}
+
+/// Locks a mutex, recovering from poisoning (a panicking handler must not wedge the session).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The text of a panic payload.
+pub(crate) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        format!("handler panicked: {s}")
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        format!("handler panicked: {s}")
+    } else {
+        "handler panicked".to_owned()
+    }
+}

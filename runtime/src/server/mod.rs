@@ -1,0 +1,307 @@
+//! The server: a [`Server`] holds the registries of tools, prompts, resources and templates,
+//! and every connection gets a [`ServerSession`] that dispatches MCP requests to them.
+
+mod prompt;
+mod registry;
+mod resource;
+mod session;
+mod tool;
+mod uri_template;
+
+pub use prompt::{Prompt, PromptFn};
+pub use resource::{Resource, ResourceFn, ResourceTemplate, ResourceTemplateFn};
+pub use session::ServerSession;
+pub use tool::{Tool, ToolError, ToolFn};
+pub use uri_template::UriTemplate;
+
+use crate::peer::lock;
+use crate::protocol::{
+    Implementation, ResourceUpdatedNotificationParams, Tool as ToolDescriptor, methods,
+};
+pub(crate) use registry::Registry;
+use crate::transport::{MessageStream, Transport, write_loop};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
+
+/// Settings that shape how a server behaves; every field has a sensible default.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    /// How long a server→client request (sampling, elicitation, roots, ping) may take.
+    pub request_timeout: Duration,
+    /// Items per page in `*/list` results.
+    pub page_size: usize,
+    /// The largest message accepted, in bytes.
+    pub max_message_size: usize,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            request_timeout: Duration::from_secs(300),
+            page_size: 100,
+            max_message_size: 4 * 1024 * 1024,
+        }
+    }
+}
+
+pub(crate) struct Entry<D, T: ?Sized> {
+    pub(crate) descriptor: D,
+    pub(crate) item: Arc<T>,
+}
+
+impl<D: Clone, T: ?Sized> Clone for Entry<D, T> {
+    fn clone(&self) -> Self {
+        Entry { descriptor: self.descriptor.clone(), item: self.item.clone() }
+    }
+}
+
+pub(crate) struct ServerInner {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) options: ServerOptions,
+    pub(crate) tools: RwLock<Registry<Entry<ToolDescriptor, dyn Tool>>>,
+    pub(crate) prompts: RwLock<Registry<Entry<crate::protocol::Prompt, dyn Prompt>>>,
+    pub(crate) resources: RwLock<Registry<Entry<crate::protocol::Resource, dyn Resource>>>,
+    pub(crate) templates:
+        RwLock<Registry<Entry<crate::protocol::ResourceTemplate, dyn ResourceTemplate>>>,
+    pub(crate) sessions: Mutex<Vec<Weak<ServerSession>>>,
+}
+
+/// An MCP server: its identity, options and registries. Cheap to clone (it is an `Arc`);
+/// every clone sees the same registries, so tools added at run time reach every session
+/// (which are told with `notifications/tools/list_changed`).
+///
+/// ```
+/// use tracksuit::{Server, ToolFn, protocol::{CallToolResult, Implementation, Tool}};
+/// let server = Server::new(Implementation::new("demo", "1.0.0"))
+///     .tool(ToolFn::new(Tool::new("hello", Default::default()), |_ctx, _args| async {
+///         Ok(CallToolResult::text("hello"))
+///     }));
+/// assert_eq!(server.tool_names(), ["hello"]);
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("info", &self.inner.info).finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// A server that introduces itself as `info` (use [`crate::crate_info!`] for your crate's
+    /// name and version).
+    pub fn new(info: Implementation) -> Self {
+        Self::with_options(info, ServerOptions::default())
+    }
+
+    /// A server with explicit options.
+    pub fn with_options(info: Implementation, options: ServerOptions) -> Self {
+        Server {
+            inner: Arc::new(ServerInner {
+                info,
+                instructions: None,
+                options,
+                tools: RwLock::default(),
+                prompts: RwLock::default(),
+                resources: RwLock::default(),
+                templates: RwLock::default(),
+                sessions: Mutex::default(),
+            }),
+        }
+    }
+
+    /// Sets the `instructions` sent in the initialize result. Call before serving.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        match Arc::get_mut(&mut self.inner) {
+            Some(inner) => inner.instructions = Some(text.into()),
+            None => tracing::warn!("Server::instructions called after the server was shared"),
+        }
+        self
+    }
+
+    /// The server's options.
+    pub fn options(&self) -> &ServerOptions {
+        &self.inner.options
+    }
+
+    /// The server's identity.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// Registers a tool (builder style). A tool with the same name replaces the old one.
+    pub fn tool(self, tool: impl Tool) -> Self {
+        self.add_tool(tool);
+        self
+    }
+
+    /// Registers a prompt (builder style).
+    pub fn prompt(self, prompt: impl Prompt) -> Self {
+        self.add_prompt(prompt);
+        self
+    }
+
+    /// Registers a fixed resource (builder style).
+    pub fn resource(self, resource: impl Resource) -> Self {
+        self.add_resource(resource);
+        self
+    }
+
+    /// Registers a resource template (builder style).
+    pub fn resource_template(self, template: impl ResourceTemplate) -> Self {
+        self.add_resource_template(template);
+        self
+    }
+
+    /// Adds or replaces a tool at run time; sessions get `notifications/tools/list_changed`.
+    pub fn add_tool(&self, tool: impl Tool) {
+        let descriptor = tool.descriptor();
+        let name = descriptor.name.clone();
+        let item: Arc<dyn Tool> = Arc::new(tool);
+        write(&self.inner.tools).insert(name, Entry { descriptor, item });
+        self.broadcast(methods::TOOLS_LIST_CHANGED, None);
+    }
+
+    /// Removes a tool; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = write(&self.inner.tools).remove(name);
+        if removed {
+            self.broadcast(methods::TOOLS_LIST_CHANGED, None);
+        }
+        removed
+    }
+
+    /// Adds or replaces a prompt at run time.
+    pub fn add_prompt(&self, prompt: impl Prompt) {
+        let descriptor = prompt.descriptor();
+        let name = descriptor.name.clone();
+        let item: Arc<dyn Prompt> = Arc::new(prompt);
+        write(&self.inner.prompts).insert(name, Entry { descriptor, item });
+        self.broadcast(methods::PROMPTS_LIST_CHANGED, None);
+    }
+
+    /// Removes a prompt; returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = write(&self.inner.prompts).remove(name);
+        if removed {
+            self.broadcast(methods::PROMPTS_LIST_CHANGED, None);
+        }
+        removed
+    }
+
+    /// Adds or replaces a fixed resource at run time.
+    pub fn add_resource(&self, resource: impl Resource) {
+        let descriptor = resource.descriptor();
+        let uri = descriptor.uri.clone();
+        let item: Arc<dyn Resource> = Arc::new(resource);
+        write(&self.inner.resources).insert(uri, Entry { descriptor, item });
+        self.broadcast(methods::RESOURCES_LIST_CHANGED, None);
+    }
+
+    /// Removes a resource by URI; returns whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = write(&self.inner.resources).remove(uri);
+        if removed {
+            self.broadcast(methods::RESOURCES_LIST_CHANGED, None);
+        }
+        removed
+    }
+
+    /// Adds or replaces a resource template at run time.
+    pub fn add_resource_template(&self, template: impl ResourceTemplate) {
+        let descriptor = template.descriptor();
+        let key = descriptor.uri_template.clone();
+        let item: Arc<dyn ResourceTemplate> = Arc::new(template);
+        write(&self.inner.templates).insert(key, Entry { descriptor, item });
+        self.broadcast(methods::RESOURCES_LIST_CHANGED, None);
+    }
+
+    /// Tells every session subscribed to `uri` that it changed
+    /// (`notifications/resources/updated`).
+    pub fn notify_resource_updated(&self, uri: &str) {
+        let params = ResourceUpdatedNotificationParams { uri: uri.to_owned(), ..Default::default() };
+        let params = serde_json::to_value(params).ok();
+        for session in self.live_sessions() {
+            if session.is_subscribed(uri) {
+                session.peer().notify(methods::RESOURCES_UPDATED, params.clone(), None);
+            }
+        }
+    }
+
+    /// The names of the registered tools, in registration order.
+    pub fn tool_names(&self) -> Vec<String> {
+        read(&self.inner.tools).keys().map(str::to_owned).collect()
+    }
+
+    /// Number of live sessions (connections that have not closed).
+    pub fn session_count(&self) -> usize {
+        self.live_sessions().len()
+    }
+
+    /// Number of requests being served across all sessions.
+    pub fn in_flight_requests(&self) -> usize {
+        self.live_sessions().iter().map(|s| s.peer().in_flight()).sum()
+    }
+
+    /// Serves one connection over `transport` until the peer closes it.
+    ///
+    /// ```no_run
+    /// # async fn run(server: tracksuit::Server) -> std::io::Result<()> {
+    /// server.serve(tracksuit::transport::stdio::stdio()).await
+    /// # }
+    /// ```
+    pub async fn serve<T: Transport>(self, transport: T) -> std::io::Result<()> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let session = ServerSession::new(self, tx);
+        let (mut stream, sink) = transport.split();
+        let writer = tokio::spawn(write_loop(sink, rx));
+        while let Some(message) = stream.next().await {
+            match message {
+                Ok(message) => session.handle(message),
+                Err(error) => session.reject(error),
+            }
+        }
+        // Handlers are cancelled; what was already queued is written before the writer stops.
+        session.close();
+        drop(session);
+        let _ = writer.await;
+        Ok(())
+    }
+
+    /// Serves over stdin/stdout until stdin closes.
+    pub async fn serve_stdio(self) -> std::io::Result<()> {
+        self.serve(crate::transport::stdio::stdio()).await
+    }
+
+    pub(crate) fn register_session(&self, session: &Arc<ServerSession>) {
+        let mut sessions = lock(&self.inner.sessions);
+        sessions.retain(|w| w.strong_count() > 0);
+        sessions.push(Arc::downgrade(session));
+    }
+
+    fn live_sessions(&self) -> Vec<Arc<ServerSession>> {
+        let mut sessions = lock(&self.inner.sessions);
+        sessions.retain(|w| w.strong_count() > 0);
+        sessions.iter().filter_map(Weak::upgrade).filter(|s| !s.peer().is_closed()).collect()
+    }
+
+    fn broadcast(&self, method: &str, params: Option<serde_json::Value>) {
+        for session in self.live_sessions() {
+            if session.is_initialized() {
+                session.peer().notify(method, params.clone(), None);
+            }
+        }
+    }
+}
+
+pub(crate) fn read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|p| p.into_inner())
+}
+
+pub(crate) fn write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,56 @@
+//! An insertion-ordered map from names to registered items, with stable pages.
+
+use std::collections::HashMap;
+
+/// Items by key, in insertion order (replacing keeps the original position).
+pub(crate) struct Registry<T> {
+    order: Vec<String>,
+    items: HashMap<String, T>,
+}
+
+impl<T> Default for Registry<T> {
+    fn default() -> Self {
+        Registry { order: Vec::new(), items: HashMap::new() }
+    }
+}
+
+impl<T> Registry<T> {
+    pub(crate) fn insert(&mut self, key: String, item: T) {
+        if self.items.insert(key.clone(), item).is_none() {
+            self.order.push(key);
+        }
+    }
+
+    pub(crate) fn remove(&mut self, key: &str) -> bool {
+        if self.items.remove(key).is_some() {
+            self.order.retain(|k| k != key);
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<&T> {
+        self.items.get(key)
+    }
+
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
+        self.order.iter().map(String::as_str)
+    }
+
+    pub(crate) fn values(&self) -> impl Iterator<Item = &T> {
+        self.order.iter().filter_map(|k| self.items.get(k))
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Items `[offset, offset + size)` and the offset of the next page, if any.
+    pub(crate) fn page(&self, offset: usize, size: usize) -> (Vec<&T>, Option<usize>) {
+        let end = offset.saturating_add(size).min(self.order.len());
+        let items = self.order.get(offset..end).unwrap_or_default();
+        let next = (end < self.order.len()).then_some(end);
+        (items.iter().filter_map(|k| self.items.get(k)).collect(), next)
+    }
+}

@@ -1,0 +1,144 @@
+//! The [`Resource`] and [`ResourceTemplate`] traits, closure-backed implementations, and the
+//! RFC 6570 matcher templates use.
+
+use crate::context::Ctx;
+use crate::protocol::{
+    ErrorObject, ReadResourceResult, Resource as ResourceDescriptor,
+    ResourceTemplate as TemplateDescriptor,
+};
+use futures::future::BoxFuture;
+use std::collections::HashMap;
+use std::future::Future;
+
+pub use super::uri_template::UriTemplate;
+
+/// A resource with a fixed URI, listed in `resources/list` and read with `resources/read`.
+pub trait Resource: Send + Sync + 'static {
+    /// The descriptor published in `resources/list`.
+    fn descriptor(&self) -> ResourceDescriptor;
+
+    /// Reads the resource's contents.
+    fn read<'a>(&'a self, ctx: Ctx) -> BoxFuture<'a, Result<ReadResourceResult, ErrorObject>>;
+}
+
+/// A family of resources addressed by an RFC 6570 URI template.
+pub trait ResourceTemplate: Send + Sync + 'static {
+    /// The descriptor published in `resources/templates/list`.
+    fn descriptor(&self) -> TemplateDescriptor;
+
+    /// The parsed template used to match URIs.
+    fn template(&self) -> &UriTemplate;
+
+    /// Reads the resource at `uri`, whose template variables are `vars`.
+    fn read<'a>(
+        &'a self,
+        ctx: Ctx,
+        uri: &'a str,
+        vars: HashMap<String, String>,
+    ) -> BoxFuture<'a, Result<ReadResourceResult, ErrorObject>>;
+
+    /// Completion values for a template variable.
+    fn complete<'a>(
+        &'a self,
+        variable: &'a str,
+        value: &'a str,
+        context: &'a HashMap<String, String>,
+    ) -> BoxFuture<'a, Vec<String>> {
+        let _ = (variable, value, context);
+        Box::pin(async { Vec::new() })
+    }
+}
+
+/// A fixed resource made of a descriptor and an async closure.
+///
+/// ```
+/// use tracksuit::{ResourceFn, protocol::{ReadResourceResult, Resource, ResourceContents}};
+/// let r = ResourceFn::new(Resource::new("mem://a", "a"), |_ctx| async move {
+///     Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://a", "hello")]))
+/// });
+/// # let _ = r;
+/// ```
+pub struct ResourceFn<F> {
+    descriptor: ResourceDescriptor,
+    f: F,
+}
+
+impl<F> ResourceFn<F> {
+    /// A resource described by `descriptor` read by `f`.
+    pub fn new<Fut>(descriptor: ResourceDescriptor, f: F) -> Self
+    where
+        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,
+    {
+        ResourceFn { descriptor, f }
+    }
+}
+
+impl<F, Fut> Resource for ResourceFn<F>
+where
+    F: Fn(Ctx) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,
+{
+    fn descriptor(&self) -> ResourceDescriptor {
+        self.descriptor.clone()
+    }
+
+    fn read<'a>(&'a self, ctx: Ctx) -> BoxFuture<'a, Result<ReadResourceResult, ErrorObject>> {
+        Box::pin((self.f)(ctx))
+    }
+}
+
+/// A templated resource made of a descriptor and an async closure.
+///
+/// ```
+/// use tracksuit::{ResourceTemplateFn, protocol::{ReadResourceResult, ResourceTemplate, ResourceContents}};
+/// let t = ResourceTemplateFn::new(
+///     ResourceTemplate::new("mem://items/{id}", "item"),
+///     |_ctx, uri, vars| async move {
+///         let id = vars.get("id").cloned().unwrap_or_default();
+///         Ok(ReadResourceResult::new(vec![ResourceContents::text(uri, format!("item {id}"))]))
+///     },
+/// ).expect("valid template");
+/// # let _ = t;
+/// ```
+pub struct ResourceTemplateFn<F> {
+    descriptor: TemplateDescriptor,
+    template: UriTemplate,
+    f: F,
+}
+
+impl<F> ResourceTemplateFn<F> {
+    /// A template described by `descriptor` read by `f(ctx, uri, vars)`. Fails if the
+    /// descriptor's `uriTemplate` is not a valid RFC 6570 template.
+    pub fn new<Fut>(descriptor: TemplateDescriptor, f: F) -> Result<Self, String>
+    where
+        F: Fn(Ctx, String, HashMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,
+    {
+        let template = UriTemplate::parse(&descriptor.uri_template)?;
+        Ok(ResourceTemplateFn { descriptor, template, f })
+    }
+}
+
+impl<F, Fut> ResourceTemplate for ResourceTemplateFn<F>
+where
+    F: Fn(Ctx, String, HashMap<String, String>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,
+{
+    fn descriptor(&self) -> TemplateDescriptor {
+        self.descriptor.clone()
+    }
+
+    fn template(&self) -> &UriTemplate {
+        &self.template
+    }
+
+    fn read<'a>(
+        &'a self,
+        ctx: Ctx,
+        uri: &'a str,
+        vars: HashMap<String, String>,
+    ) -> BoxFuture<'a, Result<ReadResourceResult, ErrorObject>> {
+        Box::pin((self.f)(ctx, uri.to_owned(), vars))
+    }
+}

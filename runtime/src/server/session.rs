@@ -1,0 +1,444 @@
+//! One connection's server side: the lifecycle (initialize, version negotiation), the
+//! per-session state (client capabilities, log level, subscriptions) and the dispatch of
+//! every MCP request to the server's registries.
+
+use super::{Server, read};
+use crate::context::Ctx;
+use crate::peer::{OutboundSender, Peer, lock, panic_message};
+use crate::protocol::*;
+use base64::Engine as _;
+use futures::FutureExt;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio_util::sync::CancellationToken;
+
+/// What the client told us in `initialize`.
+#[derive(Debug, Clone)]
+pub(crate) struct ClientInit {
+    pub(crate) protocol_version: String,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) client_info: Implementation,
+}
+
+/// The server side of one connection.
+pub struct ServerSession {
+    server: Server,
+    peer: Arc<Peer>,
+    init: OnceLock<ClientInit>,
+    initialized: AtomicBool,
+    /// Minimum level for `notifications/message`, as an index into [`LEVELS`]; 0 = debug.
+    log_level: AtomicU8,
+    subscriptions: Mutex<HashSet<String>>,
+    stateless: bool,
+}
+
+impl std::fmt::Debug for ServerSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerSession")
+            .field("initialized", &self.is_initialized())
+            .finish_non_exhaustive()
+    }
+}
+
+const LEVELS: [LoggingLevel; 8] = [
+    LoggingLevel::Debug,
+    LoggingLevel::Info,
+    LoggingLevel::Notice,
+    LoggingLevel::Warning,
+    LoggingLevel::Error,
+    LoggingLevel::Critical,
+    LoggingLevel::Alert,
+    LoggingLevel::Emergency,
+];
+
+fn level_index(level: LoggingLevel) -> u8 {
+    LEVELS.iter().position(|l| *l == level).unwrap_or(0) as u8
+}
+
+impl ServerSession {
+    /// A session of `server` writing to `tx`.
+    pub fn new(server: Server, tx: OutboundSender) -> Arc<Self> {
+        Self::build(server, tx, false)
+    }
+
+    /// A session that needs no `initialize` (stateless HTTP): it serves one request with
+    /// default client capabilities, so it can make no server→client requests.
+    pub fn new_stateless(server: Server, tx: OutboundSender) -> Arc<Self> {
+        let session = Self::build(server, tx, true);
+        let _ = session.init.set(ClientInit {
+            protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
+            capabilities: ClientCapabilities::default(),
+            client_info: Implementation::new("stateless-client", "0"),
+        });
+        session.initialized.store(true, Ordering::Release);
+        session
+    }
+
+    fn build(server: Server, tx: OutboundSender, stateless: bool) -> Arc<Self> {
+        let session = Arc::new(ServerSession {
+            server: server.clone(),
+            peer: Arc::new(Peer::new(tx)),
+            init: OnceLock::new(),
+            initialized: AtomicBool::new(false),
+            log_level: AtomicU8::new(0),
+            subscriptions: Mutex::new(HashSet::new()),
+            stateless,
+        });
+        server.register_session(&session);
+        session
+    }
+
+    /// The JSON-RPC engine under this session.
+    pub fn peer(&self) -> &Arc<Peer> {
+        &self.peer
+    }
+
+    /// The server this session serves.
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// Whether `initialize` has been answered.
+    pub fn is_initialized(&self) -> bool {
+        self.initialized.load(Ordering::Acquire)
+    }
+
+    /// The protocol version agreed in `initialize`.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.init.get().map(|i| i.protocol_version.as_str())
+    }
+
+    /// Whether this session serves stateless HTTP.
+    pub fn is_stateless(&self) -> bool {
+        self.stateless
+    }
+
+    pub(crate) fn client_init(&self) -> Option<&ClientInit> {
+        self.init.get()
+    }
+
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    pub(crate) fn log_enabled(&self, level: LoggingLevel) -> bool {
+        level_index(level) >= self.log_level.load(Ordering::Relaxed)
+    }
+
+    /// Ends the session: every in-flight handler is cancelled.
+    pub fn close(&self) {
+        self.peer.close();
+    }
+
+    /// Handles one decoded message from the client.
+    pub fn handle(self: &Arc<Self>, message: JsonRpcMessage) {
+        match message {
+            JsonRpcMessage::Request(req) => self.handle_request(req),
+            JsonRpcMessage::Notification(n) => self.handle_notification(n),
+            JsonRpcMessage::Response(r) => {
+                self.peer.resolve(&r.id, Ok(r.result));
+            }
+            JsonRpcMessage::Error(e) => match e.id {
+                Some(id) => {
+                    self.peer.resolve(&id, Err(e.error));
+                }
+                None => tracing::debug!(error = ?e.error, "client reported an error"),
+            },
+        }
+    }
+
+    /// Answers a message that could not be decoded (`-32700` / `-32600`).
+    pub fn reject(&self, error: ErrorObject) {
+        self.peer.send(JsonRpcMessage::error(None, error), None);
+    }
+
+    fn handle_notification(&self, n: JsonRpcNotification) {
+        match n.method.as_str() {
+            methods::INITIALIZED => self.initialized.store(true, Ordering::Release),
+            methods::CANCELLED => self.peer.on_cancelled(n.params),
+            other => tracing::trace!(method = other, "notification ignored"),
+        }
+    }
+
+    fn handle_request(self: &Arc<Self>, req: JsonRpcRequest) {
+        let JsonRpcRequest { id, method, params } = req;
+        let reply = |result: Result<Value, ErrorObject>| {
+            let message = match result {
+                Ok(v) => JsonRpcMessage::response(id.clone(), v),
+                Err(e) => JsonRpcMessage::error(Some(id.clone()), e),
+            };
+            self.peer.send(message, Some(id.clone()));
+        };
+        match method.as_str() {
+            methods::INITIALIZE => return reply(self.initialize(params)),
+            methods::PING => return reply(Ok(json!({}))),
+            _ => {}
+        }
+        if self.init.get().is_none() {
+            // server/discover (2026-era clients) is unknown here: answer at once so they fall back.
+            let error = if method == "server/discover" {
+                ErrorObject::method_not_found(&method)
+            } else {
+                ErrorObject::invalid_request("the session is not initialized; send `initialize` first")
+            };
+            return reply(Err(error));
+        }
+        let progress_token = params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get("progressToken"))
+            .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
+        let cancel = self.peer.shutdown_token().child_token();
+        let ctx = Ctx::new(self.clone(), id.clone(), progress_token, cancel.clone());
+        let this = self.clone();
+        let fut = async move {
+            match method.as_str() {
+                methods::TOOLS_LIST => this.list_tools(params),
+                methods::TOOLS_CALL => this.call_tool(ctx, params).await,
+                methods::PROMPTS_LIST => this.list_prompts(params),
+                methods::PROMPTS_GET => this.get_prompt(ctx, params).await,
+                methods::RESOURCES_LIST => this.list_resources(params),
+                methods::RESOURCES_TEMPLATES_LIST => this.list_templates(params),
+                methods::RESOURCES_READ => this.read_resource(ctx, params).await,
+                methods::RESOURCES_SUBSCRIBE => this.subscribe(params, true),
+                methods::RESOURCES_UNSUBSCRIBE => this.subscribe(params, false),
+                methods::LOGGING_SET_LEVEL => this.set_level(params),
+                methods::COMPLETION_COMPLETE => this.complete(params).await,
+                other => Err(ErrorObject::method_not_found(other)),
+            }
+        };
+        self.peer.serve(id, cancel, fut);
+    }
+
+    fn initialize(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let p: InitializeRequestParams = decode(params)?;
+        let version = if SUPPORTED_PROTOCOL_VERSIONS.contains(&p.protocol_version.as_str()) {
+            p.protocol_version.clone()
+        } else {
+            LATEST_PROTOCOL_VERSION.to_owned()
+        };
+        let init = ClientInit {
+            protocol_version: version.clone(),
+            capabilities: p.capabilities,
+            client_info: p.client_info,
+        };
+        if self.init.set(init).is_err() && !self.stateless {
+            return Err(ErrorObject::invalid_request("the session is already initialized"));
+        }
+        let result = InitializeResult {
+            protocol_version: version,
+            capabilities: self.capabilities(),
+            server_info: self.server.inner.info.clone(),
+            instructions: self.server.inner.instructions.clone(),
+            ..Default::default()
+        };
+        encode(result)
+    }
+
+    fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: Some(ListChangedCapability { list_changed: Some(true) }),
+            prompts: Some(ListChangedCapability { list_changed: Some(true) }),
+            resources: Some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+            }),
+            logging: Some(JsonObject::new()),
+            completions: Some(JsonObject::new()),
+            ..Default::default()
+        }
+    }
+
+    fn page_of<D: Clone, T: ?Sized>(
+        &self,
+        registry: &super::Registry<super::Entry<D, T>>,
+        params: Option<Value>,
+    ) -> Result<(Vec<D>, Option<String>), ErrorObject> {
+        let p: PaginatedRequestParams = decode_or_default(params)?;
+        let offset = match p.cursor.as_deref() {
+            None => 0,
+            Some(c) => decode_cursor(c)?,
+        };
+        let (items, next) = registry.page(offset, self.server.inner.options.page_size.max(1));
+        Ok((items.into_iter().map(|e| e.descriptor.clone()).collect(), next.map(encode_cursor)))
+    }
+
+    fn list_tools(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let (tools, next_cursor) = self.page_of(&read(&self.server.inner.tools), params)?;
+        encode(ListToolsResult { tools, next_cursor, ..Default::default() })
+    }
+
+    fn list_prompts(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let (prompts, next_cursor) = self.page_of(&read(&self.server.inner.prompts), params)?;
+        encode(ListPromptsResult { prompts, next_cursor, ..Default::default() })
+    }
+
+    fn list_resources(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let (resources, next_cursor) = self.page_of(&read(&self.server.inner.resources), params)?;
+        encode(ListResourcesResult { resources, next_cursor, ..Default::default() })
+    }
+
+    fn list_templates(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let (resource_templates, next_cursor) =
+            self.page_of(&read(&self.server.inner.templates), params)?;
+        encode(ListResourceTemplatesResult { resource_templates, next_cursor, ..Default::default() })
+    }
+
+    async fn call_tool(&self, ctx: Ctx, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let p: CallToolRequestParams = decode(params)?;
+        let tool = read(&self.server.inner.tools).get(&p.name).map(|e| e.item.clone());
+        let Some(tool) = tool else {
+            return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)));
+        };
+        let arguments = p.arguments.unwrap_or_default();
+        let outcome = AssertUnwindSafe(tool.call(ctx, arguments)).catch_unwind().await;
+        let result = match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(super::ToolError::Execution(message))) => CallToolResult::error_text(message),
+            Ok(Err(super::ToolError::Protocol(error))) => return Err(error),
+            Err(panic) => CallToolResult::error_text(panic_message(&panic)),
+        };
+        encode(result)
+    }
+
+    async fn get_prompt(&self, ctx: Ctx, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let p: GetPromptRequestParams = decode(params)?;
+        let entry = read(&self.server.inner.prompts).get(&p.name).cloned();
+        let Some(entry) = entry else {
+            return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", p.name)));
+        };
+        let args: HashMap<String, String> = p.arguments.unwrap_or_default().into_iter().collect();
+        for arg in entry.descriptor.arguments.iter().flatten() {
+            if arg.required == Some(true) && !args.contains_key(&arg.name) {
+                return Err(ErrorObject::invalid_params(format!(
+                    "missing required argument `{}` for prompt `{}`",
+                    arg.name, p.name
+                )));
+            }
+        }
+        encode(entry.item.get(ctx, args).await?)
+    }
+
+    async fn read_resource(&self, ctx: Ctx, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let p: ReadResourceRequestParams = decode(params)?;
+        let fixed = read(&self.server.inner.resources).get(&p.uri).map(|e| e.item.clone());
+        if let Some(resource) = fixed {
+            return encode(resource.read(ctx).await?);
+        }
+        let matched = read(&self.server.inner.templates)
+            .values()
+            .find_map(|e| e.item.template().matches(&p.uri).map(|vars| (e.item.clone(), vars)));
+        match matched {
+            Some((template, vars)) => encode(template.read(ctx, &p.uri, vars).await?),
+            None => Err(ErrorObject::new(RESOURCE_NOT_FOUND, format!("Resource not found: {}", p.uri))
+                .with_data(json!({ "uri": p.uri }))),
+        }
+    }
+
+    fn subscribe(&self, params: Option<Value>, on: bool) -> Result<Value, ErrorObject> {
+        let p: SubscribeRequestParams = decode(params)?;
+        let mut subs = lock(&self.subscriptions);
+        if on {
+            subs.insert(p.uri);
+        } else {
+            subs.remove(&p.uri);
+        }
+        Ok(json!({}))
+    }
+
+    fn set_level(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let p: SetLevelRequestParams = decode(params)?;
+        self.log_level.store(level_index(p.level), Ordering::Relaxed);
+        Ok(json!({}))
+    }
+
+    async fn complete(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let p = params.ok_or_else(|| ErrorObject::invalid_params("missing params"))?;
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+        let reference = p.get("ref").ok_or_else(|| ErrorObject::invalid_params("missing `ref`"))?;
+        let argument = p.get("argument").ok_or_else(|| ErrorObject::invalid_params("missing `argument`"))?;
+        let (Some(arg_name), Some(arg_value)) = (text(argument.get("name")), text(argument.get("value")))
+        else {
+            return Err(ErrorObject::invalid_params("`argument` needs `name` and `value`"));
+        };
+        let context: HashMap<String, String> = p
+            .get("context")
+            .and_then(|c| c.get("arguments"))
+            .and_then(|a| serde_json::from_value(a.clone()).ok())
+            .unwrap_or_default();
+        let values = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let name = text(reference.get("name")).unwrap_or_default();
+                let prompt = read(&self.server.inner.prompts).get(&name).map(|e| e.item.clone());
+                let prompt = prompt.ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))?;
+                prompt.complete(&arg_name, &arg_value, &context).await
+            }
+            Some("ref/resource") => {
+                let uri = text(reference.get("uri")).unwrap_or_default();
+                let template = read(&self.server.inner.templates).get(&uri).map(|e| e.item.clone());
+                match template {
+                    Some(t) => t.complete(&arg_name, &arg_value, &context).await,
+                    None => Vec::new(),
+                }
+            }
+            _ => return Err(ErrorObject::invalid_params("`ref.type` must be ref/prompt or ref/resource")),
+        };
+        let total = values.len();
+        let shown: Vec<String> = values.into_iter().take(100).collect();
+        Ok(json!({ "completion": { "values": shown, "total": total, "hasMore": total > 100 } }))
+    }
+}
+
+/// Decodes request params into their type, mapping failures to `-32602`.
+pub(crate) fn decode<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
+    serde_json::from_value(params.unwrap_or(Value::Object(Default::default())))
+        .map_err(ErrorObject::invalid_params)
+}
+
+fn decode_or_default<T: DeserializeOwned + Default>(params: Option<Value>) -> Result<T, ErrorObject> {
+    match params {
+        None | Some(Value::Null) => Ok(T::default()),
+        Some(v) => serde_json::from_value(v).map_err(ErrorObject::invalid_params),
+    }
+}
+
+/// Encodes a result, mapping (impossible in practice) failures to `-32603`.
+pub(crate) fn encode<T: Serialize>(value: T) -> Result<Value, ErrorObject> {
+    serde_json::to_value(value).map_err(ErrorObject::internal)
+}
+
+const CURSOR_PREFIX: &str = "tracksuit:";
+
+fn encode_cursor(offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{CURSOR_PREFIX}{offset}"))
+}
+
+fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|s| s.strip_prefix(CURSOR_PREFIX).and_then(|n| n.parse().ok()))
+        .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_garbage() {
+        assert_eq!(decode_cursor(&encode_cursor(42)).ok(), Some(42));
+        assert_eq!(decode_cursor("nope").map_err(|e| e.code), Err(INVALID_PARAMS));
+    }
+
+    #[test]
+    fn levels_are_ordered() {
+        assert!(level_index(LoggingLevel::Debug) < level_index(LoggingLevel::Emergency));
+    }
+}

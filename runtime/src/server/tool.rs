@@ -1,0 +1,122 @@
+//! The [`Tool`] trait every tool implements, and [`ToolFn`] for tools written as closures.
+
+use crate::context::Ctx;
+use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Tool as ToolDescriptor};
+use futures::future::BoxFuture;
+use std::future::Future;
+
+/// Why a tool call failed.
+///
+/// An [`Execution`](ToolError::Execution) error is reported to the model as a result with
+/// `isError: true` so it can correct itself (SEP-1303); a [`Protocol`](ToolError::Protocol)
+/// error becomes a JSON-RPC error response (use it only for what the spec makes a protocol
+/// error, such as `-32042` URL elicitation required).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ToolError {
+    /// The tool ran and failed; the text is shown to the model.
+    #[error("{0}")]
+    Execution(String),
+    /// The request itself is answered with a JSON-RPC error.
+    #[error(transparent)]
+    Protocol(ErrorObject),
+}
+
+impl ToolError {
+    /// An execution error with a message for the model.
+    ///
+    /// ```
+    /// let e = tracksuit::ToolError::new("city not found");
+    /// assert_eq!(e.to_string(), "city not found");
+    /// ```
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError::Execution(message.into())
+    }
+}
+
+impl From<ErrorObject> for ToolError {
+    fn from(e: ErrorObject) -> Self {
+        ToolError::Protocol(e)
+    }
+}
+
+impl From<serde_json::Error> for ToolError {
+    fn from(e: serde_json::Error) -> Self {
+        ToolError::Execution(e.to_string())
+    }
+}
+
+impl From<crate::peer::RequestError> for ToolError {
+    fn from(e: crate::peer::RequestError) -> Self {
+        ToolError::Execution(e.to_string())
+    }
+}
+
+impl From<String> for ToolError {
+    fn from(s: String) -> Self {
+        ToolError::Execution(s)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(s: &str) -> Self {
+        ToolError::Execution(s.to_owned())
+    }
+}
+
+/// A tool the server exposes through `tools/list` and `tools/call`.
+///
+/// `#[mcp_tool]` implements this for you; implement it by hand for dynamic tools.
+pub trait Tool: Send + Sync + 'static {
+    /// The descriptor published in `tools/list` (name, description, schemas, annotations).
+    fn descriptor(&self) -> ToolDescriptor;
+
+    /// Runs the tool with the call's arguments (an empty object when the client sent none).
+    fn call<'a>(
+        &'a self,
+        ctx: Ctx,
+        arguments: JsonObject,
+    ) -> BoxFuture<'a, Result<CallToolResult, ToolError>>;
+}
+
+/// A tool made of a descriptor and an async closure.
+///
+/// ```
+/// use tracksuit::{ToolFn, protocol::{CallToolResult, Tool}};
+/// let echo = ToolFn::new(Tool::new("echo", Default::default()), |_ctx, args| async move {
+///     Ok(CallToolResult::text(format!("{args:?}")))
+/// });
+/// # let _ = echo;
+/// ```
+pub struct ToolFn<F> {
+    descriptor: ToolDescriptor,
+    f: F,
+}
+
+impl<F> ToolFn<F> {
+    /// A tool described by `descriptor` whose calls run `f`.
+    pub fn new<Fut>(descriptor: ToolDescriptor, f: F) -> Self
+    where
+        F: Fn(Ctx, JsonObject) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
+    {
+        ToolFn { descriptor, f }
+    }
+}
+
+impl<F, Fut> Tool for ToolFn<F>
+where
+    F: Fn(Ctx, JsonObject) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
+{
+    fn descriptor(&self) -> ToolDescriptor {
+        self.descriptor.clone()
+    }
+
+    fn call<'a>(
+        &'a self,
+        ctx: Ctx,
+        arguments: JsonObject,
+    ) -> BoxFuture<'a, Result<CallToolResult, ToolError>> {
+        Box::pin((self.f)(ctx, arguments))
+    }
+}

@@ -1,0 +1,527 @@
+//! Streamable HTTP (MCP 2025-11-25 `basic/transports`) as an axum [`Router`] you can mount
+//! in your own app and wrap in your own layers.
+//!
+//! - `POST` carries one JSON-RPC message; a request is answered with an SSE stream (a priming
+//!   event with `retry:`, then related notifications and server→client requests, then the
+//!   response) or, with [`HttpOptions::json_response`], a JSON body; notifications and
+//!   responses get `202 Accepted`.
+//! - `GET` opens the standalone stream, or resumes any stream with `Last-Event-ID`.
+//! - `DELETE` ends the session.
+//! - `Mcp-Session-Id` is assigned at `initialize` (random, 128 bits); unknown → 404,
+//!   missing → 400. `MCP-Protocol-Version` must name a supported version (else 400).
+//! - `Host` and `Origin` are checked against an allow-list (loopback names by default) → 403.
+//!
+//! ```no_run
+//! # async fn run(server: tracksuit::Server) -> std::io::Result<()> {
+//! use tracksuit::transport::http::{HttpOptions, StreamableHttp};
+//! let app = StreamableHttp::new(server, HttpOptions::default()).router("/mcp");
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+//! axum::serve(listener, app).await
+//! # }
+//! ```
+
+mod streams;
+
+use crate::peer::{Outbound, lock};
+use crate::protocol::{ErrorObject, JsonRpcMessage, SUPPORTED_PROTOCOL_VERSIONS, methods};
+use crate::server::{Server, ServerSession};
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use streams::{LiveSender, Mode, STANDALONE, Streams, parse_event_id, priming};
+use tokio::sync::mpsc;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// Streamable HTTP settings.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Answer requests with one JSON body instead of an SSE stream.
+    pub json_response: bool,
+    /// No sessions: every POST is served on its own, without `initialize` state, and
+    /// server→client requests are unavailable.
+    pub stateless: bool,
+    /// Accepted `Host` / `Origin` host names; `None` disables the check (only do that
+    /// behind something else that validates them). Default: `localhost`, `127.0.0.1`, `[::1]`.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Sessions untouched this long (and with no open stream) are dropped.
+    pub session_idle_timeout: Duration,
+    /// The `retry:` delay clients wait before reconnecting a closed stream.
+    pub sse_retry: Duration,
+    /// Largest accepted POST body, in bytes (larger → 413).
+    pub max_body_size: usize,
+    /// Events kept on the standalone stream for `Last-Event-ID` replay.
+    pub replay_buffer: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            json_response: false,
+            stateless: false,
+            allowed_hosts: Some(vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()]),
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            sse_retry: Duration::from_millis(1000),
+            max_body_size: 4 * 1024 * 1024,
+            replay_buffer: 256,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Answer with JSON bodies rather than SSE.
+    pub fn json_response(mut self, on: bool) -> Self {
+        self.json_response = on;
+        self
+    }
+
+    /// Stateless mode (no sessions).
+    pub fn stateless(mut self, on: bool) -> Self {
+        self.stateless = on;
+        self
+    }
+
+    /// Replaces the allowed host names (`None` turns the check off).
+    pub fn allowed_hosts(mut self, hosts: Option<Vec<String>>) -> Self {
+        self.allowed_hosts = hosts;
+        self
+    }
+
+    /// Sets the idle-session expiry.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Sets the largest accepted body.
+    pub fn max_body_size(mut self, bytes: usize) -> Self {
+        self.max_body_size = bytes;
+        self
+    }
+}
+
+struct HttpSession {
+    engine: Arc<ServerSession>,
+    streams: Mutex<Streams>,
+    last_active: Mutex<Instant>,
+}
+
+impl HttpSession {
+    fn touch(&self) {
+        *lock(&self.last_active) = Instant::now();
+    }
+}
+
+struct Shared {
+    server: Server,
+    options: HttpOptions,
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    last_sweep: Mutex<Instant>,
+}
+
+/// The Streamable HTTP endpoint of a [`Server`].
+#[derive(Clone)]
+pub struct StreamableHttp {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for StreamableHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamableHttp").field("options", &self.shared.options).finish_non_exhaustive()
+    }
+}
+
+impl StreamableHttp {
+    /// An endpoint serving `server`.
+    pub fn new(server: Server, options: HttpOptions) -> Self {
+        StreamableHttp {
+            shared: Arc::new(Shared {
+                server,
+                options,
+                sessions: Mutex::new(HashMap::new()),
+                last_sweep: Mutex::new(Instant::now()),
+            }),
+        }
+    }
+
+    /// A router serving the endpoint at `path` (e.g. `"/mcp"`).
+    pub fn router(&self, path: &str) -> Router {
+        Router::new().route(path, any(handle)).with_state(self.shared.clone())
+    }
+
+    /// Number of open sessions.
+    pub fn session_count(&self) -> usize {
+        lock(&self.shared.sessions).len()
+    }
+
+    /// Drops sessions idle longer than the configured timeout; returns how many.
+    pub fn expire_idle_sessions(&self) -> usize {
+        self.shared.sweep(true)
+    }
+}
+
+impl Shared {
+    fn sweep(&self, force: bool) -> usize {
+        let idle = self.options.session_idle_timeout;
+        {
+            let mut last = lock(&self.last_sweep);
+            if !force && last.elapsed() < (idle / 4).max(Duration::from_secs(1)) {
+                return 0;
+            }
+            *last = Instant::now();
+        }
+        let mut expired = Vec::new();
+        lock(&self.sessions).retain(|_, s| {
+            let keep = lock(&s.last_active).elapsed() < idle || lock(&s.streams).has_live();
+            if !keep {
+                expired.push(s.clone());
+            }
+            keep
+        });
+        for s in &expired {
+            s.engine.close();
+        }
+        expired.len()
+    }
+
+    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+        let Some(id) = headers.get(SESSION_HEADER) else {
+            return Err(http_error(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id header is required"));
+        };
+        let id = id.to_str().unwrap_or_default();
+        match lock(&self.sessions).get(id) {
+            Some(s) => {
+                s.touch();
+                Ok(s.clone())
+            }
+            None => Err(http_error(StatusCode::NOT_FOUND, "Session not found")),
+        }
+    }
+
+    fn create_session(self: &Arc<Self>) -> (String, Arc<HttpSession>) {
+        self.sweep(false);
+        let id = format!("{:032x}", rand::random::<u128>());
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let engine = ServerSession::new(self.server.clone(), tx);
+        let session = Arc::new(HttpSession {
+            engine,
+            streams: Mutex::new(Streams::new(self.options.replay_buffer)),
+            last_active: Mutex::new(Instant::now()),
+        });
+        let weak = Arc::downgrade(&session);
+        tokio::spawn(async move {
+            while let Some(out) = rx.recv().await {
+                let Some(session) = weak.upgrade() else { return };
+                let mut streams = lock(&session.streams);
+                match out {
+                    Outbound::Message { message, related } => streams.route(&message, related.as_ref()),
+                    Outbound::CloseStream(request) => streams.disconnect(&request),
+                    Outbound::Shutdown => {
+                        streams.close_all();
+                        return;
+                    }
+                }
+            }
+        });
+        lock(&self.sessions).insert(id.clone(), session.clone());
+        (id, session)
+    }
+}
+
+async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Err(r) = check_host(&shared.options, &parts.headers) {
+        return r;
+    }
+    if let Some(v) = parts.headers.get(VERSION_HEADER) {
+        let ok = v.to_str().is_ok_and(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v));
+        if !ok {
+            return http_error(
+                StatusCode::BAD_REQUEST,
+                &format!("Bad Request: unsupported MCP-Protocol-Version (supported: {})", SUPPORTED_PROTOCOL_VERSIONS.join(", ")),
+            );
+        }
+    }
+    match parts.method {
+        Method::POST => post(shared, parts.headers, body).await,
+        Method::GET => get(shared, parts.headers),
+        Method::DELETE => delete(shared, parts.headers),
+        _ => {
+            let mut r = http_error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
+            r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r
+        }
+    }
+}
+
+async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
+    let json_mode = shared.options.json_response;
+    let accept = header_str(&headers, header::ACCEPT.as_str());
+    let accepts_json = accepts(accept, "application/json");
+    let accepts_sse = accepts(accept, "text/event-stream");
+    if !accepts_json || (!json_mode && !accepts_sse) {
+        return http_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: Accept must list application/json and text/event-stream",
+        );
+    }
+    let content_type = header_str(&headers, header::CONTENT_TYPE.as_str());
+    if !content_type.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json")) {
+        return http_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: Content-Type must be application/json");
+    }
+    let bytes = match axum::body::to_bytes(body, shared.options.max_body_size).await {
+        Ok(b) => b,
+        Err(_) => {
+            return rpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                ErrorObject::invalid_request(format!("message exceeds the {} byte limit", shared.options.max_body_size)),
+            );
+        }
+    };
+    let message = match JsonRpcMessage::from_slice(&bytes) {
+        Ok(m) => m,
+        Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e),
+    };
+    let is_initialize = matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
+
+    if shared.options.stateless {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let engine = ServerSession::new_stateless(shared.server.clone(), tx);
+        return dispatch_stateless(engine, rx, message, json_mode).await;
+    }
+
+    let (session_id, session) = if is_initialize {
+        if headers.contains_key(SESSION_HEADER) {
+            return rpc_error(StatusCode::BAD_REQUEST, ErrorObject::invalid_request("initialize must not carry Mcp-Session-Id"));
+        }
+        let (id, s) = shared.create_session();
+        (Some(id), s)
+    } else {
+        match shared.session(&headers) {
+            Ok(s) => (None, s),
+            Err(r) => return r,
+        }
+    };
+
+    let JsonRpcMessage::Request(request) = &message else {
+        session.engine.handle(message);
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let id = request.id.clone();
+    let (live, rx) = mpsc::unbounded_channel();
+    let mode = if json_mode { Mode::Json } else { Mode::Sse };
+    let stream = lock(&session.streams).open(id.clone(), mode, live);
+    let Some(stream) = stream else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            ErrorObject::invalid_request(format!("request id {id} is already in flight")),
+        );
+    };
+    session.engine.handle(message);
+    let mut response = if json_mode {
+        json_body(rx).await
+    } else {
+        let primer = session.engine.protocol_version().is_none_or(|v| v >= "2025-11-25");
+        let first = primer.then(|| priming(stream, shared.options.sse_retry.as_millis()));
+        sse_body(first, rx)
+    };
+    if let Some(id) = session_id
+        && let Ok(v) = HeaderValue::from_str(&id)
+    {
+        response.headers_mut().insert(SESSION_HEADER, v);
+    }
+    response
+}
+
+async fn dispatch_stateless(
+    engine: Arc<ServerSession>,
+    mut rx: crate::peer::OutboundReceiver,
+    message: JsonRpcMessage,
+    json_mode: bool,
+) -> Response {
+    let JsonRpcMessage::Request(request) = &message else {
+        engine.handle(message);
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let id = request.id.clone();
+    let (live, out) = mpsc::unbounded_channel::<Bytes>();
+    let mut streams = Streams::new(1);
+    let mode = if json_mode { Mode::Json } else { Mode::Sse };
+    streams.open(id, mode, live);
+    engine.handle(message);
+    tokio::spawn(async move {
+        while let Some(Outbound::Message { message, related }) = rx.recv().await {
+            streams.route(&message, related.as_ref());
+        }
+    });
+    if json_mode { json_body(out).await } else { sse_body(None, out) }
+}
+
+fn get(shared: Arc<Shared>, headers: HeaderMap) -> Response {
+    if !accepts(header_str(&headers, header::ACCEPT.as_str()), "text/event-stream") {
+        return http_error(StatusCode::NOT_ACCEPTABLE, "Not Acceptable: Accept must list text/event-stream");
+    }
+    if shared.options.stateless {
+        return http_error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed: stateless server has no standalone stream");
+    }
+    let session = match shared.session(&headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let resume = headers.get(LAST_EVENT_ID).and_then(|v| v.to_str().ok()).and_then(parse_event_id);
+    let (live, rx) = mpsc::unbounded_channel();
+    let mut streams = lock(&session.streams);
+    let attached = match resume {
+        Some((stream, seq)) => streams.attach(stream, Some(seq), live.clone()),
+        None => false,
+    };
+    if !attached {
+        streams.attach(STANDALONE, None, live);
+    }
+    drop(streams);
+    sse_body(None, rx)
+}
+
+fn delete(shared: Arc<Shared>, headers: HeaderMap) -> Response {
+    if shared.options.stateless {
+        return http_error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed: stateless server has no sessions");
+    }
+    let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
+        return http_error(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id header is required");
+    };
+    match lock(&shared.sessions).remove(id) {
+        Some(session) => {
+            session.engine.close();
+            StatusCode::OK.into_response()
+        }
+        None => http_error(StatusCode::NOT_FOUND, "Session not found"),
+    }
+}
+
+fn sse_body(first: Option<Bytes>, rx: mpsc::UnboundedReceiver<Bytes>) -> Response {
+    let head = futures::stream::iter(first.map(Ok::<_, Infallible>));
+    let tail = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
+    });
+    let body = Body::from_stream(futures::StreamExt::chain(head, tail));
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(body)
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+async fn json_body(mut rx: mpsc::UnboundedReceiver<Bytes>) -> Response {
+    match rx.recv().await {
+        Some(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
+        None => http_error(StatusCode::INTERNAL_SERVER_ERROR, "the session closed before the response"),
+    }
+}
+
+fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Response> {
+    let Some(allowed) = &options.allowed_hosts else { return Ok(()) };
+    let ok = |host: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(host));
+    if let Some(host) = headers.get(header::HOST) {
+        let host = host.to_str().unwrap_or_default();
+        if !ok(strip_port(host)) {
+            return Err(http_error(StatusCode::FORBIDDEN, "Forbidden: Host not allowed"));
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        let host = origin.split_once("://").map(|(_, rest)| rest).unwrap_or(origin);
+        let host = host.split('/').next().unwrap_or_default();
+        if !ok(strip_port(host)) {
+            return Err(http_error(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed"));
+        }
+    }
+    Ok(())
+}
+
+fn strip_port(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host.split_inclusive(']').next().unwrap_or(host);
+    }
+    host.rsplit_once(':').map_or(host, |(h, p)| if p.chars().all(|c| c.is_ascii_digit()) { h } else { host })
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
+    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
+}
+
+fn accepts(accept: &str, mime: &str) -> bool {
+    accept.split(',').any(|part| {
+        let t = part.split(';').next().unwrap_or_default().trim();
+        t.eq_ignore_ascii_case(mime) || t == "*/*"
+    })
+}
+
+fn http_error(status: StatusCode, message: &str) -> Response {
+    rpc_error(status, ErrorObject::new(crate::protocol::INVALID_REQUEST, message))
+}
+
+fn rpc_error(status: StatusCode, error: ErrorObject) -> Response {
+    let body = JsonRpcMessage::error(None, error).to_vec();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+impl Server {
+    /// Serves Streamable HTTP at `http://{addr}/mcp` with default [`HttpOptions`], with
+    /// `TCP_NODELAY` on every accepted connection.
+    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
+        self.serve_http_with(addr, HttpOptions::default()).await
+    }
+
+    /// [`Server::serve_http`] with options.
+    pub async fn serve_http_with(
+        self,
+        addr: impl tokio::net::ToSocketAddrs,
+        options: HttpOptions,
+    ) -> std::io::Result<()> {
+        use axum::serve::ListenerExt;
+        let app = StreamableHttp::new(self, options).router("/mcp");
+        let listener = tokio::net::TcpListener::bind(addr).await?.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, app).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_checks() {
+        let opts = HttpOptions::default();
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, HeaderValue::from_static("localhost:8001"));
+        assert!(check_host(&opts, &h).is_ok());
+        h.insert(header::HOST, HeaderValue::from_static("[::1]:8001"));
+        assert!(check_host(&opts, &h).is_ok());
+        h.insert(header::ORIGIN, HeaderValue::from_static("http://evil.example"));
+        assert!(check_host(&opts, &h).is_err());
+        h.insert(header::ORIGIN, HeaderValue::from_static("http://127.0.0.1:3000"));
+        assert!(check_host(&opts, &h).is_ok());
+        h.insert(header::HOST, HeaderValue::from_static("evil.example"));
+        assert!(check_host(&opts, &h).is_err());
+    }
+
+    #[test]
+    fn accept_parsing() {
+        assert!(accepts("application/json, text/event-stream", "text/event-stream"));
+        assert!(accepts("application/json;q=0.9", "application/json"));
+        assert!(!accepts("text/html", "application/json"));
+    }
+}

@@ -1,0 +1,255 @@
+//! The SSE streams of one HTTP session: which stream each outgoing message belongs to,
+//! event ids, the replay buffers behind `Last-Event-ID` resumption, and live connections.
+//!
+//! Event ids are `{stream}-{seq}`: globally unique within the session and enough to find
+//! the originating stream when a client resumes.
+
+use crate::protocol::{JsonRpcMessage, RequestId};
+use bytes::Bytes;
+use std::collections::{HashMap, VecDeque};
+use tokio::sync::mpsc;
+
+/// The standalone (GET) stream's id.
+pub(crate) const STANDALONE: u64 = 0;
+
+/// A live SSE connection's sending side; each item is one encoded SSE event.
+pub(crate) type LiveSender = mpsc::UnboundedSender<Bytes>;
+
+/// How a POST's request is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// An SSE stream carrying related messages and then the response.
+    Sse,
+    /// One JSON body with the response; related messages go to the standalone stream.
+    Json,
+}
+
+struct Stream {
+    request: Option<RequestId>,
+    mode: Mode,
+    events: VecDeque<(u64, Bytes)>,
+    next_seq: u64,
+    delivered: u64,
+    live: Option<LiveSender>,
+    done: bool,
+}
+
+impl Stream {
+    fn new(request: Option<RequestId>, mode: Mode) -> Self {
+        Stream {
+            request,
+            mode,
+            events: VecDeque::new(),
+            next_seq: 1,
+            delivered: 0,
+            live: None,
+            done: false,
+        }
+    }
+}
+
+/// Every stream of one session.
+pub(crate) struct Streams {
+    next_stream: u64,
+    by_request: HashMap<RequestId, u64>,
+    streams: HashMap<u64, Stream>,
+    finished: VecDeque<u64>,
+    buffer: usize,
+    keep_finished: usize,
+}
+
+/// Encodes one SSE event.
+pub(crate) fn event(id: &str, data: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + id.len() + 16);
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(b"\ndata: ");
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// The priming event (SEP-1699): an id and empty data, with the reconnection delay.
+pub(crate) fn priming(stream: u64, retry_ms: u128) -> Bytes {
+    Bytes::from(format!("id: {stream}-0\nretry: {retry_ms}\ndata: \n\n"))
+}
+
+/// Parses `{stream}-{seq}`.
+pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (s, q) = id.trim().split_once('-')?;
+    Some((s.parse().ok()?, q.parse().ok()?))
+}
+
+impl Streams {
+    pub(crate) fn new(buffer: usize) -> Self {
+        let mut streams = HashMap::new();
+        streams.insert(STANDALONE, Stream::new(None, Mode::Sse));
+        Streams {
+            next_stream: STANDALONE + 1,
+            by_request: HashMap::new(),
+            streams,
+            finished: VecDeque::new(),
+            buffer: buffer.max(1),
+            keep_finished: 16,
+        }
+    }
+
+    /// Opens the stream for a POSTed request, with the POST's connection attached. In JSON
+    /// mode the connection receives just the response's JSON body. Returns the stream id, or
+    /// `None` if the request id is already in flight.
+    pub(crate) fn open(&mut self, request: RequestId, mode: Mode, live: LiveSender) -> Option<u64> {
+        if self.by_request.contains_key(&request) {
+            return None;
+        }
+        let id = self.next_stream;
+        self.next_stream += 1;
+        self.by_request.insert(request.clone(), id);
+        let mut stream = Stream::new(Some(request), mode);
+        stream.live = Some(live);
+        self.streams.insert(id, stream);
+        Some(id)
+    }
+
+    /// Attaches a live connection to `stream`, first replaying what it has not seen:
+    /// events after `after` (from `Last-Event-ID`) or else everything not yet delivered.
+    /// Returns false if the stream is unknown. A finished stream is replayed and closed.
+    pub(crate) fn attach(&mut self, stream: u64, after: Option<u64>, live: LiveSender) -> bool {
+        let Some(s) = self.streams.get_mut(&stream) else { return false };
+        let from = after.unwrap_or(s.delivered);
+        for (seq, bytes) in &s.events {
+            if *seq > from && live.send(bytes.clone()).is_err() {
+                return true;
+            }
+        }
+        if let Some(last) = s.events.back() {
+            s.delivered = s.delivered.max(last.0);
+        }
+        if !s.done {
+            s.live = Some(live);
+        }
+        true
+    }
+
+    /// Drops the live connection of `request`'s stream (the stream itself goes on).
+    pub(crate) fn disconnect(&mut self, request: &RequestId) {
+        if let Some(s) = self.by_request.get(request).and_then(|id| self.streams.get_mut(id)) {
+            s.live = None;
+        }
+    }
+
+    /// Whether any live connection is attached.
+    pub(crate) fn has_live(&self) -> bool {
+        self.streams.values().any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
+    }
+
+    /// Routes an outgoing message to its stream.
+    pub(crate) fn route(&mut self, message: &JsonRpcMessage, related: Option<&RequestId>) {
+        let response_to = match message {
+            JsonRpcMessage::Response(r) => Some(&r.id),
+            JsonRpcMessage::Error(e) => e.id.as_ref(),
+            _ => None,
+        };
+        let mut target = related.and_then(|r| self.by_request.get(r).copied()).unwrap_or(STANDALONE);
+        let data = message.to_vec();
+        let json_mode = self.streams.get(&target).is_some_and(|s| s.mode == Mode::Json);
+        let completes = target != STANDALONE
+            && response_to.is_some()
+            && self.streams.get(&target).and_then(|s| s.request.as_ref()) == response_to;
+        if json_mode {
+            if completes {
+                if let Some(live) = self.streams.get_mut(&target).and_then(|s| s.live.take()) {
+                    let _ = live.send(Bytes::from(data));
+                }
+                self.finish(target);
+                return;
+            }
+            target = STANDALONE;
+        }
+        let Some(s) = self.streams.get_mut(&target) else { return };
+        let seq = s.next_seq;
+        s.next_seq += 1;
+        let bytes = event(&format!("{target}-{seq}"), &data);
+        s.events.push_back((seq, bytes.clone()));
+        if target == STANDALONE && s.events.len() > self.buffer {
+            s.events.pop_front();
+        }
+        if let Some(live) = &s.live {
+            if live.send(bytes).is_ok() {
+                s.delivered = seq;
+            } else {
+                s.live = None;
+            }
+        }
+        if completes {
+            self.finish(target);
+        }
+    }
+
+    fn finish(&mut self, stream: u64) {
+        if let Some(s) = self.streams.get_mut(&stream) {
+            s.done = true;
+            s.live = None;
+            if let Some(r) = s.request.take() {
+                self.by_request.remove(&r);
+            }
+        }
+        self.finished.push_back(stream);
+        while self.finished.len() > self.keep_finished {
+            if let Some(old) = self.finished.pop_front() {
+                self.streams.remove(&old);
+            }
+        }
+    }
+
+    /// Closes every live connection.
+    pub(crate) fn close_all(&mut self) {
+        for s in self.streams.values_mut() {
+            s.live = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn routes_related_messages_and_finishes_on_response() {
+        let mut streams = Streams::new(8);
+        let req = RequestId::Number(1);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let id = streams.open(req.clone(), Mode::Sse, tx).unwrap();
+        let note = JsonRpcMessage::notification("notifications/progress", Some(json!({})));
+        streams.route(&note, Some(&req));
+        streams.route(&JsonRpcMessage::response(req.clone(), json!({})), Some(&req));
+        let first = rx.try_recv().unwrap();
+        assert!(first.starts_with(format!("id: {id}-1\n").as_bytes()));
+        assert!(rx.try_recv().is_ok());
+        // The stream is finished: the live sender was dropped.
+        assert!(matches!(rx.try_recv(), Err(mpsc::error::TryRecvError::Disconnected)));
+        // Resuming after event 1 replays only the response.
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        assert!(streams.attach(id, Some(1), tx));
+        assert!(rx.try_recv().unwrap().starts_with(format!("id: {id}-2\n").as_bytes()));
+        assert!(rx.try_recv().is_err());
+    }
+
+    #[test]
+    fn json_mode_diverts_related_messages_to_standalone() {
+        let mut streams = Streams::new(8);
+        let req = RequestId::Number(5);
+        let (post, mut body) = mpsc::unbounded_channel();
+        streams.open(req.clone(), Mode::Json, post).unwrap();
+        let note = JsonRpcMessage::notification("notifications/message", None);
+        streams.route(&note, Some(&req));
+        assert!(body.try_recv().is_err());
+        streams.route(&JsonRpcMessage::response(req.clone(), json!(1)), Some(&req));
+        assert_eq!(&body.try_recv().unwrap()[..], br#"{"jsonrpc":"2.0","id":5,"result":1}"#);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        streams.attach(STANDALONE, None, tx);
+        assert!(rx.try_recv().is_ok());
+        assert_eq!(parse_event_id("3-7"), Some((3, 7)));
+        assert_eq!(parse_event_id("x"), None);
+    }
+}

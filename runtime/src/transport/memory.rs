@@ -1,0 +1,60 @@
+//! A linked pair of in-process transports: what one end sends, the other receives, as
+//! decoded messages (no serialisation). For tests and embedding.
+
+use super::{MessageSink, MessageStream, Transport};
+use crate::protocol::{ErrorObject, JsonRpcMessage};
+use tokio::sync::mpsc;
+
+/// One end of an in-memory link.
+#[derive(Debug)]
+pub struct MemoryTransport {
+    tx: mpsc::UnboundedSender<JsonRpcMessage>,
+    rx: mpsc::UnboundedReceiver<JsonRpcMessage>,
+}
+
+/// Two linked ends.
+///
+/// ```
+/// let (server_end, client_end) = tracksuit::transport::memory::pair();
+/// # let _ = (server_end, client_end);
+/// ```
+pub fn pair() -> (MemoryTransport, MemoryTransport) {
+    let (a_tx, a_rx) = mpsc::unbounded_channel();
+    let (b_tx, b_rx) = mpsc::unbounded_channel();
+    (MemoryTransport { tx: a_tx, rx: b_rx }, MemoryTransport { tx: b_tx, rx: a_rx })
+}
+
+/// The receiving half of a [`MemoryTransport`].
+#[derive(Debug)]
+pub struct MemoryStream(mpsc::UnboundedReceiver<JsonRpcMessage>);
+
+/// The sending half of a [`MemoryTransport`].
+#[derive(Debug)]
+pub struct MemorySink(mpsc::UnboundedSender<JsonRpcMessage>);
+
+impl Transport for MemoryTransport {
+    type Stream = MemoryStream;
+    type Sink = MemorySink;
+
+    fn split(self) -> (MemoryStream, MemorySink) {
+        (MemoryStream(self.rx), MemorySink(self.tx))
+    }
+}
+
+impl MessageStream for MemoryStream {
+    async fn next(&mut self) -> Option<Result<JsonRpcMessage, ErrorObject>> {
+        self.0.recv().await.map(Ok)
+    }
+}
+
+impl MessageSink for MemorySink {
+    async fn send(&mut self, message: JsonRpcMessage) -> std::io::Result<()> {
+        self.0
+            .send(message)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "peer closed"))
+    }
+
+    async fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

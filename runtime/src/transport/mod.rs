@@ -1,0 +1,66 @@
+//! Transports move framed JSON-RPC messages and nothing else.
+//!
+//! - [`stdio`] and [`io`]: newline-delimited JSON over a byte stream (stdin/stdout, a child
+//!   process, a socket);
+//! - [`memory`]: a linked pair of in-process channels, for tests;
+//! - `http` (feature `http`): Streamable HTTP as an axum `Router`.
+//!
+//! Line transports implement [`Transport`]; the server and client drive any of them with
+//! the same loop.
+
+pub mod io;
+pub mod memory;
+pub mod stdio;
+
+#[cfg(feature = "http")]
+pub mod http;
+
+use crate::peer::{Outbound, OutboundReceiver};
+use crate::protocol::{ErrorObject, JsonRpcMessage};
+use std::future::Future;
+
+/// Incoming messages: `Ok` for a decoded message, `Err` for input that must be rejected
+/// with the given JSON-RPC error (the connection goes on), `None` at end of stream.
+pub trait MessageStream: Send + 'static {
+    /// The next message.
+    fn next(&mut self) -> impl Future<Output = Option<Result<JsonRpcMessage, ErrorObject>>> + Send;
+}
+
+/// Outgoing messages.
+pub trait MessageSink: Send + 'static {
+    /// Queues or writes one message.
+    fn send(&mut self, message: JsonRpcMessage) -> impl Future<Output = std::io::Result<()>> + Send;
+    /// Flushes what was queued (called when no more messages are waiting).
+    fn flush(&mut self) -> impl Future<Output = std::io::Result<()>> + Send;
+}
+
+/// A bidirectional message transport.
+pub trait Transport: Send + 'static {
+    /// The receiving half.
+    type Stream: MessageStream;
+    /// The sending half.
+    type Sink: MessageSink;
+    /// Splits into halves used concurrently.
+    fn split(self) -> (Self::Stream, Self::Sink);
+}
+
+/// Drains a peer's outbound queue into a sink until every sender is gone or the sink fails.
+pub(crate) async fn write_loop<S: MessageSink>(mut sink: S, mut rx: OutboundReceiver) {
+    while let Some(out) = rx.recv().await {
+        match out {
+            Outbound::Message { message, .. } => {
+                if sink.send(message).await.is_err() {
+                    return;
+                }
+            }
+            Outbound::CloseStream(_) => {}
+            Outbound::Shutdown => {
+                let _ = sink.flush().await;
+                return;
+            }
+        }
+        if rx.is_empty() && sink.flush().await.is_err() {
+            return;
+        }
+    }
+}
