@@ -90,9 +90,9 @@ impl Raw {
     }
 
     async fn recv(&mut self) -> Value {
-        let msg = tokio::time::timeout(Duration::from_secs(5), self.stream.next())
+        let msg = tokio::time::timeout(Duration::from_secs(60), self.stream.next())
             .await
-            .expect("a message within 5 s")
+            .expect("a message within 60 s")
             .expect("stream open")
             .expect("decodable");
         serde_json::to_value(msg).expect("serialisable")
@@ -271,7 +271,7 @@ async fn sampling_round_trip_and_capability_checks() {
 
 #[tokio::test(start_paused = true)]
 async fn server_requests_time_out_and_cancel() {
-    let options = ServerOptions { request_timeout: Duration::from_secs(5), ..Default::default() };
+    let options = ServerOptions::default().request_timeout(Duration::from_secs(5));
     let server = Server::with_options(Implementation::new("t", "1"), options).tool(ToolFn::new(
         Tool::new("ask", obj(json!({"type":"object"}))),
         |ctx, _| async move {
@@ -293,7 +293,7 @@ async fn server_requests_time_out_and_cancel() {
 
 #[tokio::test]
 async fn pagination_list_changed_and_subscriptions() {
-    let options = ServerOptions { page_size: 2, ..Default::default() };
+    let options = ServerOptions::default().page_size(2);
     let server = Server::with_options(Implementation::new("t", "1"), options);
     for name in ["a", "b", "c"] {
         server.add_tool(ToolFn::new(Tool::new(name, obj(json!({"type":"object"}))), |_, _| async {

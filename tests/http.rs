@@ -230,8 +230,10 @@ async fn bad_http_input_gets_the_right_status_and_the_server_keeps_serving() {
     let mut req = post(ping, Some(&session));
     req.headers_mut().insert("mcp-protocol-version", "1999-01-01".parse().expect("hv"));
     assert_eq!(send(&app, req).await.status(), StatusCode::BAD_REQUEST);
-    for v in ["2025-11-25", "2025-06-18", "2025-03-26"] {
-        let mut req = post(ping, Some(&session));
+    for (i, v) in ["2025-11-25", "2025-06-18", "2025-03-26"].into_iter().enumerate() {
+        // Ids are never reused within a session.
+        let ping = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"ping"}}"#, 20 + i);
+        let mut req = post(&ping, Some(&session));
         req.headers_mut().insert("mcp-protocol-version", v.parse().expect("hv"));
         assert_eq!(send(&app, req).await.status(), StatusCode::OK, "version {v}");
     }

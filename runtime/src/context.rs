@@ -116,7 +116,7 @@ impl Ctx {
             progress,
             total,
             message: message.map(str::to_owned),
-            ..Default::default()
+            meta: None,
         };
         self.notify(methods::PROGRESS, params);
     }

@@ -45,6 +45,31 @@ impl Default for ServerOptions {
     }
 }
 
+impl ServerOptions {
+    /// Sets how long server→client requests may take.
+    ///
+    /// ```
+    /// let o = tracksuit::ServerOptions::default().request_timeout(std::time::Duration::from_secs(5));
+    /// assert_eq!(o.request_timeout.as_secs(), 5);
+    /// ```
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets the items per page of `*/list` results.
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size;
+        self
+    }
+
+    /// Sets the largest accepted message, in bytes.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+}
+
 pub(crate) struct Entry<D, T: ?Sized> {
     pub(crate) descriptor: D,
     pub(crate) item: Arc<T>,
@@ -272,9 +297,10 @@ impl Server {
         Ok(())
     }
 
-    /// Serves over stdin/stdout until stdin closes.
+    /// Serves over stdin/stdout until stdin closes, with the options' message size limit.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
-        self.serve(crate::transport::stdio::stdio()).await
+        let limit = self.inner.options.max_message_size;
+        self.serve(crate::transport::stdio::stdio().max_message_size(limit)).await
     }
 
     pub(crate) fn register_session(&self, session: &Arc<ServerSession>) {

@@ -42,10 +42,6 @@ impl<T> Registry<T> {
         self.order.iter().filter_map(|k| self.items.get(k))
     }
 
-    pub(crate) fn len(&self) -> usize {
-        self.order.len()
-    }
-
     /// Items `[offset, offset + size)` and the offset of the next page, if any.
     pub(crate) fn page(&self, offset: usize, size: usize) -> (Vec<&T>, Option<usize>) {
         let end = offset.saturating_add(size).min(self.order.len());

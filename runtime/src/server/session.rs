@@ -15,7 +15,6 @@ use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use tokio_util::sync::CancellationToken;
 
 /// What the client told us in `initialize`.
 #[derive(Debug, Clone)]

@@ -115,9 +115,13 @@ impl UriTemplate {
                                     None => continue,
                                 }
                             }
+                            let next_op = match self.parts.get(i + 1) {
+                                Some(Part::Expr { op: Some(o), .. }) => Some(*o),
+                                _ => None,
+                            };
                             let stop = |c: char| {
                                 if reserved {
-                                    false
+                                    Some(c) == next_op
                                 } else {
                                     matches!(c, '/' | '?' | '#' | '&') || (*op == Some('.') && c == '.')
                                 }

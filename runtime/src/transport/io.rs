@@ -5,9 +5,7 @@
 
 use super::{MessageSink, MessageStream, Transport};
 use crate::protocol::{ErrorObject, JsonRpcMessage};
-use futures::StreamExt;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
-use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
 /// A line transport over a reader and a writer.
 ///
@@ -49,9 +47,13 @@ where
     type Sink = LineSink<W>;
 
     fn split(self) -> (Self::Stream, Self::Sink) {
-        let codec = LinesCodec::new_with_max_length(self.max_message_size);
         (
-            LineStream { lines: FramedRead::new(self.reader, codec), limit: self.max_message_size },
+            LineStream {
+                reader: BufReader::with_capacity(64 * 1024, self.reader),
+                line: Vec::with_capacity(1024),
+                limit: self.max_message_size,
+                discarding: false,
+            },
             LineSink { writer: BufWriter::new(self.writer), buf: Vec::with_capacity(1024) },
         )
     }
@@ -60,24 +62,74 @@ where
 /// The reading half of a [`LineTransport`].
 #[derive(Debug)]
 pub struct LineStream<R> {
-    lines: FramedRead<R, LinesCodec>,
+    reader: BufReader<R>,
+    line: Vec<u8>,
     limit: usize,
+    /// Inside an over-long line: skip to its end.
+    discarding: bool,
+}
+
+/// One framed line, or the news that a line was too long.
+enum Frame {
+    Line,
+    TooLong,
+}
+
+impl<R: AsyncRead + Send + Unpin + 'static> LineStream<R> {
+    /// Reads up to the next newline into `self.line`, never holding more than the limit.
+    async fn frame(&mut self) -> Option<Frame> {
+        self.line.clear();
+        loop {
+            let available = match self.reader.fill_buf().await {
+                Ok(bytes) => bytes,
+                Err(_) => return None,
+            };
+            if available.is_empty() {
+                // End of input: a final unterminated line still counts.
+                return (!self.discarding && !self.line.is_empty()).then_some(Frame::Line);
+            }
+            let (chunk, found) = match available.iter().position(|b| *b == b'\n') {
+                Some(i) => (&available[..i], Some(i + 1)),
+                None => (available, None),
+            };
+            if !self.discarding {
+                if self.line.len() + chunk.len() > self.limit {
+                    self.discarding = true;
+                    self.line.clear();
+                } else {
+                    self.line.extend_from_slice(chunk);
+                }
+            }
+            let used = found.unwrap_or(available.len());
+            self.reader.consume(used);
+            if found.is_some() {
+                if std::mem::take(&mut self.discarding) {
+                    return Some(Frame::TooLong);
+                }
+                return Some(Frame::Line);
+            }
+        }
+    }
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> MessageStream for LineStream<R> {
     async fn next(&mut self) -> Option<Result<JsonRpcMessage, ErrorObject>> {
         loop {
-            return match self.lines.next().await? {
-                Ok(line) if line.trim().is_empty() => continue,
-                Ok(line) => Some(JsonRpcMessage::from_slice(line.as_bytes())),
-                Err(LinesCodecError::MaxLineLengthExceeded) => Some(Err(ErrorObject::invalid_request(
-                    format!("message exceeds the {} byte limit", self.limit),
-                ))),
-                Err(LinesCodecError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
-                    Some(Err(ErrorObject::parse_error("message is not valid UTF-8")))
+            match self.frame().await? {
+                Frame::TooLong => {
+                    return Some(Err(ErrorObject::invalid_request(format!(
+                        "message exceeds the {} byte limit",
+                        self.limit
+                    ))));
                 }
-                Err(LinesCodecError::Io(_)) => None,
-            };
+                Frame::Line => {
+                    let line = self.line.trim_ascii();
+                    if line.is_empty() {
+                        continue;
+                    }
+                    return Some(JsonRpcMessage::from_slice(line));
+                }
+            }
         }
     }
 }

@@ -35,7 +35,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use streams::{LiveSender, Mode, STANDALONE, Streams, parse_event_id, priming};
+use streams::{Mode, STANDALONE, Streams, parse_event_id, priming};
 use tokio::sync::mpsc;
 
 const SESSION_HEADER: &str = "mcp-session-id";

@@ -1,0 +1,312 @@
+//! Content blocks (server/tools.mdx, server/prompts.mdx, client/sampling.mdx): text, image,
+//! audio, resource links, embedded resources, and SEP-1577 tool use / tool result.
+
+use super::{Annotations, Icon, JsonObject, Meta};
+use serde::{Deserialize, Serialize};
+
+/// Text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TextContent {
+    /// The text.
+    pub text: String,
+    /// Hints for the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl TextContent {
+    /// Text content.
+    pub fn new(text: impl Into<String>) -> Self {
+        TextContent { text: text.into(), ..Default::default() }
+    }
+}
+
+/// An image, base64-encoded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageContent {
+    /// Base64 data.
+    pub data: String,
+    /// MIME type, e.g. `image/png`.
+    pub mime_type: String,
+    /// Hints for the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Audio, base64-encoded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AudioContent {
+    /// Base64 data.
+    pub data: String,
+    /// MIME type, e.g. `audio/wav`.
+    pub mime_type: String,
+    /// Hints for the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// A link to a resource the client may read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceLink {
+    /// The resource's URI.
+    pub uri: String,
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Size in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Hints for the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Text contents of a resource.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextResourceContents {
+    /// The resource's URI.
+    pub uri: String,
+    /// MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The text.
+    pub text: String,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Binary contents of a resource, base64-encoded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlobResourceContents {
+    /// The resource's URI.
+    pub uri: String,
+    /// MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Base64 data.
+    pub blob: String,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The contents of a resource: text or blob.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ResourceContents {
+    /// Text.
+    Text(TextResourceContents),
+    /// Binary.
+    Blob(BlobResourceContents),
+}
+
+impl ResourceContents {
+    /// Text contents with no MIME type.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        ResourceContents::Text(TextResourceContents {
+            uri: uri.into(),
+            text: text.into(),
+            ..Default::default()
+        })
+    }
+
+    /// Text contents with a MIME type.
+    pub fn text_with_mime(uri: impl Into<String>, mime: impl Into<String>, text: impl Into<String>) -> Self {
+        ResourceContents::Text(TextResourceContents {
+            uri: uri.into(),
+            mime_type: Some(mime.into()),
+            text: text.into(),
+            meta: None,
+        })
+    }
+
+    /// Binary contents (already base64-encoded) with no MIME type.
+    pub fn blob(uri: impl Into<String>, base64: impl Into<String>) -> Self {
+        ResourceContents::Blob(BlobResourceContents {
+            uri: uri.into(),
+            blob: base64.into(),
+            ..Default::default()
+        })
+    }
+
+    /// Binary contents (already base64-encoded) with a MIME type.
+    pub fn blob_with_mime(uri: impl Into<String>, mime: impl Into<String>, base64: impl Into<String>) -> Self {
+        ResourceContents::Blob(BlobResourceContents {
+            uri: uri.into(),
+            mime_type: Some(mime.into()),
+            blob: base64.into(),
+            meta: None,
+        })
+    }
+
+    /// The URI.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text(t) => &t.uri,
+            ResourceContents::Blob(b) => &b.uri,
+        }
+    }
+}
+
+/// A resource embedded in a message or result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbeddedResource {
+    /// The contents.
+    pub resource: ResourceContents,
+    /// Hints for the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Content of tool results and prompt messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    /// `text`
+    Text(TextContent),
+    /// `image`
+    Image(ImageContent),
+    /// `audio`
+    Audio(AudioContent),
+    /// `resource_link`
+    ResourceLink(ResourceLink),
+    /// `resource`
+    #[serde(rename = "resource")]
+    Resource(EmbeddedResource),
+}
+
+impl ContentBlock {
+    /// A text block.
+    ///
+    /// ```
+    /// let b = tracksuit::protocol::ContentBlock::text("hi");
+    /// assert_eq!(serde_json::to_value(&b).unwrap(), serde_json::json!({"type":"text","text":"hi"}));
+    /// ```
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text(TextContent::new(text))
+    }
+
+    /// An image block from base64 data.
+    pub fn image(base64: impl Into<String>, mime: impl Into<String>) -> Self {
+        ContentBlock::Image(ImageContent { data: base64.into(), mime_type: mime.into(), ..Default::default() })
+    }
+
+    /// An audio block from base64 data.
+    pub fn audio(base64: impl Into<String>, mime: impl Into<String>) -> Self {
+        ContentBlock::Audio(AudioContent { data: base64.into(), mime_type: mime.into(), ..Default::default() })
+    }
+
+    /// A resource link.
+    pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        ContentBlock::ResourceLink(ResourceLink { uri: uri.into(), name: name.into(), ..Default::default() })
+    }
+
+    /// An embedded resource.
+    pub fn embedded(resource: ResourceContents) -> Self {
+        ContentBlock::Resource(EmbeddedResource { resource, annotations: None, meta: None })
+    }
+
+    /// The text, if this is a text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            ContentBlock::Text(t) => Some(&t.text),
+            _ => None,
+        }
+    }
+}
+
+/// The model asks to call a tool (SEP-1577).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolUseContent {
+    /// Id matched by the `tool_result`.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments.
+    pub input: JsonObject,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The outcome of a tool call, sent back to the model (SEP-1577).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultContent {
+    /// The `tool_use` id this answers.
+    pub tool_use_id: String,
+    /// The result content.
+    pub content: Vec<ContentBlock>,
+    /// Structured result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<JsonObject>,
+    /// Whether the call failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Content of sampling messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SamplingMessageContentBlock {
+    /// `text`
+    Text(TextContent),
+    /// `image`
+    Image(ImageContent),
+    /// `audio`
+    Audio(AudioContent),
+    /// `tool_use`
+    ToolUse(ToolUseContent),
+    /// `tool_result`
+    ToolResult(ToolResultContent),
+}
+
+impl SamplingMessageContentBlock {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        SamplingMessageContentBlock::Text(TextContent::new(text))
+    }
+
+    /// The text, if this is a text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            SamplingMessageContentBlock::Text(t) => Some(&t.text),
+            _ => None,
+        }
+    }
+}

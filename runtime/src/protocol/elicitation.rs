@@ -1,0 +1,434 @@
+//! Elicitation: form mode with the restricted schema (SEP-1330 enums, SEP-1034 defaults)
+//! and URL mode (client/elicitation.mdx).
+
+use super::{JsonObject, Meta, TaskMetadata};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A string field.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StringSchema {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    pub kind: StringType,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Minimum length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u64>,
+    /// Maximum length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u64>,
+    /// Format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<StringFormat>,
+    /// Default (SEP-1034).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+}
+
+/// The `"string"` type tag.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StringType {
+    /// `"string"`
+    #[default]
+    #[serde(rename = "string")]
+    String,
+}
+
+/// String formats forms support.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StringFormat {
+    /// `email`
+    #[serde(rename = "email")]
+    Email,
+    /// `uri`
+    #[serde(rename = "uri")]
+    Uri,
+    /// `date`
+    #[serde(rename = "date")]
+    Date,
+    /// `date-time`
+    #[serde(rename = "date-time")]
+    DateTime,
+}
+
+/// `number` or `integer`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NumberType {
+    /// Any number.
+    #[default]
+    Number,
+    /// Integers only.
+    Integer,
+}
+
+/// A number field.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NumberSchema {
+    /// `number` or `integer`.
+    #[serde(rename = "type")]
+    pub kind: NumberType,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Minimum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<serde_json::Number>,
+    /// Maximum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<serde_json::Number>,
+    /// Default (SEP-1034); integers stay integers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Number>,
+}
+
+/// The `"boolean"` type tag.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BooleanType {
+    /// `"boolean"`
+    #[default]
+    #[serde(rename = "boolean")]
+    Boolean,
+}
+
+/// A boolean field.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BooleanSchema {
+    /// Always `"boolean"`.
+    #[serde(rename = "type")]
+    pub kind: BooleanType,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Default (SEP-1034).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<bool>,
+}
+
+/// A `const` + `title` option of a titled enum.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TitledOption {
+    /// The value.
+    #[serde(rename = "const")]
+    pub value: String,
+    /// Its label.
+    pub title: String,
+}
+
+/// Single select without titles: `{"type":"string","enum":[...]}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UntitledSingleSelectEnumSchema {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    pub kind: StringType,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The values.
+    #[serde(rename = "enum")]
+    pub values: Vec<String>,
+    /// Default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+}
+
+/// Single select with titles: `{"type":"string","oneOf":[{"const","title"}...]}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TitledSingleSelectEnumSchema {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    pub kind: StringType,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The options.
+    pub one_of: Vec<TitledOption>,
+    /// Default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+}
+
+/// Deprecated titled single select: `enum` + `enumNames`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LegacyTitledEnumSchema {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    pub kind: StringType,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The values.
+    #[serde(rename = "enum")]
+    pub values: Vec<String>,
+    /// Their labels (required here: without them this is an untitled enum).
+    pub enum_names: Vec<String>,
+    /// Default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+}
+
+/// The `"array"` type tag.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ArrayType {
+    /// `"array"`
+    #[default]
+    #[serde(rename = "array")]
+    Array,
+}
+
+/// Items of an untitled multi-select.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UntitledItems {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    pub kind: StringType,
+    /// The values.
+    #[serde(rename = "enum")]
+    pub values: Vec<String>,
+}
+
+/// Items of a titled multi-select.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TitledItems {
+    /// The options.
+    pub any_of: Vec<TitledOption>,
+}
+
+/// Multi select without titles.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UntitledMultiSelectEnumSchema {
+    /// Always `"array"`.
+    #[serde(rename = "type")]
+    pub kind: ArrayType,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Fewest selections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u64>,
+    /// Most selections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u64>,
+    /// The options.
+    pub items: UntitledItems,
+    /// Default selection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Vec<String>>,
+}
+
+/// Multi select with titles.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TitledMultiSelectEnumSchema {
+    /// Always `"array"`.
+    #[serde(rename = "type")]
+    pub kind: ArrayType,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Fewest selections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u64>,
+    /// Most selections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u64>,
+    /// The options.
+    pub items: TitledItems,
+    /// Default selection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Vec<String>>,
+}
+
+/// A field of an elicitation form: primitives and enums only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PrimitiveSchemaDefinition {
+    /// Titled single select (`oneOf`).
+    TitledSingleSelect(TitledSingleSelectEnumSchema),
+    /// Legacy titled enum (`enumNames`).
+    LegacyTitledEnum(LegacyTitledEnumSchema),
+    /// Untitled single select (`enum`).
+    UntitledSingleSelect(UntitledSingleSelectEnumSchema),
+    /// Titled multi select.
+    TitledMultiSelect(TitledMultiSelectEnumSchema),
+    /// Untitled multi select.
+    UntitledMultiSelect(UntitledMultiSelectEnumSchema),
+    /// String.
+    String(StringSchema),
+    /// Number or integer.
+    Number(NumberSchema),
+    /// Boolean.
+    Boolean(BooleanSchema),
+}
+
+/// The object type tag.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ObjectType {
+    /// `"object"`
+    #[default]
+    #[serde(rename = "object")]
+    Object,
+}
+
+/// A form's `requestedSchema`: a flat object of primitive fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ElicitationSchema {
+    /// The JSON Schema dialect, if stated.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Always `"object"`.
+    #[serde(rename = "type")]
+    pub kind: ObjectType,
+    /// The fields.
+    pub properties: BTreeMap<String, PrimitiveSchemaDefinition>,
+    /// Fields that must be filled in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<Vec<String>>,
+}
+
+/// Form-mode `elicitation/create` params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitRequestFormParams {
+    /// What to ask.
+    pub message: String,
+    /// The form.
+    pub requested_schema: ElicitationSchema,
+    /// Run as a task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMetadata>,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// URL-mode `elicitation/create` params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitRequestURLParams {
+    /// Why the user should open the URL.
+    pub message: String,
+    /// The URL.
+    pub url: String,
+    /// Correlates `notifications/elicitation/complete`.
+    pub elicitation_id: String,
+    /// Run as a task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMetadata>,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// `elicitation/create` params: form (the default when `mode` is absent) or URL.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitRequestParams {
+    /// Form mode.
+    Form(ElicitRequestFormParams),
+    /// URL mode.
+    Url(ElicitRequestURLParams),
+}
+
+impl Serialize for ElicitRequestParams {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let (mode, value) = match self {
+            ElicitRequestParams::Form(f) => ("form", serde_json::to_value(f)),
+            ElicitRequestParams::Url(u) => ("url", serde_json::to_value(u)),
+        };
+        let mut value = value.map_err(S::Error::custom)?;
+        if let Some(map) = value.as_object_mut() {
+            map.insert("mode".into(), mode.into());
+        }
+        value.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ElicitRequestParams {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut value = serde_json::Value::deserialize(d)?;
+        let mode = value.as_object_mut().and_then(|m| m.remove("mode"));
+        match mode.as_ref().and_then(|m| m.as_str()) {
+            None | Some("form") => serde_json::from_value(value).map(ElicitRequestParams::Form),
+            Some("url") => serde_json::from_value(value).map(ElicitRequestParams::Url),
+            Some(other) => return Err(D::Error::custom(format!("unknown elicitation mode {other:?}"))),
+        }
+        .map_err(D::Error::custom)
+    }
+}
+
+/// What the user did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitAction {
+    /// Submitted.
+    Accept,
+    /// Explicitly declined.
+    Decline,
+    /// Dismissed.
+    Cancel,
+}
+
+/// `elicitation/create` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitResult {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// The submitted values (form mode, accept only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<JsonObject>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
+}
+
+/// `notifications/elicitation/complete` params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationCompleteNotificationParams {
+    /// The URL elicitation that completed.
+    pub elicitation_id: String,
+}
+
+/// `data` of the `-32042` URL-elicitation-required error.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UrlElicitationRequiredData {
+    /// The URL elicitations the user must complete.
+    pub elicitations: Vec<ElicitRequestURLParams>,
+}

@@ -1,0 +1,200 @@
+//! Initialization, capabilities and version negotiation (basic/lifecycle.mdx).
+
+use super::{Icon, JsonObject, Meta};
+use serde::{Deserialize, Serialize};
+
+/// The name and version of an MCP implementation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Implementation {
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Version string.
+    pub version: String,
+    /// What it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Its website.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website_url: Option<String>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
+}
+
+impl Implementation {
+    /// An implementation with a name and version.
+    ///
+    /// ```
+    /// let i = tracksuit::protocol::Implementation::new("demo", "1.0.0");
+    /// assert_eq!(i.version, "1.0.0");
+    /// ```
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Implementation { name: name.into(), version: version.into(), ..Default::default() }
+    }
+}
+
+/// `roots` client capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RootsCapability {
+    /// The client sends `notifications/roots/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// `sampling` client capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SamplingCapability {
+    /// The client honours `includeContext` other than `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<JsonObject>,
+    /// The client accepts `tools` and `toolChoice` (SEP-1577).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<JsonObject>,
+}
+
+/// `elicitation` client capability. An empty object means form mode only.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ElicitationCapability {
+    /// Form mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<JsonObject>,
+    /// URL mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<JsonObject>,
+}
+
+/// `tasks` capability (either side): which requests may be task-augmented.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TasksCapability {
+    /// Supports `tasks/list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<JsonObject>,
+    /// Supports `tasks/cancel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<JsonObject>,
+    /// The request types that may be task-augmented, e.g. `{"tools": {"call": {}}}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<JsonObject>,
+}
+
+/// The client's `tasks` capability.
+pub type ClientTasksCapability = TasksCapability;
+/// The server's `tasks` capability.
+pub type ServerTasksCapability = TasksCapability;
+
+/// What a client supports.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientCapabilities {
+    /// Non-standard capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<JsonObject>,
+    /// Roots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<RootsCapability>,
+    /// Sampling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingCapability>,
+    /// Elicitation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationCapability>,
+    /// Tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<ClientTasksCapability>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
+}
+
+/// `listChanged` capability of prompts and tools.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListChangedCapability {
+    /// The server sends `notifications/*/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// `resources` server capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesCapability {
+    /// Supports `resources/subscribe`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<bool>,
+    /// Sends `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// What a server supports.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerCapabilities {
+    /// Non-standard capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<JsonObject>,
+    /// Sends log messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<JsonObject>,
+    /// Answers `completion/complete`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<JsonObject>,
+    /// Offers prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<ListChangedCapability>,
+    /// Offers resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesCapability>,
+    /// Offers tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ListChangedCapability>,
+    /// Supports tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<ServerTasksCapability>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
+}
+
+/// `initialize` params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeRequestParams {
+    /// The newest version the client supports.
+    pub protocol_version: String,
+    /// What the client supports.
+    pub capabilities: ClientCapabilities,
+    /// Who the client is.
+    pub client_info: Implementation,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// `initialize` result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeResult {
+    /// The version the server will speak.
+    pub protocol_version: String,
+    /// What the server supports.
+    pub capabilities: ServerCapabilities,
+    /// Who the server is.
+    pub server_info: Implementation,
+    /// How to use the server, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
+}

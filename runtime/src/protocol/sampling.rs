@@ -1,0 +1,224 @@
+//! Sampling, including SEP-1577 tool use (client/sampling.mdx).
+
+use super::{
+    JsonObject, Meta, OneOrMany, Role, SamplingMessageContentBlock, TaskMetadata, Tool,
+};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A message in a sampling conversation. `content` may be one block or an array.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SamplingMessage {
+    /// Who says it.
+    pub role: Role,
+    /// What is said.
+    pub content: OneOrMany<SamplingMessageContentBlock>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl SamplingMessage {
+    /// A user text message.
+    ///
+    /// ```
+    /// let m = tracksuit::protocol::SamplingMessage::user_text("hi");
+    /// assert_eq!(serde_json::to_value(&m).unwrap()["content"]["text"], "hi");
+    /// ```
+    pub fn user_text(text: impl Into<String>) -> Self {
+        SamplingMessage {
+            role: Role::User,
+            content: OneOrMany::One(SamplingMessageContentBlock::text(text)),
+            meta: None,
+        }
+    }
+
+    /// An assistant text message.
+    pub fn assistant_text(text: impl Into<String>) -> Self {
+        SamplingMessage {
+            role: Role::Assistant,
+            content: OneOrMany::One(SamplingMessageContentBlock::text(text)),
+            meta: None,
+        }
+    }
+}
+
+/// A hint for model selection.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelHint {
+    /// A (sub)string of a model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The server's preferences for model selection.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelPreferences {
+    /// Hints, in order of preference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hints: Option<Vec<ModelHint>>,
+    /// 0–1: how much cost matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_priority: Option<f64>,
+    /// 0–1: how much speed matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_priority: Option<f64>,
+    /// 0–1: how much capability matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intelligence_priority: Option<f64>,
+}
+
+/// Which MCP context to include (soft-deprecated except `none`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum IncludeContext {
+    /// None.
+    None,
+    /// This server's.
+    ThisServer,
+    /// All servers'.
+    AllServers,
+}
+
+/// How the model should use the offered tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolChoiceMode {
+    /// The model decides.
+    Auto,
+    /// The model must call a tool.
+    Required,
+    /// The model must not call a tool.
+    None,
+}
+
+/// `toolChoice` (SEP-1577).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolChoice {
+    /// The mode (default auto).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<ToolChoiceMode>,
+}
+
+/// `sampling/createMessage` params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageRequestParams {
+    /// The conversation.
+    pub messages: Vec<SamplingMessage>,
+    /// Model preferences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_preferences: Option<ModelPreferences>,
+    /// System prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// Context to include.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_context: Option<IncludeContext>,
+    /// Temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Maximum tokens to generate.
+    pub max_tokens: u64,
+    /// Stop sequences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_sequences: Option<Vec<String>>,
+    /// Provider-specific metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+    /// Tools the model may call (needs the client's `sampling.tools`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<Tool>>,
+    /// How to use them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    /// Run as a task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMetadata>,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum StopReason {
+    /// Natural end of turn.
+    EndTurn,
+    /// A stop sequence was produced.
+    StopSequence,
+    /// `maxTokens` was reached.
+    MaxTokens,
+    /// The model wants tool calls answered.
+    ToolUse,
+    /// The model refused.
+    Refusal,
+    /// Another reason the provider named `other`.
+    Other,
+    /// A reason this crate does not know.
+    Unknown(String),
+}
+
+impl StopReason {
+    /// The wire string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            StopReason::EndTurn => "endTurn",
+            StopReason::StopSequence => "stopSequence",
+            StopReason::MaxTokens => "maxTokens",
+            StopReason::ToolUse => "toolUse",
+            StopReason::Refusal => "refusal",
+            StopReason::Other => "other",
+            StopReason::Unknown(s) => s,
+        }
+    }
+}
+
+impl From<&str> for StopReason {
+    fn from(s: &str) -> Self {
+        match s {
+            "endTurn" => StopReason::EndTurn,
+            "stopSequence" => StopReason::StopSequence,
+            "maxTokens" => StopReason::MaxTokens,
+            "toolUse" => StopReason::ToolUse,
+            "refusal" => StopReason::Refusal,
+            "other" => StopReason::Other,
+            other => StopReason::Unknown(other.to_owned()),
+        }
+    }
+}
+
+impl Serialize for StopReason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for StopReason {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(StopReason::from(s.as_str()))
+    }
+}
+
+/// `sampling/createMessage` result. `content` may be one block or an array (parallel
+/// tool use).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageResult {
+    /// Always the assistant.
+    pub role: Role,
+    /// What the model produced.
+    pub content: OneOrMany<SamplingMessageContentBlock>,
+    /// The model that produced it.
+    pub model: String,
+    /// Why it stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown fields (e.g. usage), kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
+}
