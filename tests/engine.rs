@@ -21,44 +21,60 @@ fn obj(v: Value) -> JsonObject {
 
 fn server() -> Server {
     Server::new(Implementation::new("engine-test", "0.0.1"))
-        .tool(ToolFn::new(Tool::new("echo", obj(json!({"type":"object"}))), |_, args| async move {
-            Ok(CallToolResult::text(Value::Object(args).to_string()))
-        }))
-        .tool(ToolFn::new(Tool::new("progress", obj(json!({"type":"object"}))), |ctx, _| async move {
-            ctx.progress(1.0, Some(2.0), Some("half")).await;
-            ctx.progress(2.0, Some(2.0), None).await;
-            Ok(CallToolResult::text("done"))
-        }))
-        .tool(ToolFn::new(Tool::new("log", obj(json!({"type":"object"}))), |ctx, _| async move {
-            ctx.log(LoggingLevel::Debug, "debug line").await;
-            ctx.log(LoggingLevel::Error, "error line").await;
-            Ok(CallToolResult::text("logged"))
-        }))
-        .tool(ToolFn::new(Tool::new("panic", obj(json!({"type":"object"}))), |_, _| async move {
-            if true {
-                panic!("boom");
-            }
-            Ok(CallToolResult::text("unreachable"))
-        }))
-        .tool(ToolFn::new(Tool::new("fail", obj(json!({"type":"object"}))), |_, _| async move {
-            Err(ToolError::new("nope"))
-        }))
-        .tool(ToolFn::new(Tool::new("sample", obj(json!({"type":"object"}))), |ctx, args| async move {
-            let with_tools = args.get("tools").and_then(Value::as_bool).unwrap_or(false);
-            let mut params = CreateMessageRequestParams {
-                messages: vec![SamplingMessage::user_text("hi")],
-                max_tokens: 10,
-                ..Default::default()
-            };
-            if with_tools {
-                params.tools = Some(vec![Tool::new("t", obj(json!({"type":"object"})))]);
-            }
-            match ctx.create_message(params).await {
-                Ok(r) => Ok(CallToolResult::text(serde_json::to_string(&r.content)?)),
-                Err(RequestError::CapabilityMissing(c)) => Ok(CallToolResult::text(format!("missing {c}"))),
-                Err(e) => Err(e.into()),
-            }
-        }))
+        .tool(ToolFn::new(
+            Tool::new("echo", obj(json!({"type":"object"}))),
+            |_, args| async move { Ok(CallToolResult::text(Value::Object(args).to_string())) },
+        ))
+        .tool(ToolFn::new(
+            Tool::new("progress", obj(json!({"type":"object"}))),
+            |ctx, _| async move {
+                ctx.progress(1.0, Some(2.0), Some("half")).await;
+                ctx.progress(2.0, Some(2.0), None).await;
+                Ok(CallToolResult::text("done"))
+            },
+        ))
+        .tool(ToolFn::new(
+            Tool::new("log", obj(json!({"type":"object"}))),
+            |ctx, _| async move {
+                ctx.log(LoggingLevel::Debug, "debug line").await;
+                ctx.log(LoggingLevel::Error, "error line").await;
+                Ok(CallToolResult::text("logged"))
+            },
+        ))
+        .tool(ToolFn::new(
+            Tool::new("panic", obj(json!({"type":"object"}))),
+            |_, _| async move {
+                if true {
+                    panic!("boom");
+                }
+                Ok(CallToolResult::text("unreachable"))
+            },
+        ))
+        .tool(ToolFn::new(
+            Tool::new("fail", obj(json!({"type":"object"}))),
+            |_, _| async move { Err(ToolError::new("nope")) },
+        ))
+        .tool(ToolFn::new(
+            Tool::new("sample", obj(json!({"type":"object"}))),
+            |ctx, args| async move {
+                let with_tools = args.get("tools").and_then(Value::as_bool).unwrap_or(false);
+                let mut params = CreateMessageRequestParams {
+                    messages: vec![SamplingMessage::user_text("hi")],
+                    max_tokens: 10,
+                    ..Default::default()
+                };
+                if with_tools {
+                    params.tools = Some(vec![Tool::new("t", obj(json!({"type":"object"})))]);
+                }
+                match ctx.create_message(params).await {
+                    Ok(r) => Ok(CallToolResult::text(serde_json::to_string(&r.content)?)),
+                    Err(RequestError::CapabilityMissing(c)) => {
+                        Ok(CallToolResult::text(format!("missing {c}")))
+                    }
+                    Err(e) => Err(e.into()),
+                }
+            },
+        ))
         .prompt(PromptFn::new(Prompt::new("broken"), |_, _| async move {
             if true {
                 panic!("prompt boom");
@@ -66,7 +82,9 @@ fn server() -> Server {
             Ok(GetPromptResult::new(vec![]))
         }))
         .resource(ResourceFn::new(Resource::new("mem://a", "a"), |_| async {
-            Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://a", "A")]))
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                "mem://a", "A",
+            )]))
         }))
 }
 
@@ -99,7 +117,8 @@ impl Raw {
     }
 
     async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        self.send(json!({"jsonrpc":"2.0","id":id,"method":method,"params":params})).await;
+        self.send(json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}))
+            .await;
         loop {
             let v = self.recv().await;
             if v.get("id") == Some(&json!(id)) && v.get("method").is_none() {
@@ -112,7 +131,8 @@ impl Raw {
         let r = self
             .request(0, "initialize", json!({"protocolVersion":version,"capabilities":caps,"clientInfo":{"name":"raw","version":"1"}}))
             .await;
-        self.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
+        self.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
+            .await;
         r
     }
 }
@@ -151,24 +171,60 @@ async fn requests_before_initialize_are_refused_but_ping_and_discover_answer() {
 async fn bad_requests_get_the_right_codes() {
     let mut raw = Raw::start(server());
     raw.init("2025-11-25", json!({})).await;
-    assert_eq!(raw.request(1, "no/such", json!({})).await["error"]["code"], METHOD_NOT_FOUND);
-    assert_eq!(raw.request(2, "tools/call", json!({"name": 5})).await["error"]["code"], INVALID_PARAMS);
-    assert_eq!(raw.request(3, "tools/call", json!({"name": "nope"})).await["error"]["code"], INVALID_PARAMS);
-    assert_eq!(raw.request(4, "tools/list", json!({"cursor": "garbage"})).await["error"]["code"], INVALID_PARAMS);
-    assert_eq!(raw.request(5, "logging/setLevel", json!({"level": "loud"})).await["error"]["code"], INVALID_PARAMS);
-    let r = raw.request(6, "resources/read", json!({"uri": "mem://missing"})).await;
+    assert_eq!(
+        raw.request(1, "no/such", json!({})).await["error"]["code"],
+        METHOD_NOT_FOUND
+    );
+    assert_eq!(
+        raw.request(2, "tools/call", json!({"name": 5})).await["error"]["code"],
+        INVALID_PARAMS
+    );
+    assert_eq!(
+        raw.request(3, "tools/call", json!({"name": "nope"})).await["error"]["code"],
+        INVALID_PARAMS
+    );
+    assert_eq!(
+        raw.request(4, "tools/list", json!({"cursor": "garbage"}))
+            .await["error"]["code"],
+        INVALID_PARAMS
+    );
+    assert_eq!(
+        raw.request(5, "logging/setLevel", json!({"level": "loud"}))
+            .await["error"]["code"],
+        INVALID_PARAMS
+    );
+    let r = raw
+        .request(6, "resources/read", json!({"uri": "mem://missing"}))
+        .await;
     assert_eq!(r["error"]["data"]["uri"], "mem://missing");
     // A panicking tool is an execution error; a panicking prompt is -32603; both leave the
     // session serving.
-    let r = raw.request(7, "tools/call", json!({"name": "panic", "arguments": {}})).await;
+    let r = raw
+        .request(7, "tools/call", json!({"name": "panic", "arguments": {}}))
+        .await;
     assert_eq!(r["result"]["isError"], true);
-    assert!(r["result"]["content"][0]["text"].as_str().unwrap_or_default().contains("boom"));
-    let r = raw.request(8, "prompts/get", json!({"name": "broken"})).await;
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("boom")
+    );
+    let r = raw
+        .request(8, "prompts/get", json!({"name": "broken"}))
+        .await;
     assert_eq!(r["error"]["code"], INTERNAL_ERROR);
-    let r = raw.request(9, "tools/call", json!({"name": "fail", "arguments": {}})).await;
+    let r = raw
+        .request(9, "tools/call", json!({"name": "fail", "arguments": {}}))
+        .await;
     assert_eq!(r["result"]["isError"], true);
     assert_eq!(r["result"]["content"][0]["text"], "nope");
-    let r = raw.request(10, "tools/call", json!({"name": "echo", "arguments": {"x": 1}})).await;
+    let r = raw
+        .request(
+            10,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"x": 1}}),
+        )
+        .await;
     assert_eq!(r["result"]["content"][0]["text"], r#"{"x":1}"#);
 }
 
@@ -188,10 +244,13 @@ async fn progress_echoes_the_token_and_logs_follow_the_level() {
     assert_eq!(raw.recv().await["id"], 1);
 
     // Without a token: no progress notifications, just the result.
-    let r = raw.request(2, "tools/call", json!({"name":"progress","arguments":{}})).await;
+    let r = raw
+        .request(2, "tools/call", json!({"name":"progress","arguments":{}}))
+        .await;
     assert_eq!(r["result"]["content"][0]["text"], "done");
 
-    raw.request(3, "logging/setLevel", json!({"level":"warning"})).await;
+    raw.request(3, "logging/setLevel", json!({"level":"warning"}))
+        .await;
     raw.send(json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"log","arguments":{}}})).await;
     let first = raw.recv().await;
     assert_eq!(first["method"], "notifications/message");
@@ -204,20 +263,23 @@ async fn progress_echoes_the_token_and_logs_follow_the_level() {
 async fn cancellation_drops_the_future_and_sends_no_response() {
     let dropped = Arc::new(AtomicBool::new(false));
     let flag = dropped.clone();
-    let server = server().tool(ToolFn::new(Tool::new("slow", obj(json!({"type":"object"}))), move |_, _| {
-        let flag = flag.clone();
-        async move {
-            struct Guard(Arc<AtomicBool>);
-            impl Drop for Guard {
-                fn drop(&mut self) {
-                    self.0.store(true, Ordering::SeqCst);
+    let server = server().tool(ToolFn::new(
+        Tool::new("slow", obj(json!({"type":"object"}))),
+        move |_, _| {
+            let flag = flag.clone();
+            async move {
+                struct Guard(Arc<AtomicBool>);
+                impl Drop for Guard {
+                    fn drop(&mut self) {
+                        self.0.store(true, Ordering::SeqCst);
+                    }
                 }
+                let _g = Guard(flag);
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                Ok(CallToolResult::text("late"))
             }
-            let _g = Guard(flag);
-            tokio::time::sleep(Duration::from_secs(30)).await;
-            Ok(CallToolResult::text("late"))
-        }
-    }));
+        },
+    ));
     let mut raw = Raw::start(server.clone());
     raw.init("2025-11-25", json!({})).await;
     raw.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}})).await;
@@ -228,7 +290,10 @@ async fn cancellation_drops_the_future_and_sends_no_response() {
     let r = raw.request(2, "ping", json!({})).await;
     assert_eq!(r["result"], json!({}));
     tokio::time::sleep(Duration::from_millis(20)).await;
-    assert!(dropped.load(Ordering::SeqCst), "the handler future was dropped");
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the handler future was dropped"
+    );
     assert_eq!(server.in_flight_requests(), 0);
 }
 
@@ -247,26 +312,47 @@ async fn sampling_round_trip_and_capability_checks() {
     )
     .await
     .expect("connects");
-    let r = client.call_tool("sample", json!({"tools": true})).await.expect("call");
+    let r = client
+        .call_tool("sample", json!({"tools": true}))
+        .await
+        .expect("call");
     assert_eq!(r.is_error, None);
     let text = serde_json::to_value(&r.content).expect("json");
-    assert!(text[0]["text"].as_str().unwrap_or_default().contains("pong"));
+    assert!(
+        text[0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("pong")
+    );
 
     // A client with no sampling capability: the tool gets a typed error, nothing is sent.
-    let bare = connect_in_memory(server(), Client::builder()).await.expect("connects");
+    let bare = connect_in_memory(server(), Client::builder())
+        .await
+        .expect("connects");
     let r = bare.call_tool("sample", json!({})).await.expect("call");
-    assert_eq!(serde_json::to_value(&r.content).expect("json")[0]["text"], "missing sampling");
+    assert_eq!(
+        serde_json::to_value(&r.content).expect("json")[0]["text"],
+        "missing sampling"
+    );
 
     // Sampling declared without tools: using tools is a typed error.
     let caps: ClientCapabilities = serde_json::from_value(json!({"sampling": {}})).expect("caps");
     let no_tools = connect_in_memory(
         server(),
-        Client::builder().on_sampling(|_| async { Err(ErrorObject::internal("unused")) }).capabilities(caps),
+        Client::builder()
+            .on_sampling(|_| async { Err(ErrorObject::internal("unused")) })
+            .capabilities(caps),
     )
     .await
     .expect("connects");
-    let r = no_tools.call_tool("sample", json!({"tools": true})).await.expect("call");
-    assert_eq!(serde_json::to_value(&r.content).expect("json")[0]["text"], "missing sampling.tools");
+    let r = no_tools
+        .call_tool("sample", json!({"tools": true}))
+        .await
+        .expect("call");
+    assert_eq!(
+        serde_json::to_value(&r.content).expect("json")[0]["text"],
+        "missing sampling.tools"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -275,7 +361,10 @@ async fn server_requests_time_out_and_cancel() {
     let server = Server::with_options(Implementation::new("t", "1"), options).tool(ToolFn::new(
         Tool::new("ask", obj(json!({"type":"object"}))),
         |ctx, _| async move {
-            let err = ctx.list_roots().await.expect_err("the client never answers");
+            let err = ctx
+                .list_roots()
+                .await
+                .expect_err("the client never answers");
             Ok(CallToolResult::text(err.to_string()))
         },
     ));
@@ -288,7 +377,12 @@ async fn server_requests_time_out_and_cancel() {
     assert_eq!(cancel["method"], "notifications/cancelled");
     assert_eq!(cancel["params"]["requestId"], req["id"]);
     let done = raw.recv().await;
-    assert!(done["result"]["content"][0]["text"].as_str().unwrap_or_default().contains("no response within"));
+    assert!(
+        done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no response within")
+    );
 }
 
 #[tokio::test]
@@ -296,31 +390,57 @@ async fn pagination_list_changed_and_subscriptions() {
     let options = ServerOptions::default().page_size(2);
     let server = Server::with_options(Implementation::new("t", "1"), options);
     for name in ["a", "b", "c"] {
-        server.add_tool(ToolFn::new(Tool::new(name, obj(json!({"type":"object"}))), |_, _| async {
-            Ok(CallToolResult::text("x"))
-        }));
+        server.add_tool(ToolFn::new(
+            Tool::new(name, obj(json!({"type":"object"}))),
+            |_, _| async { Ok(CallToolResult::text("x")) },
+        ));
     }
     server.add_resource(ResourceFn::new(Resource::new("mem://w", "w"), |_| async {
-        Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://w", "W")]))
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(
+            "mem://w", "W",
+        )]))
     }));
-    let client = connect_in_memory(server.clone(), Client::builder()).await.expect("connects");
+    let client = connect_in_memory(server.clone(), Client::builder())
+        .await
+        .expect("connects");
     let page1 = client.list_tools(None).await.expect("page 1");
-    assert_eq!(page1.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(
+        page1
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["a", "b"]
+    );
     let page2 = client.list_tools(page1.next_cursor).await.expect("page 2");
-    assert_eq!(page2.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["c"]);
+    assert_eq!(
+        page2
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["c"]
+    );
     assert!(page2.next_cursor.is_none());
 
     let mut notes = client.notifications();
-    server.add_tool(ToolFn::new(Tool::new("d", obj(json!({"type":"object"}))), |_, _| async {
-        Ok(CallToolResult::text("x"))
-    }));
-    let n = tokio::time::timeout(Duration::from_secs(5), notes.recv()).await.expect("in time").expect("open");
+    server.add_tool(ToolFn::new(
+        Tool::new("d", obj(json!({"type":"object"}))),
+        |_, _| async { Ok(CallToolResult::text("x")) },
+    ));
+    let n = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+        .await
+        .expect("in time")
+        .expect("open");
     assert_eq!(n.method, "notifications/tools/list_changed");
 
     client.subscribe("mem://w").await.expect("subscribe");
     server.notify_resource_updated("mem://other");
     server.notify_resource_updated("mem://w");
-    let n = tokio::time::timeout(Duration::from_secs(5), notes.recv()).await.expect("in time").expect("open");
+    let n = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+        .await
+        .expect("in time")
+        .expect("open");
     assert_eq!(n.method, "notifications/resources/updated");
     assert_eq!(n.params.expect("params")["uri"], "mem://w");
 }
@@ -346,8 +466,14 @@ async fn line_transport_rejects_garbage_and_keeps_serving() {
     };
     assert_eq!(ask("{not json".into()).await["error"]["code"], PARSE_ERROR);
     assert_eq!(ask("[1,2]".into()).await["error"]["code"], INVALID_REQUEST);
-    assert_eq!(ask(r#"{"jsonrpc":"2.0","id":1}"#.into()).await["error"]["code"], INVALID_REQUEST);
-    let huge = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#, "a".repeat(1000));
+    assert_eq!(
+        ask(r#"{"jsonrpc":"2.0","id":1}"#.into()).await["error"]["code"],
+        INVALID_REQUEST
+    );
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "a".repeat(1000)
+    );
     assert_eq!(ask(huge).await["error"]["code"], INVALID_REQUEST);
     let ok = ask(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#.into()).await;
     assert_eq!(ok["id"], 2);

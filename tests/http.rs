@@ -21,19 +21,28 @@ fn obj(v: Value) -> JsonObject {
 
 fn server() -> Server {
     Server::new(Implementation::new("http-test", "1"))
-        .tool(ToolFn::new(Tool::new("hello", obj(json!({"type":"object"}))), |ctx, _| async move {
-            ctx.log(LoggingLevel::Info, "saying hello").await;
-            Ok(CallToolResult::text("hello"))
-        }))
-        .tool(ToolFn::new(Tool::new("reconnect", obj(json!({"type":"object"}))), |ctx, _| async move {
-            ctx.close_sse_stream();
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            Ok(CallToolResult::text("after reconnect"))
-        }))
-        .tool(ToolFn::new(Tool::new("ask", obj(json!({"type":"object"}))), |ctx, _| async move {
-            let roots = ctx.list_roots().await?;
-            Ok(CallToolResult::text(format!("{} roots", roots.roots.len())))
-        }))
+        .tool(ToolFn::new(
+            Tool::new("hello", obj(json!({"type":"object"}))),
+            |ctx, _| async move {
+                ctx.log(LoggingLevel::Info, "saying hello").await;
+                Ok(CallToolResult::text("hello"))
+            },
+        ))
+        .tool(ToolFn::new(
+            Tool::new("reconnect", obj(json!({"type":"object"}))),
+            |ctx, _| async move {
+                ctx.close_sse_stream();
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Ok(CallToolResult::text("after reconnect"))
+            },
+        ))
+        .tool(ToolFn::new(
+            Tool::new("ask", obj(json!({"type":"object"}))),
+            |ctx, _| async move {
+                let roots = ctx.list_roots().await?;
+                Ok(CallToolResult::text(format!("{} roots", roots.roots.len())))
+            },
+        ))
 }
 
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
@@ -58,7 +67,9 @@ async fn send(app: &axum::Router, req: Request<Body>) -> Response<Body> {
 }
 
 async fn body_json(resp: Response<Body>) -> Value {
-    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20).await.expect("body");
+    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+        .await
+        .expect("body");
     serde_json::from_slice(&bytes).expect("json body")
 }
 
@@ -67,8 +78,16 @@ async fn sse_events(resp: Response<Body>, n: usize) -> Vec<(String, String)> {
     let mut stream = resp.into_body().into_data_stream();
     let mut buf = String::new();
     let mut events = Vec::new();
-    while events.iter().filter(|(_, d): &&(String, String)| !d.is_empty()).count() < n {
-        let Ok(Some(chunk)) = tokio::time::timeout(Duration::from_secs(5), stream.next()).await else { break };
+    while events
+        .iter()
+        .filter(|(_, d): &&(String, String)| !d.is_empty())
+        .count()
+        < n
+    {
+        let Ok(Some(chunk)) = tokio::time::timeout(Duration::from_secs(5), stream.next()).await
+        else {
+            break;
+        };
         buf.push_str(&String::from_utf8_lossy(&chunk.expect("chunk")));
         while let Some(end) = buf.find("\n\n") {
             let raw: String = buf.drain(..end + 2).collect();
@@ -90,14 +109,20 @@ async fn sse_events(resp: Response<Body>, n: usize) -> Vec<(String, String)> {
 async fn initialize(app: &axum::Router) -> String {
     let resp = send(app, post(&init_body(), None)).await;
     assert_eq!(resp.status(), StatusCode::OK);
-    let session = resp.headers()["mcp-session-id"].to_str().expect("ascii").to_owned();
+    let session = resp.headers()["mcp-session-id"]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
     assert!(session.len() >= 32 && session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
     let events = sse_events(resp, 1).await;
     assert_eq!(events[0].1, "", "the first event primes the stream");
     assert!(events[0].0.ends_with("-0"));
     let result: Value = serde_json::from_str(&events[1].1).expect("json");
     assert_eq!(result["result"]["protocolVersion"], "2025-11-25");
-    let note = post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Some(&session));
+    let note = post(
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        Some(&session),
+    );
     assert_eq!(send(app, note).await.status(), StatusCode::ACCEPTED);
     session
 }
@@ -116,11 +141,18 @@ async fn session_lifecycle_and_sse_call() {
     assert_eq!(resp.headers()["content-type"], "text/event-stream");
     let events = sse_events(resp, 2).await;
     let log: Value = serde_json::from_str(&events[1].1).expect("json");
-    assert_eq!(log["method"], "notifications/message", "the log rides the call's stream");
+    assert_eq!(
+        log["method"], "notifications/message",
+        "the log rides the call's stream"
+    );
     let result: Value = serde_json::from_str(&events[2].1).expect("json");
     assert_eq!(result["result"]["content"][0]["text"], "hello");
 
-    let del = Request::delete("/mcp").header("host", "localhost").header("mcp-session-id", &session).body(Body::empty()).expect("req");
+    let del = Request::delete("/mcp")
+        .header("host", "localhost")
+        .header("mcp-session-id", &session)
+        .body(Body::empty())
+        .expect("req");
     assert_eq!(send(&app, del).await.status(), StatusCode::OK);
     let again = send(&app, post(&call.to_string(), Some(&session))).await;
     assert_eq!(again.status(), StatusCode::NOT_FOUND);
@@ -133,7 +165,11 @@ async fn closed_stream_resumes_with_last_event_id() {
     let call = json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"reconnect","arguments":{}}});
     let resp = send(&app, post(&call.to_string(), Some(&session))).await;
     let events = sse_events(resp, 1).await;
-    assert_eq!(events.len(), 1, "only the priming event before the server closed the stream");
+    assert_eq!(
+        events.len(),
+        1,
+        "only the priming event before the server closed the stream"
+    );
     let last = events[0].0.clone();
     let get = Request::get("/mcp")
         .header("host", "localhost")
@@ -159,50 +195,91 @@ async fn server_to_client_request_goes_on_the_post_stream() {
     let mut stream = resp.into_body().into_data_stream();
     let mut seen = String::new();
     let request = loop {
-        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next()).await.expect("in time").expect("open").expect("chunk");
+        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next())
+            .await
+            .expect("in time")
+            .expect("open")
+            .expect("chunk");
         seen.push_str(&String::from_utf8_lossy(&chunk));
         if let Some(line) = seen.lines().find(|l| l.contains("roots/list")) {
             let v: Value = serde_json::from_str(line.trim_start_matches("data: ")).expect("json");
             break v;
         }
     };
-    let answer = json!({"jsonrpc":"2.0","id":request["id"],"result":{"roots":[{"uri":"file:///tmp"}]}});
-    assert_eq!(send(&app, post(&answer.to_string(), Some(&session))).await.status(), StatusCode::ACCEPTED);
-    let rest = tokio::time::timeout(Duration::from_secs(5), stream.next()).await.expect("in time").expect("open").expect("chunk");
+    let answer =
+        json!({"jsonrpc":"2.0","id":request["id"],"result":{"roots":[{"uri":"file:///tmp"}]}});
+    assert_eq!(
+        send(&app, post(&answer.to_string(), Some(&session)))
+            .await
+            .status(),
+        StatusCode::ACCEPTED
+    );
+    let rest = tokio::time::timeout(Duration::from_secs(5), stream.next())
+        .await
+        .expect("in time")
+        .expect("open")
+        .expect("chunk");
     assert!(String::from_utf8_lossy(&rest).contains("1 roots"));
 }
 
 #[tokio::test]
 async fn json_response_and_stateless_modes() {
-    let app = StreamableHttp::new(server(), HttpOptions::default().json_response(true)).router("/mcp");
+    let app =
+        StreamableHttp::new(server(), HttpOptions::default().json_response(true)).router("/mcp");
     let resp = send(&app, post(&init_body(), None)).await;
     assert_eq!(resp.headers()["content-type"], "application/json");
-    let session = resp.headers()["mcp-session-id"].to_str().expect("ascii").to_owned();
-    assert_eq!(body_json(resp).await["result"]["protocolVersion"], "2025-11-25");
+    let session = resp.headers()["mcp-session-id"]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
+    assert_eq!(
+        body_json(resp).await["result"]["protocolVersion"],
+        "2025-11-25"
+    );
     let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{}}});
     let resp = send(&app, post(&call.to_string(), Some(&session))).await;
-    assert_eq!(body_json(resp).await["result"]["content"][0]["text"], "hello");
+    assert_eq!(
+        body_json(resp).await["result"]["content"][0]["text"],
+        "hello"
+    );
 
-    let app = StreamableHttp::new(server(), HttpOptions::default().stateless(true).json_response(true)).router("/mcp");
+    let app = StreamableHttp::new(
+        server(),
+        HttpOptions::default().stateless(true).json_response(true),
+    )
+    .router("/mcp");
     let resp = send(&app, post(&call.to_string(), None)).await;
     assert_eq!(resp.status(), StatusCode::OK);
     assert!(!resp.headers().contains_key("mcp-session-id"));
-    assert_eq!(body_json(resp).await["result"]["content"][0]["text"], "hello");
+    assert_eq!(
+        body_json(resp).await["result"]["content"][0]["text"],
+        "hello"
+    );
     let ask = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{}}});
     let v = body_json(send(&app, post(&ask.to_string(), None)).await).await;
-    assert_eq!(v["result"]["isError"], true, "stateless sessions cannot ask the client: {v}");
+    assert_eq!(
+        v["result"]["isError"], true,
+        "stateless sessions cannot ask the client: {v}"
+    );
 }
 
 #[tokio::test]
 async fn bad_http_input_gets_the_right_status_and_the_server_keeps_serving() {
-    let app = StreamableHttp::new(server(), HttpOptions::default().max_body_size(1024)).router("/mcp");
+    let app =
+        StreamableHttp::new(server(), HttpOptions::default().max_body_size(1024)).router("/mcp");
     let session = initialize(&app).await;
     let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
 
     // 400: no session id on a non-initialize request.
-    assert_eq!(send(&app, post(ping, None)).await.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        send(&app, post(ping, None)).await.status(),
+        StatusCode::BAD_REQUEST
+    );
     // 404: unknown session.
-    assert_eq!(send(&app, post(ping, Some("deadbeef"))).await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        send(&app, post(ping, Some("deadbeef"))).await.status(),
+        StatusCode::NOT_FOUND
+    );
     // 400 + -32700: not JSON.
     let resp = send(&app, post("{oops", Some(&session))).await;
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
@@ -211,35 +288,72 @@ async fn bad_http_input_gets_the_right_status_and_the_server_keeps_serving() {
     let resp = send(&app, post(&format!("[{ping}]"), Some(&session))).await;
     assert_eq!(body_json(resp).await["error"]["code"], INVALID_REQUEST);
     // 413: over the body limit.
-    let big = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#, "a".repeat(4096));
-    assert_eq!(send(&app, post(&big, Some(&session))).await.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "a".repeat(4096)
+    );
+    assert_eq!(
+        send(&app, post(&big, Some(&session))).await.status(),
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
     // 415: wrong content type.
-    let req = Request::post("/mcp").header("host", "localhost").header("content-type", "text/plain").header("accept", ACCEPT_BOTH).header("mcp-session-id", &session).body(Body::from(ping)).expect("req");
-    assert_eq!(send(&app, req).await.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "text/plain")
+        .header("accept", ACCEPT_BOTH)
+        .header("mcp-session-id", &session)
+        .body(Body::from(ping))
+        .expect("req");
+    assert_eq!(
+        send(&app, req).await.status(),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
     // 406: missing Accept.
-    let req = Request::post("/mcp").header("host", "localhost").header("content-type", "application/json").header("mcp-session-id", &session).body(Body::from(ping)).expect("req");
+    let req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("mcp-session-id", &session)
+        .body(Body::from(ping))
+        .expect("req");
     assert_eq!(send(&app, req).await.status(), StatusCode::NOT_ACCEPTABLE);
     // 403: bad Origin, bad Host.
     let mut req = post(ping, Some(&session));
-    req.headers_mut().insert("origin", "http://evil.example".parse().expect("hv"));
+    req.headers_mut()
+        .insert("origin", "http://evil.example".parse().expect("hv"));
     assert_eq!(send(&app, req).await.status(), StatusCode::FORBIDDEN);
     let mut req = post(ping, Some(&session));
-    req.headers_mut().insert("host", "evil.example:80".parse().expect("hv"));
+    req.headers_mut()
+        .insert("host", "evil.example:80".parse().expect("hv"));
     assert_eq!(send(&app, req).await.status(), StatusCode::FORBIDDEN);
     // 400: unsupported protocol version header; supported ones pass.
     let mut req = post(ping, Some(&session));
-    req.headers_mut().insert("mcp-protocol-version", "1999-01-01".parse().expect("hv"));
+    req.headers_mut()
+        .insert("mcp-protocol-version", "1999-01-01".parse().expect("hv"));
     assert_eq!(send(&app, req).await.status(), StatusCode::BAD_REQUEST);
-    for (i, v) in ["2025-11-25", "2025-06-18", "2025-03-26"].into_iter().enumerate() {
+    for (i, v) in ["2025-11-25", "2025-06-18", "2025-03-26"]
+        .into_iter()
+        .enumerate()
+    {
         // Ids are never reused within a session.
         let ping = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"ping"}}"#, 20 + i);
         let mut req = post(&ping, Some(&session));
-        req.headers_mut().insert("mcp-protocol-version", v.parse().expect("hv"));
-        assert_eq!(send(&app, req).await.status(), StatusCode::OK, "version {v}");
+        req.headers_mut()
+            .insert("mcp-protocol-version", v.parse().expect("hv"));
+        assert_eq!(
+            send(&app, req).await.status(),
+            StatusCode::OK,
+            "version {v}"
+        );
     }
     // 405: other methods.
-    let req = Request::put("/mcp").header("host", "localhost").body(Body::empty()).expect("req");
-    assert_eq!(send(&app, req).await.status(), StatusCode::METHOD_NOT_ALLOWED);
+    let req = Request::put("/mcp")
+        .header("host", "localhost")
+        .body(Body::empty())
+        .expect("req");
+    assert_eq!(
+        send(&app, req).await.status(),
+        StatusCode::METHOD_NOT_ALLOWED
+    );
 
     // After all that, the session still serves.
     let resp = send(&app, post(ping, Some(&session))).await;
@@ -250,7 +364,10 @@ async fn bad_http_input_gets_the_right_status_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn idle_sessions_expire() {
-    let http = StreamableHttp::new(server(), HttpOptions::default().session_idle_timeout(Duration::from_millis(10)));
+    let http = StreamableHttp::new(
+        server(),
+        HttpOptions::default().session_idle_timeout(Duration::from_millis(10)),
+    );
     let app = http.router("/mcp");
     let session = initialize(&app).await;
     assert_eq!(http.session_count(), 1);
@@ -258,5 +375,8 @@ async fn idle_sessions_expire() {
     assert_eq!(http.expire_idle_sessions(), 1);
     assert_eq!(http.session_count(), 0);
     let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
-    assert_eq!(send(&app, post(ping, Some(&session))).await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        send(&app, post(ping, Some(&session))).await.status(),
+        StatusCode::NOT_FOUND
+    );
 }

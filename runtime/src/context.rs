@@ -30,7 +30,9 @@ struct CtxInner {
 
 impl std::fmt::Debug for Ctx {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ctx").field("request_id", &self.inner.request_id).finish_non_exhaustive()
+        f.debug_struct("Ctx")
+            .field("request_id", &self.inner.request_id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -41,7 +43,14 @@ impl Ctx {
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
     ) -> Self {
-        Ctx { inner: Arc::new(CtxInner { session, request_id, progress_token, cancel }) }
+        Ctx {
+            inner: Arc::new(CtxInner {
+                session,
+                request_id,
+                progress_token,
+                cancel,
+            }),
+        }
     }
 
     /// The id of the request being served.
@@ -61,17 +70,27 @@ impl Ctx {
 
     /// The capabilities the client declared in `initialize`.
     pub fn client_capabilities(&self) -> ClientCapabilities {
-        self.inner.session.client_init().map(|i| i.capabilities.clone()).unwrap_or_default()
+        self.inner
+            .session
+            .client_init()
+            .map(|i| i.capabilities.clone())
+            .unwrap_or_default()
     }
 
     /// The client's name and version from `initialize`.
     pub fn client_info(&self) -> Option<Implementation> {
-        self.inner.session.client_init().map(|i| i.client_info.clone())
+        self.inner
+            .session
+            .client_init()
+            .map(|i| i.client_info.clone())
     }
 
     /// The protocol version agreed for this session.
     pub fn protocol_version(&self) -> &str {
-        self.inner.session.protocol_version().unwrap_or(LATEST_PROTOCOL_VERSION)
+        self.inner
+            .session
+            .protocol_version()
+            .unwrap_or(LATEST_PROTOCOL_VERSION)
     }
 
     /// Whether the request has been cancelled (by the client or because the session ended).
@@ -110,7 +129,9 @@ impl Ctx {
 
     /// Sends `notifications/progress` if the client asked for progress (a no-op otherwise).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = self.inner.progress_token.clone() else { return };
+        let Some(token) = self.inner.progress_token.clone() else {
+            return;
+        };
         let params = ProgressNotificationParams {
             progress_token: token,
             progress,
@@ -124,14 +145,20 @@ impl Ctx {
     /// Sends a notification on this request's stream.
     pub fn notify(&self, method: &str, params: impl Serialize) {
         let params = serde_json::to_value(params).ok();
-        self.inner.session.peer().notify(method, params, Some(self.inner.request_id.clone()));
+        self.inner
+            .session
+            .peer()
+            .notify(method, params, Some(self.inner.request_id.clone()));
     }
 
     /// Closes this request's SSE stream on Streamable HTTP so the client reconnects with
     /// `Last-Event-ID` (SEP-1699). Messages sent meanwhile are kept for the resumed stream.
     /// Other transports ignore it.
     pub fn close_sse_stream(&self) {
-        self.inner.session.peer().close_stream(self.inner.request_id.clone());
+        self.inner
+            .session
+            .peer()
+            .close_stream(self.inner.request_id.clone());
     }
 
     /// Asks the client's model for a message (`sampling/createMessage`).
@@ -179,7 +206,8 @@ impl Ctx {
         if self.client_capabilities().roots.is_none() {
             return Err(RequestError::CapabilityMissing("roots"));
         }
-        self.request(methods::ROOTS_LIST, serde_json::json!({})).await
+        self.request(methods::ROOTS_LIST, serde_json::json!({}))
+            .await
     }
 
     /// Pings the client.
@@ -195,7 +223,8 @@ impl Ctx {
         method: &str,
         params: P,
     ) -> Result<R, RequestError> {
-        self.request_with_timeout(method, params, self.server().options().request_timeout).await
+        self.request_with_timeout(method, params, self.server().options().request_timeout)
+            .await
     }
 
     /// [`Ctx::request`] with an explicit timeout.
@@ -208,12 +237,18 @@ impl Ctx {
         if self.inner.session.is_stateless() {
             return Err(RequestError::Unsupported);
         }
-        let params = serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
+        let params =
+            serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
         let value = self
             .inner
             .session
             .peer()
-            .request(method, Some(params), Some(self.inner.request_id.clone()), timeout)
+            .request(
+                method,
+                Some(params),
+                Some(self.inner.request_id.clone()),
+                timeout,
+            )
             .await?;
         serde_json::from_value(value).map_err(|e| RequestError::Decode(e.to_string()))
     }

@@ -86,14 +86,19 @@ fn string_arg(args: &JsonObject, name: &str) -> Result<String, ToolError> {
 }
 
 /// Sends a form elicitation and reports the outcome the way the suite expects.
-async fn elicit_and_report(ctx: &Ctx, message: &str, requested: Value, prefix: &str) -> Result<CallToolResult, ToolError> {
+async fn elicit_and_report(
+    ctx: &Ctx,
+    message: &str,
+    requested: Value,
+    prefix: &str,
+) -> Result<CallToolResult, ToolError> {
     let params: ElicitRequestParams = serde_json::from_value(json!({
         "mode": "form",
         "message": message,
         "requestedSchema": requested,
     }))?;
     let result = ctx.create_elicitation(params).await?;
-    let action = serde_json::to_value(&result.action)?;
+    let action = serde_json::to_value(result.action)?;
     let action = action.as_str().unwrap_or_default().to_owned();
     let content = serde_json::to_string(&result.content.unwrap_or_default())?;
     text(format!("{prefix}action={action}, content={content}"))
@@ -355,8 +360,11 @@ fn resources(server: Server) -> Server {
         },
         |_, uri, vars: HashMap<String, String>| async move {
             let id = vars.get("id").cloned().unwrap_or_default();
-            let body = json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") });
-            Ok(ReadResourceResult::new(vec![ResourceContents::text_with_mime(uri, "application/json", body.to_string())]))
+            let body =
+                json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") });
+            Ok(ReadResourceResult::new(vec![
+                ResourceContents::text_with_mime(uri, "application/json", body.to_string()),
+            ]))
         },
     );
     let server = match template {
@@ -374,33 +382,54 @@ fn resources(server: Server) -> Server {
     };
     server
         .resource(ResourceFn::new(
-            fixed("test://static-text", "static-text", "A static text resource", "text/plain"),
+            fixed(
+                "test://static-text",
+                "static-text",
+                "A static text resource",
+                "text/plain",
+            ),
             |_| async {
-                Ok(ReadResourceResult::new(vec![ResourceContents::text_with_mime(
-                    "test://static-text",
-                    "text/plain",
-                    "This is the content of the static text resource.",
-                )]))
+                Ok(ReadResourceResult::new(vec![
+                    ResourceContents::text_with_mime(
+                        "test://static-text",
+                        "text/plain",
+                        "This is the content of the static text resource.",
+                    ),
+                ]))
             },
         ))
         .resource(ResourceFn::new(
-            fixed("test://static-binary", "static-binary", "A static binary resource (PNG)", "image/png"),
+            fixed(
+                "test://static-binary",
+                "static-binary",
+                "A static binary resource (PNG)",
+                "image/png",
+            ),
             |_| async {
-                Ok(ReadResourceResult::new(vec![ResourceContents::blob_with_mime(
-                    "test://static-binary",
-                    "image/png",
-                    RED_PIXEL_PNG,
-                )]))
+                Ok(ReadResourceResult::new(vec![
+                    ResourceContents::blob_with_mime(
+                        "test://static-binary",
+                        "image/png",
+                        RED_PIXEL_PNG,
+                    ),
+                ]))
             },
         ))
         .resource(ResourceFn::new(
-            fixed("test://watched-resource", "watched-resource", "A resource clients can subscribe to", "text/plain"),
+            fixed(
+                "test://watched-resource",
+                "watched-resource",
+                "A resource clients can subscribe to",
+                "text/plain",
+            ),
             |_| async {
-                Ok(ReadResourceResult::new(vec![ResourceContents::text_with_mime(
-                    "test://watched-resource",
-                    "text/plain",
-                    "Watched resource content",
-                )]))
+                Ok(ReadResourceResult::new(vec![
+                    ResourceContents::text_with_mime(
+                        "test://watched-resource",
+                        "text/plain",
+                        "Watched resource content",
+                    ),
+                ]))
             },
         ))
 }
@@ -426,9 +455,18 @@ fn prompt(name: &str, description: &str, arguments: &[(&str, &str)]) -> Prompt {
 
 fn prompts(server: Server) -> Server {
     server
-        .prompt(PromptFn::new(prompt("test_simple_prompt", "A simple prompt without arguments", &[]), |_, _| async {
-            Ok(GetPromptResult::new(vec![PromptMessage::user_text("This is a simple prompt for testing.")]))
-        }))
+        .prompt(PromptFn::new(
+            prompt(
+                "test_simple_prompt",
+                "A simple prompt without arguments",
+                &[],
+            ),
+            |_, _| async {
+                Ok(GetPromptResult::new(vec![PromptMessage::user_text(
+                    "This is a simple prompt for testing.",
+                )]))
+            },
+        ))
         .prompt(ArgsPrompt)
         .prompt(PromptFn::new(
             prompt(
@@ -448,12 +486,15 @@ fn prompts(server: Server) -> Server {
                 ]))
             },
         ))
-        .prompt(PromptFn::new(prompt("test_prompt_with_image", "A prompt with an image", &[]), |_, _| async {
-            Ok(GetPromptResult::new(vec![
-                PromptMessage::user(ContentBlock::image(RED_PIXEL_PNG, "image/png")),
-                PromptMessage::user_text("Please analyze the image above."),
-            ]))
-        }))
+        .prompt(PromptFn::new(
+            prompt("test_prompt_with_image", "A prompt with an image", &[]),
+            |_, _| async {
+                Ok(GetPromptResult::new(vec![
+                    PromptMessage::user(ContentBlock::image(RED_PIXEL_PNG, "image/png")),
+                    PromptMessage::user_text("Please analyze the image above."),
+                ]))
+            },
+        ))
 }
 
 /// `test_prompt_with_arguments`, by hand so it can offer completions for its arguments.
@@ -464,7 +505,10 @@ impl tracksuit::Prompt for ArgsPrompt {
         prompt(
             "test_prompt_with_arguments",
             "A prompt with required arguments",
-            &[("arg1", "First test argument"), ("arg2", "Second test argument")],
+            &[
+                ("arg1", "First test argument"),
+                ("arg2", "Second test argument"),
+            ],
         )
     }
 
@@ -476,9 +520,9 @@ impl tracksuit::Prompt for ArgsPrompt {
         Box::pin(async move {
             let arg1 = args.get("arg1").cloned().unwrap_or_default();
             let arg2 = args.get("arg2").cloned().unwrap_or_default();
-            Ok(GetPromptResult::new(vec![PromptMessage::user_text(format!(
-                "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
-            ))]))
+            Ok(GetPromptResult::new(vec![PromptMessage::user_text(
+                format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"),
+            )]))
         })
     }
 
@@ -489,7 +533,11 @@ impl tracksuit::Prompt for ArgsPrompt {
         _context: &'a HashMap<String, String>,
     ) -> futures_box::BoxFuture<'a, Vec<String>> {
         let words = ["paris", "park", "party", "hello", "world"];
-        let values = words.iter().filter(|w| w.starts_with(value)).map(|w| (*w).to_owned()).collect();
+        let values = words
+            .iter()
+            .filter(|w| w.starts_with(value))
+            .map(|w| (*w).to_owned())
+            .collect();
         Box::pin(async move { values })
     }
 }
@@ -500,8 +548,11 @@ mod futures_box {
 
 /// The conformance server, assembled.
 fn build() -> Server {
-    let server = Server::new(Implementation::new("tracksuit-conformance", env!("CARGO_PKG_VERSION")))
-        .instructions("tracksuit's conformance-suite server.");
+    let server = Server::new(Implementation::new(
+        "tracksuit-conformance",
+        env!("CARGO_PKG_VERSION"),
+    ))
+    .instructions("tracksuit's conformance-suite server.");
     let cancelled = Arc::new(AtomicU64::new(0));
     prompts(resources(tools(server, cancelled)))
 }
@@ -518,6 +569,14 @@ async fn main() -> std::io::Result<()> {
         return server.serve_stdio().await;
     }
     let addr = ("127.0.0.1", args.port);
-    eprintln!("tracksuit conformance server on http://127.0.0.1:{}/mcp", args.port);
-    server.serve_http_with(addr, HttpOptions::default().json_response(args.json_response)).await
+    eprintln!(
+        "tracksuit conformance server on http://127.0.0.1:{}/mcp",
+        args.port
+    );
+    server
+        .serve_http_with(
+            addr,
+            HttpOptions::default().json_response(args.json_response),
+        )
+        .await
 }

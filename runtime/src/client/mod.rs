@@ -46,7 +46,9 @@ pub struct ClientBuilder {
 
 impl std::fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientBuilder").field("info", &self.info).finish_non_exhaustive()
+        f.debug_struct("ClientBuilder")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
     }
 }
 
@@ -115,7 +117,9 @@ impl ClientBuilder {
     /// Answers `roots/list` with these roots; declares `roots`.
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.roots = Some(roots);
-        self.capabilities.roots = Some(RootsCapability { list_changed: Some(true) });
+        self.capabilities.roots = Some(RootsCapability {
+            list_changed: Some(true),
+        });
         self
     }
 
@@ -142,7 +146,12 @@ impl ClientBuilder {
             }
             reader_peer.close();
         });
-        let client = Client { peer, notifications, timeout: self.timeout, init: None };
+        let client = Client {
+            peer,
+            notifications,
+            timeout: self.timeout,
+            init: None,
+        };
         client.initialize(self).await
     }
 }
@@ -183,7 +192,10 @@ fn dispatch(
                         None => Err(ErrorObject::method_not_found(&req.method)),
                     },
                     methods::ROOTS_LIST => match &handlers.roots {
-                        Some(roots) => to_value(ListRootsResult { roots: roots.clone(), ..Default::default() }),
+                        Some(roots) => to_value(ListRootsResult {
+                            roots: roots.clone(),
+                            ..Default::default()
+                        }),
                         None => Err(ErrorObject::method_not_found(&req.method)),
                     },
                     other => Err(ErrorObject::method_not_found(other)),
@@ -212,7 +224,9 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("server", &self.init.as_ref().map(|i| &i.server_info)).finish()
+        f.debug_struct("Client")
+            .field("server", &self.init.as_ref().map(|i| &i.server_info))
+            .finish()
     }
 }
 
@@ -251,14 +265,19 @@ impl Client {
         method: &str,
         params: P,
     ) -> Result<R, RequestError> {
-        let params = serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
-        let value = self.peer.request(method, Some(params), None, self.timeout).await?;
+        let params =
+            serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
+        let value = self
+            .peer
+            .request(method, Some(params), None, self.timeout)
+            .await?;
         serde_json::from_value(value).map_err(|e| RequestError::Decode(e.to_string()))
     }
 
     /// Sends a notification.
     pub fn notify(&self, method: &str, params: impl Serialize) {
-        self.peer.notify(method, serde_json::to_value(params).ok(), None);
+        self.peer
+            .notify(method, serde_json::to_value(params).ok(), None);
     }
 
     /// `ping`.
@@ -268,13 +287,31 @@ impl Client {
     }
 
     /// `tools/list` (one page).
-    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, RequestError> {
-        self.request(methods::TOOLS_LIST, PaginatedRequestParams { cursor, ..Default::default() }).await
+    pub async fn list_tools(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListToolsResult, RequestError> {
+        self.request(
+            methods::TOOLS_LIST,
+            PaginatedRequestParams {
+                cursor,
+                ..Default::default()
+            },
+        )
+        .await
     }
 
     /// `tools/call` with JSON arguments.
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, RequestError> {
-        self.request(methods::TOOLS_CALL, json!({ "name": name, "arguments": arguments })).await
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, RequestError> {
+        self.request(
+            methods::TOOLS_CALL,
+            json!({ "name": name, "arguments": arguments }),
+        )
+        .await
     }
 
     /// `tools/call` asking for progress notifications with `token`.
@@ -284,23 +321,52 @@ impl Client {
         arguments: Value,
         token: ProgressToken,
     ) -> Result<CallToolResult, RequestError> {
-        let params = json!({ "name": name, "arguments": arguments, "_meta": { "progressToken": token } });
+        let params =
+            json!({ "name": name, "arguments": arguments, "_meta": { "progressToken": token } });
         self.request(methods::TOOLS_CALL, params).await
     }
 
     /// `prompts/list` (one page).
-    pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, RequestError> {
-        self.request(methods::PROMPTS_LIST, PaginatedRequestParams { cursor, ..Default::default() }).await
+    pub async fn list_prompts(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListPromptsResult, RequestError> {
+        self.request(
+            methods::PROMPTS_LIST,
+            PaginatedRequestParams {
+                cursor,
+                ..Default::default()
+            },
+        )
+        .await
     }
 
     /// `prompts/get`.
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, RequestError> {
-        self.request(methods::PROMPTS_GET, json!({ "name": name, "arguments": arguments })).await
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<GetPromptResult, RequestError> {
+        self.request(
+            methods::PROMPTS_GET,
+            json!({ "name": name, "arguments": arguments }),
+        )
+        .await
     }
 
     /// `resources/list` (one page).
-    pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult, RequestError> {
-        self.request(methods::RESOURCES_LIST, PaginatedRequestParams { cursor, ..Default::default() }).await
+    pub async fn list_resources(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourcesResult, RequestError> {
+        self.request(
+            methods::RESOURCES_LIST,
+            PaginatedRequestParams {
+                cursor,
+                ..Default::default()
+            },
+        )
+        .await
     }
 
     /// `resources/templates/list` (one page).
@@ -308,29 +374,45 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourceTemplatesResult, RequestError> {
-        self.request(methods::RESOURCES_TEMPLATES_LIST, PaginatedRequestParams { cursor, ..Default::default() })
-            .await
+        self.request(
+            methods::RESOURCES_TEMPLATES_LIST,
+            PaginatedRequestParams {
+                cursor,
+                ..Default::default()
+            },
+        )
+        .await
     }
 
     /// `resources/read`.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, RequestError> {
-        self.request(methods::RESOURCES_READ, json!({ "uri": uri })).await
+        self.request(methods::RESOURCES_READ, json!({ "uri": uri }))
+            .await
     }
 
     /// `resources/subscribe`.
     pub async fn subscribe(&self, uri: &str) -> Result<(), RequestError> {
-        let _: Value = self.request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri })).await?;
+        let _: Value = self
+            .request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri }))
+            .await?;
         Ok(())
     }
 
     /// `logging/setLevel`.
     pub async fn set_level(&self, level: LoggingLevel) -> Result<(), RequestError> {
-        let _: Value = self.request(methods::LOGGING_SET_LEVEL, json!({ "level": level })).await?;
+        let _: Value = self
+            .request(methods::LOGGING_SET_LEVEL, json!({ "level": level }))
+            .await?;
         Ok(())
     }
 
     /// `completion/complete`.
-    pub async fn complete(&self, reference: Value, argument: &str, value: &str) -> Result<Value, RequestError> {
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> Result<Value, RequestError> {
         self.request(
             methods::COMPLETION_COMPLETE,
             json!({ "ref": reference, "argument": { "name": argument, "value": value } }),
@@ -351,7 +433,10 @@ impl Drop for Client {
 }
 
 /// Connects a client to `server` over an in-memory link (the server side runs on a task).
-pub async fn connect_in_memory(server: Server, builder: ClientBuilder) -> Result<Client, RequestError> {
+pub async fn connect_in_memory(
+    server: Server,
+    builder: ClientBuilder,
+) -> Result<Client, RequestError> {
     let (server_end, client_end) = memory::pair();
     tokio::spawn(server.serve(server_end));
     builder.connect(client_end).await

@@ -81,7 +81,9 @@ pub struct Peer {
 
 impl std::fmt::Debug for Peer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Peer").field("closed", &self.closed.load(Ordering::Relaxed)).finish()
+        f.debug_struct("Peer")
+            .field("closed", &self.closed.load(Ordering::Relaxed))
+            .finish()
     }
 }
 
@@ -131,7 +133,11 @@ impl Peer {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (done, answer) = oneshot::channel();
         lock(&self.outgoing).insert(id.clone(), done);
-        let mut guard = PendingGuard { peer: self, id: Some(id.clone()), related: related.clone() };
+        let mut guard = PendingGuard {
+            peer: self,
+            id: Some(id.clone()),
+            related: related.clone(),
+        };
         self.send(JsonRpcMessage::request(id, method, params), related);
         let outcome = tokio::time::timeout(timeout, answer).await;
         match outcome {
@@ -165,8 +171,12 @@ impl Peer {
     /// Serves an incoming request on its own task. When `handler` finishes its result is sent
     /// as the response; if the request is cancelled first the future is dropped and nothing is
     /// sent. A panic in `handler` becomes a `-32603` error response.
-    pub fn serve<F>(self: &std::sync::Arc<Self>, id: RequestId, cancel: CancellationToken, handler: F)
-    where
+    pub fn serve<F>(
+        self: &std::sync::Arc<Self>,
+        id: RequestId,
+        cancel: CancellationToken,
+        handler: F,
+    ) where
         F: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
     {
         {
@@ -218,7 +228,8 @@ impl Peer {
 
     /// Handles `notifications/cancelled` params.
     pub fn on_cancelled(&self, params: Option<Value>) {
-        if let Some(p) = params.and_then(|p| serde_json::from_value::<CancelledNotificationParams>(p).ok())
+        if let Some(p) =
+            params.and_then(|p| serde_json::from_value::<CancelledNotificationParams>(p).ok())
             && let Some(id) = p.request_id
         {
             self.cancel_incoming(&id);

@@ -20,7 +20,10 @@ pub struct TextContent {
 impl TextContent {
     /// Text content.
     pub fn new(text: impl Into<String>) -> Self {
-        TextContent { text: text.into(), ..Default::default() }
+        TextContent {
+            text: text.into(),
+            ..Default::default()
+        }
     }
 }
 
@@ -140,7 +143,11 @@ impl ResourceContents {
     }
 
     /// Text contents with a MIME type.
-    pub fn text_with_mime(uri: impl Into<String>, mime: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn text_with_mime(
+        uri: impl Into<String>,
+        mime: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
         ResourceContents::Text(TextResourceContents {
             uri: uri.into(),
             mime_type: Some(mime.into()),
@@ -159,7 +166,11 @@ impl ResourceContents {
     }
 
     /// Binary contents (already base64-encoded) with a MIME type.
-    pub fn blob_with_mime(uri: impl Into<String>, mime: impl Into<String>, base64: impl Into<String>) -> Self {
+    pub fn blob_with_mime(
+        uri: impl Into<String>,
+        mime: impl Into<String>,
+        base64: impl Into<String>,
+    ) -> Self {
         ResourceContents::Blob(BlobResourceContents {
             uri: uri.into(),
             mime_type: Some(mime.into()),
@@ -220,22 +231,38 @@ impl ContentBlock {
 
     /// An image block from base64 data.
     pub fn image(base64: impl Into<String>, mime: impl Into<String>) -> Self {
-        ContentBlock::Image(ImageContent { data: base64.into(), mime_type: mime.into(), ..Default::default() })
+        ContentBlock::Image(ImageContent {
+            data: base64.into(),
+            mime_type: mime.into(),
+            ..Default::default()
+        })
     }
 
     /// An audio block from base64 data.
     pub fn audio(base64: impl Into<String>, mime: impl Into<String>) -> Self {
-        ContentBlock::Audio(AudioContent { data: base64.into(), mime_type: mime.into(), ..Default::default() })
+        ContentBlock::Audio(AudioContent {
+            data: base64.into(),
+            mime_type: mime.into(),
+            ..Default::default()
+        })
     }
 
     /// A resource link.
     pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        ContentBlock::ResourceLink(ResourceLink { uri: uri.into(), name: name.into(), ..Default::default() })
+        ContentBlock::ResourceLink(ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            ..Default::default()
+        })
     }
 
     /// An embedded resource.
     pub fn embedded(resource: ResourceContents) -> Self {
-        ContentBlock::Resource(EmbeddedResource { resource, annotations: None, meta: None })
+        ContentBlock::Resource(EmbeddedResource {
+            resource,
+            annotations: None,
+            meta: None,
+        })
     }
 
     /// The text, if this is a text block.

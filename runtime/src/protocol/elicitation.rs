@@ -384,7 +384,11 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
         match mode.as_ref().and_then(|m| m.as_str()) {
             None | Some("form") => serde_json::from_value(value).map(ElicitRequestParams::Form),
             Some("url") => serde_json::from_value(value).map(ElicitRequestParams::Url),
-            Some(other) => return Err(D::Error::custom(format!("unknown elicitation mode {other:?}"))),
+            Some(other) => {
+                return Err(D::Error::custom(format!(
+                    "unknown elicitation mode {other:?}"
+                )));
+            }
         }
         .map_err(D::Error::custom)
     }

@@ -77,7 +77,11 @@ pub struct ErrorObject {
 impl ErrorObject {
     /// An error with a code and message and no data.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        ErrorObject { code, message: message.into(), data: None }
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     /// Attaches `data`.
@@ -166,12 +170,19 @@ pub enum JsonRpcMessage {
 impl JsonRpcMessage {
     /// A request message.
     pub fn request(id: RequestId, method: impl Into<String>, params: Option<Value>) -> Self {
-        JsonRpcMessage::Request(JsonRpcRequest { id, method: method.into(), params })
+        JsonRpcMessage::Request(JsonRpcRequest {
+            id,
+            method: method.into(),
+            params,
+        })
     }
 
     /// A notification message.
     pub fn notification(method: impl Into<String>, params: Option<Value>) -> Self {
-        JsonRpcMessage::Notification(JsonRpcNotification { method: method.into(), params })
+        JsonRpcMessage::Notification(JsonRpcNotification {
+            method: method.into(),
+            params,
+        })
     }
 
     /// A result response.
@@ -259,11 +270,16 @@ impl RawMessage {
             }
         }
         match (self.method, id, self.result, self.error) {
-            (Some(method), Some(id), None, None) => {
-                Ok(JsonRpcMessage::Request(JsonRpcRequest { id, method, params: self.params }))
-            }
+            (Some(method), Some(id), None, None) => Ok(JsonRpcMessage::Request(JsonRpcRequest {
+                id,
+                method,
+                params: self.params,
+            })),
             (Some(method), None, None, None) => {
-                Ok(JsonRpcMessage::Notification(JsonRpcNotification { method, params: self.params }))
+                Ok(JsonRpcMessage::Notification(JsonRpcNotification {
+                    method,
+                    params: self.params,
+                }))
             }
             (None, Some(id), Some(result), None) => {
                 Ok(JsonRpcMessage::Response(JsonRpcResponse { id, result }))
@@ -310,7 +326,9 @@ impl Serialize for JsonRpcMessage {
 
 impl<'de> Deserialize<'de> for JsonRpcMessage {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        RawMessage::deserialize(d)?.classify().map_err(D::Error::custom)
+        RawMessage::deserialize(d)?
+            .classify()
+            .map_err(D::Error::custom)
     }
 }
 
@@ -330,7 +348,10 @@ mod tests {
         let e = JsonRpcMessage::from_slice(
             br#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"m"}}"#,
         );
-        assert!(matches!(e, Ok(JsonRpcMessage::Error(JsonRpcError { id: None, .. }))));
+        assert!(matches!(
+            e,
+            Ok(JsonRpcMessage::Error(JsonRpcError { id: None, .. }))
+        ));
     }
 
     #[test]
@@ -338,12 +359,24 @@ mod tests {
         let code = |b: &[u8]| JsonRpcMessage::from_slice(b).err().map(|e| e.code);
         assert_eq!(code(b"{not json"), Some(PARSE_ERROR));
         assert_eq!(code(b""), Some(PARSE_ERROR));
-        assert_eq!(code(b"[{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}]"), Some(INVALID_REQUEST));
+        assert_eq!(
+            code(b"[{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}]"),
+            Some(INVALID_REQUEST)
+        );
         assert_eq!(code(b"42"), Some(INVALID_REQUEST));
-        assert_eq!(code(br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#), Some(INVALID_REQUEST));
-        assert_eq!(code(br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#), Some(INVALID_REQUEST));
+        assert_eq!(
+            code(br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#),
+            Some(INVALID_REQUEST)
+        );
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#),
+            Some(INVALID_REQUEST)
+        );
         assert_eq!(code(br#"{"jsonrpc":"2.0","id":1}"#), Some(INVALID_REQUEST));
-        assert_eq!(code(br#"{"jsonrpc":"2.0","id":1,"method":7}"#), Some(INVALID_REQUEST));
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":1,"method":7}"#),
+            Some(INVALID_REQUEST)
+        );
     }
 
     #[test]

@@ -36,7 +36,11 @@ impl Implementation {
     /// assert_eq!(i.version, "1.0.0");
     /// ```
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Implementation { name: name.into(), version: version.into(), ..Default::default() }
+        Implementation {
+            name: name.into(),
+            version: version.into(),
+            ..Default::default()
+        }
     }
 }
 

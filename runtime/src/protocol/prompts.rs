@@ -22,7 +22,10 @@ pub struct PromptArgument {
 impl PromptArgument {
     /// An optional argument.
     pub fn new(name: impl Into<String>) -> Self {
-        PromptArgument { name: name.into(), ..Default::default() }
+        PromptArgument {
+            name: name.into(),
+            ..Default::default()
+        }
     }
 }
 
@@ -54,7 +57,10 @@ pub struct Prompt {
 impl Prompt {
     /// A prompt with a name.
     pub fn new(name: impl Into<String>) -> Self {
-        Prompt { name: name.into(), ..Default::default() }
+        Prompt {
+            name: name.into(),
+            ..Default::default()
+        }
     }
 }
 
@@ -70,7 +76,10 @@ pub struct PromptMessage {
 impl PromptMessage {
     /// A user message with this content.
     pub fn user(content: ContentBlock) -> Self {
-        PromptMessage { role: Role::User, content }
+        PromptMessage {
+            role: Role::User,
+            content,
+        }
     }
 
     /// A user text message.
@@ -80,7 +89,10 @@ impl PromptMessage {
 
     /// An assistant text message.
     pub fn assistant_text(text: impl Into<String>) -> Self {
-        PromptMessage { role: Role::Assistant, content: ContentBlock::text(text) }
+        PromptMessage {
+            role: Role::Assistant,
+            content: ContentBlock::text(text),
+        }
     }
 }
 
@@ -116,7 +128,10 @@ pub struct GetPromptResult {
 impl GetPromptResult {
     /// A result with these messages.
     pub fn new(messages: Vec<PromptMessage>) -> Self {
-        GetPromptResult { messages, ..Default::default() }
+        GetPromptResult {
+            messages,
+            ..Default::default()
+        }
     }
 }
 

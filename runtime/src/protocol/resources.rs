@@ -40,7 +40,11 @@ pub struct Resource {
 impl Resource {
     /// A resource with a URI and name.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Resource { uri: uri.into(), name: name.into(), ..Default::default() }
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            ..Default::default()
+        }
     }
 }
 
@@ -78,7 +82,11 @@ pub struct ResourceTemplate {
 impl ResourceTemplate {
     /// A template with a URI template and name.
     pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
-        ResourceTemplate { uri_template: uri_template.into(), name: name.into(), ..Default::default() }
+        ResourceTemplate {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            ..Default::default()
+        }
     }
 }
 
@@ -145,6 +153,9 @@ pub struct ReadResourceResult {
 impl ReadResourceResult {
     /// A result with these contents.
     pub fn new(contents: Vec<ResourceContents>) -> Self {
-        ReadResourceResult { contents, ..Default::default() }
+        ReadResourceResult {
+            contents,
+            ..Default::default()
+        }
     }
 }

@@ -19,7 +19,10 @@ pub struct Root {
 impl Root {
     /// A root at `uri`.
     pub fn new(uri: impl Into<String>) -> Self {
-        Root { uri: uri.into(), ..Default::default() }
+        Root {
+            uri: uri.into(),
+            ..Default::default()
+        }
     }
 }
 

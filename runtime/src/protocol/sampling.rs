@@ -1,8 +1,6 @@
 //! Sampling, including SEP-1577 tool use (client/sampling.mdx).
 
-use super::{
-    JsonObject, Meta, OneOrMany, Role, SamplingMessageContentBlock, TaskMetadata, Tool,
-};
+use super::{JsonObject, Meta, OneOrMany, Role, SamplingMessageContentBlock, TaskMetadata, Tool};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A message in a sampling conversation. `content` may be one block or an array.

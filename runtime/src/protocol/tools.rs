@@ -90,7 +90,11 @@ impl Tool {
         if !input_schema.contains_key("type") && !input_schema.contains_key("$ref") {
             input_schema.insert("type".into(), "object".into());
         }
-        Tool { name: name.into(), input_schema, ..Default::default() }
+        Tool {
+            name: name.into(),
+            input_schema,
+            ..Default::default()
+        }
     }
 }
 
@@ -133,7 +137,10 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// A result with these content blocks.
     pub fn new(content: Vec<ContentBlock>) -> Self {
-        CallToolResult { content, ..Default::default() }
+        CallToolResult {
+            content,
+            ..Default::default()
+        }
     }
 
     /// A result with one text block.
@@ -148,13 +155,19 @@ impl CallToolResult {
 
     /// An execution error (`isError: true`) with a message for the model.
     pub fn error_text(text: impl Into<String>) -> Self {
-        CallToolResult { is_error: Some(true), ..Self::text(text) }
+        CallToolResult {
+            is_error: Some(true),
+            ..Self::text(text)
+        }
     }
 
     /// Structured content plus its JSON text as a text block (for older clients).
     pub fn structured(value: JsonObject) -> Self {
         let text = serde_json::Value::Object(value.clone()).to_string();
-        CallToolResult { structured_content: Some(value), ..Self::text(text) }
+        CallToolResult {
+            structured_content: Some(value),
+            ..Self::text(text)
+        }
     }
 }
 

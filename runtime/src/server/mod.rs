@@ -18,8 +18,8 @@ use crate::peer::lock;
 use crate::protocol::{
     Implementation, ResourceUpdatedNotificationParams, Tool as ToolDescriptor, methods,
 };
-pub(crate) use registry::Registry;
 use crate::transport::{MessageStream, Transport, write_loop};
+pub(crate) use registry::Registry;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
@@ -77,7 +77,10 @@ pub(crate) struct Entry<D, T: ?Sized> {
 
 impl<D: Clone, T: ?Sized> Clone for Entry<D, T> {
     fn clone(&self) -> Self {
-        Entry { descriptor: self.descriptor.clone(), item: self.item.clone() }
+        Entry {
+            descriptor: self.descriptor.clone(),
+            item: self.item.clone(),
+        }
     }
 }
 
@@ -112,7 +115,9 @@ pub struct Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server").field("info", &self.inner.info).finish_non_exhaustive()
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
     }
 }
 
@@ -248,11 +253,16 @@ impl Server {
     /// Tells every session subscribed to `uri` that it changed
     /// (`notifications/resources/updated`).
     pub fn notify_resource_updated(&self, uri: &str) {
-        let params = ResourceUpdatedNotificationParams { uri: uri.to_owned(), ..Default::default() };
+        let params = ResourceUpdatedNotificationParams {
+            uri: uri.to_owned(),
+            ..Default::default()
+        };
         let params = serde_json::to_value(params).ok();
         for session in self.live_sessions() {
             if session.is_subscribed(uri) {
-                session.peer().notify(methods::RESOURCES_UPDATED, params.clone(), None);
+                session
+                    .peer()
+                    .notify(methods::RESOURCES_UPDATED, params.clone(), None);
             }
         }
     }
@@ -269,7 +279,10 @@ impl Server {
 
     /// Number of requests being served across all sessions.
     pub fn in_flight_requests(&self) -> usize {
-        self.live_sessions().iter().map(|s| s.peer().in_flight()).sum()
+        self.live_sessions()
+            .iter()
+            .map(|s| s.peer().in_flight())
+            .sum()
     }
 
     /// Serves one connection over `transport` until the peer closes it.
@@ -300,7 +313,8 @@ impl Server {
     /// Serves over stdin/stdout until stdin closes, with the options' message size limit.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         let limit = self.inner.options.max_message_size;
-        self.serve(crate::transport::stdio::stdio().max_message_size(limit)).await
+        self.serve(crate::transport::stdio::stdio().max_message_size(limit))
+            .await
     }
 
     pub(crate) fn register_session(&self, session: &Arc<ServerSession>) {
@@ -312,7 +326,11 @@ impl Server {
     fn live_sessions(&self) -> Vec<Arc<ServerSession>> {
         let mut sessions = lock(&self.inner.sessions);
         sessions.retain(|w| w.strong_count() > 0);
-        sessions.iter().filter_map(Weak::upgrade).filter(|s| !s.peer().is_closed()).collect()
+        sessions
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|s| !s.peer().is_closed())
+            .collect()
     }
 
     fn broadcast(&self, method: &str, params: Option<serde_json::Value>) {

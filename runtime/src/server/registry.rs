@@ -10,7 +10,10 @@ pub(crate) struct Registry<T> {
 
 impl<T> Default for Registry<T> {
     fn default() -> Self {
-        Registry { order: Vec::new(), items: HashMap::new() }
+        Registry {
+            order: Vec::new(),
+            items: HashMap::new(),
+        }
     }
 }
 
@@ -47,6 +50,9 @@ impl<T> Registry<T> {
         let end = offset.saturating_add(size).min(self.order.len());
         let items = self.order.get(offset..end).unwrap_or_default();
         let next = (end < self.order.len()).then_some(end);
-        (items.iter().filter_map(|k| self.items.get(k)).collect(), next)
+        (
+            items.iter().filter_map(|k| self.items.get(k)).collect(),
+            next,
+        )
     }
 }

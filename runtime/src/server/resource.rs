@@ -116,7 +116,11 @@ impl<F> ResourceTemplateFn<F> {
         Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,
     {
         let template = UriTemplate::parse(&descriptor.uri_template)?;
-        Ok(ResourceTemplateFn { descriptor, template, f })
+        Ok(ResourceTemplateFn {
+            descriptor,
+            template,
+            f,
+        })
     }
 }
 

@@ -183,7 +183,9 @@ impl ServerSession {
             let error = if method == "server/discover" {
                 ErrorObject::method_not_found(&method)
             } else {
-                ErrorObject::invalid_request("the session is not initialized; send `initialize` first")
+                ErrorObject::invalid_request(
+                    "the session is not initialized; send `initialize` first",
+                )
             };
             return reply(Err(error));
         }
@@ -227,7 +229,9 @@ impl ServerSession {
             client_info: p.client_info,
         };
         if self.init.set(init).is_err() && !self.stateless {
-            return Err(ErrorObject::invalid_request("the session is already initialized"));
+            return Err(ErrorObject::invalid_request(
+                "the session is already initialized",
+            ));
         }
         let result = InitializeResult {
             protocol_version: version,
@@ -241,8 +245,12 @@ impl ServerSession {
 
     fn capabilities(&self) -> ServerCapabilities {
         ServerCapabilities {
-            tools: Some(ListChangedCapability { list_changed: Some(true) }),
-            prompts: Some(ListChangedCapability { list_changed: Some(true) }),
+            tools: Some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            prompts: Some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
             resources: Some(ResourcesCapability {
                 subscribe: Some(true),
                 list_changed: Some(true),
@@ -264,38 +272,64 @@ impl ServerSession {
             Some(c) => decode_cursor(c)?,
         };
         let (items, next) = registry.page(offset, self.server.inner.options.page_size.max(1));
-        Ok((items.into_iter().map(|e| e.descriptor.clone()).collect(), next.map(encode_cursor)))
+        Ok((
+            items.into_iter().map(|e| e.descriptor.clone()).collect(),
+            next.map(encode_cursor),
+        ))
     }
 
     fn list_tools(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let (tools, next_cursor) = self.page_of(&read(&self.server.inner.tools), params)?;
-        encode(ListToolsResult { tools, next_cursor, ..Default::default() })
+        encode(ListToolsResult {
+            tools,
+            next_cursor,
+            ..Default::default()
+        })
     }
 
     fn list_prompts(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let (prompts, next_cursor) = self.page_of(&read(&self.server.inner.prompts), params)?;
-        encode(ListPromptsResult { prompts, next_cursor, ..Default::default() })
+        encode(ListPromptsResult {
+            prompts,
+            next_cursor,
+            ..Default::default()
+        })
     }
 
     fn list_resources(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let (resources, next_cursor) = self.page_of(&read(&self.server.inner.resources), params)?;
-        encode(ListResourcesResult { resources, next_cursor, ..Default::default() })
+        encode(ListResourcesResult {
+            resources,
+            next_cursor,
+            ..Default::default()
+        })
     }
 
     fn list_templates(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let (resource_templates, next_cursor) =
             self.page_of(&read(&self.server.inner.templates), params)?;
-        encode(ListResourceTemplatesResult { resource_templates, next_cursor, ..Default::default() })
+        encode(ListResourceTemplatesResult {
+            resource_templates,
+            next_cursor,
+            ..Default::default()
+        })
     }
 
     async fn call_tool(&self, ctx: Ctx, params: Option<Value>) -> Result<Value, ErrorObject> {
         let p: CallToolRequestParams = decode(params)?;
-        let tool = read(&self.server.inner.tools).get(&p.name).map(|e| e.item.clone());
+        let tool = read(&self.server.inner.tools)
+            .get(&p.name)
+            .map(|e| e.item.clone());
         let Some(tool) = tool else {
-            return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)));
+            return Err(ErrorObject::invalid_params(format!(
+                "Unknown tool: {}",
+                p.name
+            )));
         };
         let arguments = p.arguments.unwrap_or_default();
-        let outcome = AssertUnwindSafe(tool.call(ctx, arguments)).catch_unwind().await;
+        let outcome = AssertUnwindSafe(tool.call(ctx, arguments))
+            .catch_unwind()
+            .await;
         let result = match outcome {
             Ok(Ok(result)) => result,
             Ok(Err(super::ToolError::Execution(message))) => CallToolResult::error_text(message),
@@ -309,7 +343,10 @@ impl ServerSession {
         let p: GetPromptRequestParams = decode(params)?;
         let entry = read(&self.server.inner.prompts).get(&p.name).cloned();
         let Some(entry) = entry else {
-            return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", p.name)));
+            return Err(ErrorObject::invalid_params(format!(
+                "Unknown prompt: {}",
+                p.name
+            )));
         };
         let args: HashMap<String, String> = p.arguments.unwrap_or_default().into_iter().collect();
         for arg in entry.descriptor.arguments.iter().flatten() {
@@ -325,17 +362,25 @@ impl ServerSession {
 
     async fn read_resource(&self, ctx: Ctx, params: Option<Value>) -> Result<Value, ErrorObject> {
         let p: ReadResourceRequestParams = decode(params)?;
-        let fixed = read(&self.server.inner.resources).get(&p.uri).map(|e| e.item.clone());
+        let fixed = read(&self.server.inner.resources)
+            .get(&p.uri)
+            .map(|e| e.item.clone());
         if let Some(resource) = fixed {
             return encode(resource.read(ctx).await?);
         }
-        let matched = read(&self.server.inner.templates)
-            .values()
-            .find_map(|e| e.item.template().matches(&p.uri).map(|vars| (e.item.clone(), vars)));
+        let matched = read(&self.server.inner.templates).values().find_map(|e| {
+            e.item
+                .template()
+                .matches(&p.uri)
+                .map(|vars| (e.item.clone(), vars))
+        });
         match matched {
             Some((template, vars)) => encode(template.read(ctx, &p.uri, vars).await?),
-            None => Err(ErrorObject::new(RESOURCE_NOT_FOUND, format!("Resource not found: {}", p.uri))
-                .with_data(json!({ "uri": p.uri }))),
+            None => Err(ErrorObject::new(
+                RESOURCE_NOT_FOUND,
+                format!("Resource not found: {}", p.uri),
+            )
+            .with_data(json!({ "uri": p.uri }))),
         }
     }
 
@@ -352,18 +397,26 @@ impl ServerSession {
 
     fn set_level(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let p: SetLevelRequestParams = decode(params)?;
-        self.log_level.store(level_index(p.level), Ordering::Relaxed);
+        self.log_level
+            .store(level_index(p.level), Ordering::Relaxed);
         Ok(json!({}))
     }
 
     async fn complete(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let p = params.ok_or_else(|| ErrorObject::invalid_params("missing params"))?;
         let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
-        let reference = p.get("ref").ok_or_else(|| ErrorObject::invalid_params("missing `ref`"))?;
-        let argument = p.get("argument").ok_or_else(|| ErrorObject::invalid_params("missing `argument`"))?;
-        let (Some(arg_name), Some(arg_value)) = (text(argument.get("name")), text(argument.get("value")))
+        let reference = p
+            .get("ref")
+            .ok_or_else(|| ErrorObject::invalid_params("missing `ref`"))?;
+        let argument = p
+            .get("argument")
+            .ok_or_else(|| ErrorObject::invalid_params("missing `argument`"))?;
+        let (Some(arg_name), Some(arg_value)) =
+            (text(argument.get("name")), text(argument.get("value")))
         else {
-            return Err(ErrorObject::invalid_params("`argument` needs `name` and `value`"));
+            return Err(ErrorObject::invalid_params(
+                "`argument` needs `name` and `value`",
+            ));
         };
         let context: HashMap<String, String> = p
             .get("context")
@@ -373,19 +426,29 @@ impl ServerSession {
         let values = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = text(reference.get("name")).unwrap_or_default();
-                let prompt = read(&self.server.inner.prompts).get(&name).map(|e| e.item.clone());
-                let prompt = prompt.ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))?;
+                let prompt = read(&self.server.inner.prompts)
+                    .get(&name)
+                    .map(|e| e.item.clone());
+                let prompt = prompt.ok_or_else(|| {
+                    ErrorObject::invalid_params(format!("Unknown prompt: {name}"))
+                })?;
                 prompt.complete(&arg_name, &arg_value, &context).await
             }
             Some("ref/resource") => {
                 let uri = text(reference.get("uri")).unwrap_or_default();
-                let template = read(&self.server.inner.templates).get(&uri).map(|e| e.item.clone());
+                let template = read(&self.server.inner.templates)
+                    .get(&uri)
+                    .map(|e| e.item.clone());
                 match template {
                     Some(t) => t.complete(&arg_name, &arg_value, &context).await,
                     None => Vec::new(),
                 }
             }
-            _ => return Err(ErrorObject::invalid_params("`ref.type` must be ref/prompt or ref/resource")),
+            _ => {
+                return Err(ErrorObject::invalid_params(
+                    "`ref.type` must be ref/prompt or ref/resource",
+                ));
+            }
         };
         let total = values.len();
         let shown: Vec<String> = values.into_iter().take(100).collect();
@@ -399,7 +462,9 @@ pub(crate) fn decode<T: DeserializeOwned>(params: Option<Value>) -> Result<T, Er
         .map_err(ErrorObject::invalid_params)
 }
 
-fn decode_or_default<T: DeserializeOwned + Default>(params: Option<Value>) -> Result<T, ErrorObject> {
+fn decode_or_default<T: DeserializeOwned + Default>(
+    params: Option<Value>,
+) -> Result<T, ErrorObject> {
     match params {
         None | Some(Value::Null) => Ok(T::default()),
         Some(v) => serde_json::from_value(v).map_err(ErrorObject::invalid_params),
@@ -433,7 +498,10 @@ mod tests {
     #[test]
     fn cursors_round_trip_and_reject_garbage() {
         assert_eq!(decode_cursor(&encode_cursor(42)).ok(), Some(42));
-        assert_eq!(decode_cursor("nope").map_err(|e| e.code), Err(INVALID_PARAMS));
+        assert_eq!(
+            decode_cursor("nope").map_err(|e| e.code),
+            Err(INVALID_PARAMS)
+        );
     }
 
     #[test]

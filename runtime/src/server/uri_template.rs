@@ -66,7 +66,10 @@ impl UriTemplate {
                 ));
             }
         }
-        Ok(UriTemplate { source: source.to_owned(), parts })
+        Ok(UriTemplate {
+            source: source.to_owned(),
+            parts,
+        })
     }
 
     /// The template text.
@@ -97,7 +100,9 @@ impl UriTemplate {
                     match op {
                         Some('?') | Some('&') => {
                             let lead = if *op == Some('?') { '?' } else { '&' };
-                            let Some(q) = rest.strip_prefix(lead) else { continue };
+                            let Some(q) = rest.strip_prefix(lead) else {
+                                continue;
+                            };
                             let end = q.find('#').unwrap_or(q.len());
                             for pair in q[..end].split('&') {
                                 let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -123,7 +128,8 @@ impl UriTemplate {
                                 if reserved {
                                     Some(c) == next_op
                                 } else {
-                                    matches!(c, '/' | '?' | '#' | '&') || (*op == Some('.') && c == '.')
+                                    matches!(c, '/' | '?' | '#' | '&')
+                                        || (*op == Some('.') && c == '.')
                                 }
                             };
                             let limit = match next_literal {
@@ -156,17 +162,27 @@ fn parse_expr(body: &str, source: &str) -> Result<Part, String> {
     let (op, names) = match body.chars().next() {
         Some(c @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(c), &body[1..]),
         Some(_) => (None, body),
-        None => return Err(format!("empty expression '{{}}' in URI template {source:?}")),
+        None => {
+            return Err(format!(
+                "empty expression '{{}}' in URI template {source:?}"
+            ));
+        }
     };
     if op == Some(';') {
-        return Err(format!("path-style ';' expressions are not supported in {source:?}"));
+        return Err(format!(
+            "path-style ';' expressions are not supported in {source:?}"
+        ));
     }
     let mut vars = Vec::new();
     for name in names.split(',') {
         let valid = !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%');
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%');
         if !valid {
-            return Err(format!("invalid variable name {name:?} in URI template {source:?}"));
+            return Err(format!(
+                "invalid variable name {name:?} in URI template {source:?}"
+            ));
         }
         vars.push(name.to_owned());
     }

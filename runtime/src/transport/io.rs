@@ -28,7 +28,11 @@ impl<R, W> LineTransport<R, W> {
     /// A transport reading lines from `reader` and writing lines to `writer`, with a 4 MiB
     /// message limit.
     pub fn new(reader: R, writer: W) -> Self {
-        LineTransport { reader, writer, max_message_size: 4 * 1024 * 1024 }
+        LineTransport {
+            reader,
+            writer,
+            max_message_size: 4 * 1024 * 1024,
+        }
     }
 
     /// Sets the largest accepted message, in bytes.
@@ -54,7 +58,10 @@ where
                 limit: self.max_message_size,
                 discarding: false,
             },
-            LineSink { writer: BufWriter::new(self.writer), buf: Vec::with_capacity(1024) },
+            LineSink {
+                writer: BufWriter::new(self.writer),
+                buf: Vec::with_capacity(1024),
+            },
         )
     }
 }

@@ -21,7 +21,10 @@ pub struct MemoryTransport {
 pub fn pair() -> (MemoryTransport, MemoryTransport) {
     let (a_tx, a_rx) = mpsc::unbounded_channel();
     let (b_tx, b_rx) = mpsc::unbounded_channel();
-    (MemoryTransport { tx: a_tx, rx: b_rx }, MemoryTransport { tx: b_tx, rx: a_rx })
+    (
+        MemoryTransport { tx: a_tx, rx: b_rx },
+        MemoryTransport { tx: b_tx, rx: a_rx },
+    )
 }
 
 /// The receiving half of a [`MemoryTransport`].

@@ -29,7 +29,8 @@ pub trait MessageStream: Send + 'static {
 /// Outgoing messages.
 pub trait MessageSink: Send + 'static {
     /// Queues or writes one message.
-    fn send(&mut self, message: JsonRpcMessage) -> impl Future<Output = std::io::Result<()>> + Send;
+    fn send(&mut self, message: JsonRpcMessage)
+    -> impl Future<Output = std::io::Result<()>> + Send;
     /// Flushes what was queued (called when no more messages are waiting).
     fn flush(&mut self) -> impl Future<Output = std::io::Result<()>> + Send;
 }

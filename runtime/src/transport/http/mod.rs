@@ -38,6 +38,9 @@ use std::time::{Duration, Instant};
 use streams::{Mode, STANDALONE, Streams, parse_event_id, priming};
 use tokio::sync::mpsc;
 
+/// An HTTP status and message for a refused request.
+type Rejection = (StatusCode, &'static str);
+
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
@@ -137,7 +140,9 @@ pub struct StreamableHttp {
 
 impl std::fmt::Debug for StreamableHttp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StreamableHttp").field("options", &self.shared.options).finish_non_exhaustive()
+        f.debug_struct("StreamableHttp")
+            .field("options", &self.shared.options)
+            .finish_non_exhaustive()
     }
 }
 
@@ -156,7 +161,9 @@ impl StreamableHttp {
 
     /// A router serving the endpoint at `path` (e.g. `"/mcp"`).
     pub fn router(&self, path: &str) -> Router {
-        Router::new().route(path, any(handle)).with_state(self.shared.clone())
+        Router::new()
+            .route(path, any(handle))
+            .with_state(self.shared.clone())
     }
 
     /// Number of open sessions.
@@ -194,9 +201,12 @@ impl Shared {
         expired.len()
     }
 
-    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Rejection> {
         let Some(id) = headers.get(SESSION_HEADER) else {
-            return Err(http_error(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id header is required"));
+            return Err((
+                StatusCode::BAD_REQUEST,
+                "Bad Request: Mcp-Session-Id header is required",
+            ));
         };
         let id = id.to_str().unwrap_or_default();
         match lock(&self.sessions).get(id) {
@@ -204,7 +214,7 @@ impl Shared {
                 s.touch();
                 Ok(s.clone())
             }
-            None => Err(http_error(StatusCode::NOT_FOUND, "Session not found")),
+            None => Err((StatusCode::NOT_FOUND, "Session not found")),
         }
     }
 
@@ -221,10 +231,14 @@ impl Shared {
         let weak = Arc::downgrade(&session);
         tokio::spawn(async move {
             while let Some(out) = rx.recv().await {
-                let Some(session) = weak.upgrade() else { return };
+                let Some(session) = weak.upgrade() else {
+                    return;
+                };
                 let mut streams = lock(&session.streams);
                 match out {
-                    Outbound::Message { message, related } => streams.route(&message, related.as_ref()),
+                    Outbound::Message { message, related } => {
+                        streams.route(&message, related.as_ref())
+                    }
                     Outbound::CloseStream(request) => streams.disconnect(&request),
                     Outbound::Shutdown => {
                         streams.close_all();
@@ -240,15 +254,20 @@ impl Shared {
 
 async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if let Err(r) = check_host(&shared.options, &parts.headers) {
-        return r;
+    if let Err((status, message)) = check_host(&shared.options, &parts.headers) {
+        return http_error(status, message);
     }
     if let Some(v) = parts.headers.get(VERSION_HEADER) {
-        let ok = v.to_str().is_ok_and(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v));
+        let ok = v
+            .to_str()
+            .is_ok_and(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v));
         if !ok {
             return http_error(
                 StatusCode::BAD_REQUEST,
-                &format!("Bad Request: unsupported MCP-Protocol-Version (supported: {})", SUPPORTED_PROTOCOL_VERSIONS.join(", ")),
+                &format!(
+                    "Bad Request: unsupported MCP-Protocol-Version (supported: {})",
+                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+                ),
             );
         }
     }
@@ -258,7 +277,8 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         Method::DELETE => delete(shared, parts.headers),
         _ => {
             let mut r = http_error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
-            r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r.headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
             r
         }
     }
@@ -276,15 +296,25 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
         );
     }
     let content_type = header_str(&headers, header::CONTENT_TYPE.as_str());
-    if !content_type.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json")) {
-        return http_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: Content-Type must be application/json");
+    if !content_type
+        .split(';')
+        .next()
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+    {
+        return http_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: Content-Type must be application/json",
+        );
     }
     let bytes = match axum::body::to_bytes(body, shared.options.max_body_size).await {
         Ok(b) => b,
         Err(_) => {
             return rpc_error(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                ErrorObject::invalid_request(format!("message exceeds the {} byte limit", shared.options.max_body_size)),
+                ErrorObject::invalid_request(format!(
+                    "message exceeds the {} byte limit",
+                    shared.options.max_body_size
+                )),
             );
         }
     };
@@ -292,7 +322,8 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
         Ok(m) => m,
         Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e),
     };
-    let is_initialize = matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
+    let is_initialize =
+        matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
 
     if shared.options.stateless {
         let (tx, rx) = mpsc::unbounded_channel();
@@ -302,14 +333,17 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
 
     let (session_id, session) = if is_initialize {
         if headers.contains_key(SESSION_HEADER) {
-            return rpc_error(StatusCode::BAD_REQUEST, ErrorObject::invalid_request("initialize must not carry Mcp-Session-Id"));
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                ErrorObject::invalid_request("initialize must not carry Mcp-Session-Id"),
+            );
         }
         let (id, s) = shared.create_session();
         (Some(id), s)
     } else {
         match shared.session(&headers) {
             Ok(s) => (None, s),
-            Err(r) => return r,
+            Err((status, message)) => return http_error(status, message),
         }
     };
 
@@ -331,7 +365,10 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
     let mut response = if json_mode {
         json_body(rx).await
     } else {
-        let primer = session.engine.protocol_version().is_none_or(|v| v >= "2025-11-25");
+        let primer = session
+            .engine
+            .protocol_version()
+            .is_none_or(|v| v >= "2025-11-25");
         let first = primer.then(|| priming(stream, shared.options.sse_retry.as_millis()));
         sse_body(first, rx)
     };
@@ -364,21 +401,37 @@ async fn dispatch_stateless(
             streams.route(&message, related.as_ref());
         }
     });
-    if json_mode { json_body(out).await } else { sse_body(None, out) }
+    if json_mode {
+        json_body(out).await
+    } else {
+        sse_body(None, out)
+    }
 }
 
 fn get(shared: Arc<Shared>, headers: HeaderMap) -> Response {
-    if !accepts(header_str(&headers, header::ACCEPT.as_str()), "text/event-stream") {
-        return http_error(StatusCode::NOT_ACCEPTABLE, "Not Acceptable: Accept must list text/event-stream");
+    if !accepts(
+        header_str(&headers, header::ACCEPT.as_str()),
+        "text/event-stream",
+    ) {
+        return http_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: Accept must list text/event-stream",
+        );
     }
     if shared.options.stateless {
-        return http_error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed: stateless server has no standalone stream");
+        return http_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method Not Allowed: stateless server has no standalone stream",
+        );
     }
     let session = match shared.session(&headers) {
         Ok(s) => s,
-        Err(r) => return r,
+        Err((status, message)) => return http_error(status, message),
     };
-    let resume = headers.get(LAST_EVENT_ID).and_then(|v| v.to_str().ok()).and_then(parse_event_id);
+    let resume = headers
+        .get(LAST_EVENT_ID)
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_event_id);
     let (live, rx) = mpsc::unbounded_channel();
     let mut streams = lock(&session.streams);
     let attached = match resume {
@@ -394,10 +447,16 @@ fn get(shared: Arc<Shared>, headers: HeaderMap) -> Response {
 
 fn delete(shared: Arc<Shared>, headers: HeaderMap) -> Response {
     if shared.options.stateless {
-        return http_error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed: stateless server has no sessions");
+        return http_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method Not Allowed: stateless server has no sessions",
+        );
     }
     let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
-        return http_error(StatusCode::BAD_REQUEST, "Bad Request: Mcp-Session-Id header is required");
+        return http_error(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: Mcp-Session-Id header is required",
+        );
     };
     match lock(&shared.sessions).remove(id) {
         Some(session) => {
@@ -425,25 +484,33 @@ fn sse_body(first: Option<Bytes>, rx: mpsc::UnboundedReceiver<Bytes>) -> Respons
 async fn json_body(mut rx: mpsc::UnboundedReceiver<Bytes>) -> Response {
     match rx.recv().await {
         Some(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
-        None => http_error(StatusCode::INTERNAL_SERVER_ERROR, "the session closed before the response"),
+        None => http_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the session closed before the response",
+        ),
     }
 }
 
-fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Response> {
-    let Some(allowed) = &options.allowed_hosts else { return Ok(()) };
+fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Rejection> {
+    let Some(allowed) = &options.allowed_hosts else {
+        return Ok(());
+    };
     let ok = |host: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(host));
     if let Some(host) = headers.get(header::HOST) {
         let host = host.to_str().unwrap_or_default();
         if !ok(strip_port(host)) {
-            return Err(http_error(StatusCode::FORBIDDEN, "Forbidden: Host not allowed"));
+            return Err((StatusCode::FORBIDDEN, "Forbidden: Host not allowed"));
         }
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
-        let host = origin.split_once("://").map(|(_, rest)| rest).unwrap_or(origin);
+        let host = origin
+            .split_once("://")
+            .map(|(_, rest)| rest)
+            .unwrap_or(origin);
         let host = host.split('/').next().unwrap_or_default();
         if !ok(strip_port(host)) {
-            return Err(http_error(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed"));
+            return Err((StatusCode::FORBIDDEN, "Forbidden: Origin not allowed"));
         }
     }
     Ok(())
@@ -453,11 +520,20 @@ fn strip_port(host: &str) -> &str {
     if host.starts_with('[') {
         return host.split_inclusive(']').next().unwrap_or(host);
     }
-    host.rsplit_once(':').map_or(host, |(h, p)| if p.chars().all(|c| c.is_ascii_digit()) { h } else { host })
+    host.rsplit_once(':').map_or(host, |(h, p)| {
+        if p.chars().all(|c| c.is_ascii_digit()) {
+            h
+        } else {
+            host
+        }
+    })
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
-    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
 }
 
 fn accepts(accept: &str, mime: &str) -> bool {
@@ -468,7 +544,10 @@ fn accepts(accept: &str, mime: &str) -> bool {
 }
 
 fn http_error(status: StatusCode, message: &str) -> Response {
-    rpc_error(status, ErrorObject::new(crate::protocol::INVALID_REQUEST, message))
+    rpc_error(
+        status,
+        ErrorObject::new(crate::protocol::INVALID_REQUEST, message),
+    )
 }
 
 fn rpc_error(status: StatusCode, error: ErrorObject) -> Response {
@@ -510,9 +589,15 @@ mod tests {
         assert!(check_host(&opts, &h).is_ok());
         h.insert(header::HOST, HeaderValue::from_static("[::1]:8001"));
         assert!(check_host(&opts, &h).is_ok());
-        h.insert(header::ORIGIN, HeaderValue::from_static("http://evil.example"));
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://evil.example"),
+        );
         assert!(check_host(&opts, &h).is_err());
-        h.insert(header::ORIGIN, HeaderValue::from_static("http://127.0.0.1:3000"));
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://127.0.0.1:3000"),
+        );
         assert!(check_host(&opts, &h).is_ok());
         h.insert(header::HOST, HeaderValue::from_static("evil.example"));
         assert!(check_host(&opts, &h).is_err());
@@ -520,7 +605,10 @@ mod tests {
 
     #[test]
     fn accept_parsing() {
-        assert!(accepts("application/json, text/event-stream", "text/event-stream"));
+        assert!(accepts(
+            "application/json, text/event-stream",
+            "text/event-stream"
+        ));
         assert!(accepts("application/json;q=0.9", "application/json"));
         assert!(!accepts("text/html", "application/json"));
     }

