@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Drives the conformance example with real clients nobody here wrote: the TypeScript SDK
+# client (tests/interop/node) and the Python `mcp` client (tests/interop/python), each over
+# stdio and Streamable HTTP. Installs the pinned clients locally.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+cargo build --quiet -p tracksuit-examples --bin conformance
+binary="$root/target/debug/conformance"
+
+echo "--- TypeScript SDK client ($(node --version))"
+(cd tests/interop/node && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm ci --no-audit --no-fund)
+node tests/interop/node/client.mjs "$binary"
+
+echo "--- Python mcp client"
+venv="$root/.tools/venv"
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/interop/python/requirements.txt
+"$venv/bin/python" tests/interop/python/client.py "$binary"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, lints, cargo tests (unit, integration, doc), the
+# official conformance suite, and interop with the TypeScript and Python SDK clients.
+# This is the command README.md names and .ci/run calls.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+section() { printf '\n=== %s ===\n' "$*"; }
+start=$(date +%s)
+
+section "cargo fmt --check"
+cargo fmt --all -- --check
+
+section "cargo clippy (-D warnings)"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+section "cargo test"
+cargo test --workspace --quiet
+
+section "official conformance suite"
+./scripts/conformance.sh
+
+section "interop: TypeScript and Python SDK clients"
+./scripts/interop.sh
+
+section "all green in $(( $(date +%s) - start ))s"
