@@ -6,19 +6,38 @@ use std::collections::BTreeMap;
 
 /// What is being completed: a prompt's argument or a resource template's variable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
+#[serde(untagged)]
 pub enum CompletionReference {
     /// `ref/prompt`
-    #[serde(rename = "ref/prompt")]
     Prompt(PromptReference),
     /// `ref/resource`
-    #[serde(rename = "ref/resource")]
     Resource(ResourceTemplateReference),
+}
+
+/// The `"ref/prompt"` type tag.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PromptRefType {
+    /// `"ref/prompt"`
+    #[default]
+    #[serde(rename = "ref/prompt")]
+    Prompt,
+}
+
+/// The `"ref/resource"` type tag.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ResourceRefType {
+    /// `"ref/resource"`
+    #[default]
+    #[serde(rename = "ref/resource")]
+    Resource,
 }
 
 /// A prompt, by name.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PromptReference {
+    /// Always `ref/prompt`.
+    #[serde(rename = "type")]
+    pub kind: PromptRefType,
     /// The prompt's name.
     pub name: String,
     /// Display name.
@@ -26,11 +45,34 @@ pub struct PromptReference {
     pub title: Option<String>,
 }
 
+impl PromptReference {
+    /// A reference to the prompt `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        PromptReference {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+}
+
 /// A resource template, by URI template.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResourceTemplateReference {
+    /// Always `ref/resource`.
+    #[serde(rename = "type")]
+    pub kind: ResourceRefType,
     /// The URI template.
     pub uri: String,
+}
+
+impl ResourceTemplateReference {
+    /// A reference to the template `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        ResourceTemplateReference {
+            uri: uri.into(),
+            ..Default::default()
+        }
+    }
 }
 
 /// The argument being completed.

@@ -334,10 +334,22 @@ pub struct ElicitRequestFormParams {
     pub meta: Option<Meta>,
 }
 
+/// The `"url"` mode tag.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UrlMode {
+    /// `"url"`
+    #[default]
+    #[serde(rename = "url")]
+    Url,
+}
+
 /// URL-mode `elicitation/create` params.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitRequestURLParams {
+    /// Always `url`.
+    #[serde(default)]
+    pub mode: UrlMode,
     /// Why the user should open the URL.
     pub message: String,
     /// The URL.
@@ -380,9 +392,17 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let mut value = serde_json::Value::deserialize(d)?;
-        let mode = value.as_object_mut().and_then(|m| m.remove("mode"));
-        match mode.as_ref().and_then(|m| m.as_str()) {
-            None | Some("form") => serde_json::from_value(value).map(ElicitRequestParams::Form),
+        let mode = value
+            .get("mode")
+            .and_then(|m| m.as_str())
+            .map(str::to_owned);
+        match mode.as_deref() {
+            None | Some("form") => {
+                if let Some(map) = value.as_object_mut() {
+                    map.remove("mode");
+                }
+                serde_json::from_value(value).map(ElicitRequestParams::Form)
+            }
             Some("url") => serde_json::from_value(value).map(ElicitRequestParams::Url),
             Some(other) => {
                 return Err(D::Error::custom(format!(

@@ -403,58 +403,49 @@ impl ServerSession {
     }
 
     async fn complete(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
-        let p = params.ok_or_else(|| ErrorObject::invalid_params("missing params"))?;
-        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
-        let reference = p
-            .get("ref")
-            .ok_or_else(|| ErrorObject::invalid_params("missing `ref`"))?;
-        let argument = p
-            .get("argument")
-            .ok_or_else(|| ErrorObject::invalid_params("missing `argument`"))?;
-        let (Some(arg_name), Some(arg_value)) =
-            (text(argument.get("name")), text(argument.get("value")))
-        else {
-            return Err(ErrorObject::invalid_params(
-                "`argument` needs `name` and `value`",
-            ));
-        };
+        let p: CompleteRequestParams = decode(params)?;
         let context: HashMap<String, String> = p
-            .get("context")
-            .and_then(|c| c.get("arguments"))
-            .and_then(|a| serde_json::from_value(a.clone()).ok())
-            .unwrap_or_default();
-        let values = match reference.get("type").and_then(Value::as_str) {
-            Some("ref/prompt") => {
-                let name = text(reference.get("name")).unwrap_or_default();
+            .context
+            .and_then(|c| c.arguments)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let (name, value) = (&p.argument.name, &p.argument.value);
+        let values = match &p.reference {
+            CompletionReference::Prompt(r) => {
                 let prompt = read(&self.server.inner.prompts)
-                    .get(&name)
+                    .get(&r.name)
                     .map(|e| e.item.clone());
                 let prompt = prompt.ok_or_else(|| {
-                    ErrorObject::invalid_params(format!("Unknown prompt: {name}"))
+                    ErrorObject::invalid_params(format!("Unknown prompt: {}", r.name))
                 })?;
-                prompt.complete(&arg_name, &arg_value, &context).await
+                prompt.complete(name, value, &context).await
             }
-            Some("ref/resource") => {
-                let uri = text(reference.get("uri")).unwrap_or_default();
+            CompletionReference::Resource(r) => {
                 let template = read(&self.server.inner.templates)
-                    .get(&uri)
+                    .get(&r.uri)
                     .map(|e| e.item.clone());
                 match template {
-                    Some(t) => t.complete(&arg_name, &arg_value, &context).await,
+                    Some(t) => t.complete(name, value, &context).await,
                     None => Vec::new(),
                 }
             }
-            _ => {
-                return Err(ErrorObject::invalid_params(
-                    "`ref.type` must be ref/prompt or ref/resource",
-                ));
-            }
         };
         let total = values.len();
-        let shown: Vec<String> = values.into_iter().take(100).collect();
-        Ok(json!({ "completion": { "values": shown, "total": total, "hasMore": total > 100 } }))
+        let completion = Completion {
+            has_more: Some(total > MAX_COMPLETIONS),
+            total: Some(total as u64),
+            values: values.into_iter().take(MAX_COMPLETIONS).collect(),
+        };
+        encode(CompleteResult {
+            completion,
+            meta: None,
+        })
     }
 }
+
+/// The spec caps completion values at 100 per response.
+const MAX_COMPLETIONS: usize = 100;
 
 /// Decodes request params into their type, mapping failures to `-32602`.
 pub(crate) fn decode<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
