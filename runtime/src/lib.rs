@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod authoring;
 pub mod client;
 pub mod context;
 pub mod peer;
@@ -29,6 +30,7 @@ pub mod protocol;
 pub mod server;
 pub mod transport;
 
+pub use authoring::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
 pub use context::Ctx;
 pub use peer::RequestError;
 pub use server::{

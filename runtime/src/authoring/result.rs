@@ -1,0 +1,202 @@
+//! Return-value conversion: what a tool, prompt or resource function may return.
+
+use super::schema::schema_for;
+use crate::protocol::{
+    CallToolResult, ContentBlock, ErrorObject, GetPromptResult, JsonObject, PromptMessage,
+    ReadResourceResult, ResourceContents,
+};
+use crate::server::ToolError;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// Structured tool output: serialised into `structuredContent` (plus a JSON text block for
+/// older clients), with `T`'s schema published as the tool's `outputSchema`.
+///
+/// ```
+/// use tracksuit::{Json, IntoToolResult};
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Sum { sum: i64 }
+/// let r = Json(Sum { sum: 3 }).into_tool_result().unwrap();
+/// assert_eq!(r.structured_content.unwrap()["sum"], 3);
+/// assert!(<Json<Sum> as IntoToolResult>::output_schema().is_some());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Json<T>(pub T);
+
+/// Converts a tool function's return value into a `tools/call` result.
+///
+/// Implemented for `String`, `&str`, `()`, [`ContentBlock`], `Vec<ContentBlock>`,
+/// [`CallToolResult`], [`Json<T>`] and `Result<T, E>` where `T: IntoToolResult` and
+/// `E: Display` (an `Err` becomes an `isError` result the model can read).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP tool",
+    label = "this return type does not implement `IntoToolResult`",
+    note = "return `String`, `ContentBlock`, `Vec<ContentBlock>`, `CallToolResult`, `Json<T>` (T: Serialize + JsonSchema), or `Result<T, E>` of one of these with `E: Display`"
+)]
+pub trait IntoToolResult {
+    /// The `outputSchema` this return type declares (only structured output has one).
+    fn output_schema() -> Option<JsonObject> {
+        None
+    }
+
+    /// The result, or an execution / protocol error.
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError>;
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for &str {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(CallToolResult::new(Vec::new()))
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(CallToolResult::new(vec![self]))
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(CallToolResult::new(self))
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn output_schema() -> Option<JsonObject> {
+        Some(schema_for::<T>())
+    }
+
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        match serde_json::to_value(&self.0)? {
+            serde_json::Value::Object(map) => Ok(CallToolResult::structured(map)),
+            other => Err(ToolError::new(format!(
+                "structured output must serialise to a JSON object, got {other}"
+            ))),
+        }
+    }
+}
+
+impl<T: IntoToolResult, E: std::fmt::Display> IntoToolResult for Result<T, E> {
+    fn output_schema() -> Option<JsonObject> {
+        T::output_schema()
+    }
+
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        match self {
+            Ok(t) => t.into_tool_result(),
+            Err(e) => Err(ToolError::new(e.to_string())),
+        }
+    }
+}
+
+/// Converts a prompt function's return value into a `prompts/get` result.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP prompt",
+    label = "this return type does not implement `IntoPromptResult`",
+    note = "return `String` (one user message), `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, or `Result` of one of these"
+)]
+pub trait IntoPromptResult {
+    /// The rendered prompt, or a JSON-RPC error.
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject>;
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        Ok(self)
+    }
+}
+
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        Ok(GetPromptResult::new(vec![PromptMessage::user_text(self)]))
+    }
+}
+
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        Ok(GetPromptResult::new(vec![self]))
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        Ok(GetPromptResult::new(self))
+    }
+}
+
+impl<T: IntoPromptResult, E: std::fmt::Display> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        self.map_err(|e| ErrorObject::internal(e))?.into_prompt_result()
+    }
+}
+
+/// Converts a resource function's return value into a `resources/read` result.
+/// Text (`String`) and binary (`Vec<u8>`, base64-encoded for you) are given the resource's
+/// URI and MIME type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP resource",
+    label = "this return type does not implement `IntoResourceResult`",
+    note = "return `String` (text), `Vec<u8>` (binary), `ResourceContents`, `ReadResourceResult`, or `Result` of one of these"
+)]
+pub trait IntoResourceResult {
+    /// The contents read from `uri`.
+    fn into_resource_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, ErrorObject>;
+}
+
+impl IntoResourceResult for ReadResourceResult {
+    fn into_resource_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+        Ok(self)
+    }
+}
+
+impl IntoResourceResult for ResourceContents {
+    fn into_resource_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+        Ok(ReadResourceResult::new(vec![self]))
+    }
+}
+
+impl IntoResourceResult for String {
+    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+        let contents = match mime {
+            Some(m) => ResourceContents::text_with_mime(uri, m, self),
+            None => ResourceContents::text(uri, self),
+        };
+        Ok(ReadResourceResult::new(vec![contents]))
+    }
+}
+
+impl IntoResourceResult for Vec<u8> {
+    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+        use base64::Engine as _;
+        let data = base64::engine::general_purpose::STANDARD.encode(self);
+        let contents = match mime {
+            Some(m) => ResourceContents::blob_with_mime(uri, m, data),
+            None => ResourceContents::blob(uri, data),
+        };
+        Ok(ReadResourceResult::new(vec![contents]))
+    }
+}
+
+impl<T: IntoResourceResult, E: std::fmt::Display> IntoResourceResult for Result<T, E> {
+    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+        self.map_err(|e| ErrorObject::internal(e))?.into_resource_result(uri, mime)
+    }
+}

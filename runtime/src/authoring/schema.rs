@@ -1,0 +1,79 @@
+//! JSON Schema generation (schemars, draft 2020-12) and validation (jsonschema) with errors
+//! that name the offending field.
+
+use crate::protocol::JsonObject;
+use schemars::JsonSchema;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// The draft 2020-12 schema of `T`, as a JSON object.
+///
+/// ```
+/// #[derive(schemars::JsonSchema)]
+/// struct Point { x: i32, y: i32 }
+/// let s = tracksuit::authoring::schema_for::<Point>();
+/// assert_eq!(s["type"], "object");
+/// assert_eq!(s["required"], serde_json::json!(["x", "y"]));
+/// ```
+pub fn schema_for<T: JsonSchema + ?Sized>() -> JsonObject {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    match schema.to_value() {
+        Value::Object(map) => map,
+        // `true` / `false` schemas: anything / nothing.
+        Value::Bool(true) => JsonObject::new(),
+        _ => serde_json::json!({ "not": {} }).as_object().cloned().unwrap_or_default(),
+    }
+}
+
+/// A schema compiled once, on first use, for validating values against it.
+///
+/// ```
+/// use tracksuit::authoring::SchemaValidator;
+/// static V: SchemaValidator = SchemaValidator::new();
+/// let schema = serde_json::json!({"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]});
+/// let schema = schema.as_object().unwrap();
+/// assert!(V.validate(schema, &serde_json::json!({"n": 1})).is_ok());
+/// let err = V.validate(schema, &serde_json::json!({"n": "one"})).unwrap_err();
+/// assert!(err.contains("`n`"), "{err}");
+/// ```
+#[derive(Debug)]
+pub struct SchemaValidator {
+    compiled: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+impl Default for SchemaValidator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SchemaValidator {
+    /// An empty slot; the schema is compiled by the first [`SchemaValidator::validate`].
+    pub const fn new() -> Self {
+        SchemaValidator { compiled: OnceLock::new() }
+    }
+
+    /// Checks `value` against `schema` (compiled on the first call; later calls must pass
+    /// the same schema). The error lists each violation with the field it concerns.
+    pub fn validate(&self, schema: &JsonObject, value: &Value) -> Result<(), String> {
+        let compiled = self.compiled.get_or_init(|| {
+            jsonschema::validator_for(&Value::Object(schema.clone())).map_err(|e| format!("invalid schema: {e}"))
+        });
+        let validator = compiled.as_ref().map_err(Clone::clone)?;
+        let problems: Vec<String> = validator
+            .iter_errors(value)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                let field = path.trim_start_matches('/').replace('/', ".");
+                if field.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("`{field}`: {e}")
+                }
+            })
+            .collect();
+        if problems.is_empty() { Ok(()) } else { Err(problems.join("; ")) }
+    }
+}
