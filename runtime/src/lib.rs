@@ -58,7 +58,11 @@ macro_rules! crate_info {
 /// Items for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::authoring::macro_support::*;
+    pub use futures::future::BoxFuture;
     pub use schemars;
     pub use serde;
     pub use serde_json;
 }
+
+pub use tracksuit_macros::{mcp_prompt, mcp_resource, mcp_server, mcp_tool};

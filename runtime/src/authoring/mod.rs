@@ -2,6 +2,8 @@
 //! return-value conversion traits, JSON Schema generation (schemars, draft 2020-12) and
 //! argument / structured-output validation (jsonschema).
 
+#[doc(hidden)]
+pub mod macro_support;
 mod result;
 mod schema;
 

@@ -144,7 +144,8 @@ impl IntoPromptResult for Vec<PromptMessage> {
 
 impl<T: IntoPromptResult, E: std::fmt::Display> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
-        self.map_err(|e| ErrorObject::internal(e))?.into_prompt_result()
+        self.map_err(|e| ErrorObject::internal(e))?
+            .into_prompt_result()
     }
 }
 
@@ -158,23 +159,39 @@ impl<T: IntoPromptResult, E: std::fmt::Display> IntoPromptResult for Result<T, E
 )]
 pub trait IntoResourceResult {
     /// The contents read from `uri`.
-    fn into_resource_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, ErrorObject>;
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject>;
 }
 
 impl IntoResourceResult for ReadResourceResult {
-    fn into_resource_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+    fn into_resource_result(
+        self,
+        _: &str,
+        _: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject> {
         Ok(self)
     }
 }
 
 impl IntoResourceResult for ResourceContents {
-    fn into_resource_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+    fn into_resource_result(
+        self,
+        _: &str,
+        _: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject> {
         Ok(ReadResourceResult::new(vec![self]))
     }
 }
 
 impl IntoResourceResult for String {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject> {
         let contents = match mime {
             Some(m) => ResourceContents::text_with_mime(uri, m, self),
             None => ResourceContents::text(uri, self),
@@ -184,7 +201,11 @@ impl IntoResourceResult for String {
 }
 
 impl IntoResourceResult for Vec<u8> {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject> {
         use base64::Engine as _;
         let data = base64::engine::general_purpose::STANDARD.encode(self);
         let contents = match mime {
@@ -196,7 +217,12 @@ impl IntoResourceResult for Vec<u8> {
 }
 
 impl<T: IntoResourceResult, E: std::fmt::Display> IntoResourceResult for Result<T, E> {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
-        self.map_err(|e| ErrorObject::internal(e))?.into_resource_result(uri, mime)
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject> {
+        self.map_err(|e| ErrorObject::internal(e))?
+            .into_resource_result(uri, mime)
     }
 }

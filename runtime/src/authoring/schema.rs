@@ -23,7 +23,10 @@ pub fn schema_for<T: JsonSchema + ?Sized>() -> JsonObject {
         Value::Object(map) => map,
         // `true` / `false` schemas: anything / nothing.
         Value::Bool(true) => JsonObject::new(),
-        _ => serde_json::json!({ "not": {} }).as_object().cloned().unwrap_or_default(),
+        _ => serde_json::json!({ "not": {} })
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
     }
 }
 
@@ -52,14 +55,17 @@ impl Default for SchemaValidator {
 impl SchemaValidator {
     /// An empty slot; the schema is compiled by the first [`SchemaValidator::validate`].
     pub const fn new() -> Self {
-        SchemaValidator { compiled: OnceLock::new() }
+        SchemaValidator {
+            compiled: OnceLock::new(),
+        }
     }
 
     /// Checks `value` against `schema` (compiled on the first call; later calls must pass
     /// the same schema). The error lists each violation with the field it concerns.
     pub fn validate(&self, schema: &JsonObject, value: &Value) -> Result<(), String> {
         let compiled = self.compiled.get_or_init(|| {
-            jsonschema::validator_for(&Value::Object(schema.clone())).map_err(|e| format!("invalid schema: {e}"))
+            jsonschema::validator_for(&Value::Object(schema.clone()))
+                .map_err(|e| format!("invalid schema: {e}"))
         });
         let validator = compiled.as_ref().map_err(Clone::clone)?;
         let problems: Vec<String> = validator
@@ -74,6 +80,10 @@ impl SchemaValidator {
                 }
             })
             .collect();
-        if problems.is_empty() { Ok(()) } else { Err(problems.join("; ")) }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("; "))
+        }
     }
 }

@@ -72,6 +72,14 @@ impl UriTemplate {
         })
     }
 
+    /// A template that matches exactly `uri` (no variables).
+    pub fn literal(uri: &str) -> Self {
+        UriTemplate {
+            source: uri.to_owned(),
+            parts: vec![Part::Literal(uri.to_owned())],
+        }
+    }
+
     /// The template text.
     pub fn as_str(&self) -> &str {
         &self.source

@@ -1,0 +1,57 @@
+//! An error collector that must be checked before it is dropped, so every diagnostic of a
+//! macro invocation is reported together.
+
+use std::cell::RefCell;
+use std::fmt::Display;
+
+/// Collects errors during parsing and checking.
+pub struct Ctxt {
+    errors: RefCell<Option<Vec<syn::Error>>>,
+}
+
+impl Ctxt {
+    /// An empty collector.
+    pub fn new() -> Self {
+        Ctxt {
+            errors: RefCell::new(Some(Vec::new())),
+        }
+    }
+
+    /// Records an error spanned at `tokens`.
+    pub fn error_spanned_by<T: quote::ToTokens, M: Display>(&self, tokens: T, message: M) {
+        self.syn_error(syn::Error::new_spanned(tokens, message));
+    }
+
+    /// Records a syn error.
+    pub fn syn_error(&self, error: syn::Error) {
+        if let Some(errors) = self.errors.borrow_mut().as_mut() {
+            errors.push(error);
+        }
+    }
+
+    /// Finishes: all errors combined into one, or `Ok`.
+    pub fn check(self) -> syn::Result<()> {
+        let mut errors = self
+            .errors
+            .borrow_mut()
+            .take()
+            .unwrap_or_default()
+            .into_iter();
+        let Some(mut combined) = errors.next() else {
+            return Ok(());
+        };
+        for e in errors {
+            combined.combine(e);
+        }
+        Err(combined)
+    }
+}
+
+impl Drop for Ctxt {
+    fn drop(&mut self) {
+        if !std::thread::panicking() && self.errors.borrow().is_some() {
+            // A bug in the macro, not in user code: every path must call `check`.
+            eprintln!("tracksuit-macros: Ctxt dropped without check()");
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! `#[mcp_prompt]` expansion.
+
+use crate::common::{krate, with_errors};
+use crate::internals::ast::{Function, ParamKind, is_option, output_span};
+use crate::internals::attr::{Args, Kind};
+use crate::internals::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::{Ident, ItemFn, LitStr, Type};
+
+const KEYS: &[(&str, Kind)] = &[
+    ("name", Kind::Str),
+    ("title", Kind::Str),
+    ("description", Kind::Str),
+    ("complete", Kind::Path),
+    ("crate", Kind::Path),
+];
+
+/// `String` or `Option<String>`.
+fn is_string(ty: &Type) -> bool {
+    let inner = match ty {
+        Type::Path(p) => p.path.segments.last(),
+        _ => None,
+    };
+    match inner {
+        Some(seg) if seg.ident == "String" => true,
+        Some(seg) if seg.ident == "Option" => match &seg.arguments {
+            syn::PathArguments::AngleBracketed(a) => {
+                matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if is_string(t) && !is_option(t))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: ItemFn = match syn::parse2(item) {
+        Ok(f) => f,
+        Err(e) => {
+            return syn::Error::new(e.span(), "`#[mcp_prompt]` goes on an `async fn`")
+                .to_compile_error();
+        }
+    };
+    let cx = Ctxt::new();
+    let args = Args::parse(attr, KEYS, &cx);
+    let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "prompt");
+    for p in &parsed.params {
+        match p.kind {
+            ParamKind::Arg { .. } if !is_string(&p.ty) => cx.error_spanned_by(
+                &p.ty,
+                "prompt arguments are strings on the wire: use `String`, or `Option<String>` for an optional argument",
+            ),
+            ParamKind::Whole => cx.error_spanned_by(&p.ident, "`#[params]` is for tools; prompt arguments are individual strings"),
+            ParamKind::Cancel => cx.error_spanned_by(&p.ty, "prompts take `&Ctx` for context, not a cancellation token"),
+            _ => {}
+        }
+    }
+    if let Some(r) = &parsed.receiver {
+        cx.error_spanned_by(r, "`#[mcp_prompt]` goes on a free `async fn`");
+    }
+    let krate = krate(args.path("crate"));
+    let ident = func.sig.ident.clone();
+    let vis = func.vis.clone();
+    let fallback = quote! {
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #ident;
+        impl #krate::Prompt for #ident {
+            fn descriptor(&self) -> #krate::protocol::Prompt { #krate::protocol::Prompt::new(::core::stringify!(#ident)) }
+            fn get<'__a>(&'__a self, _: #krate::Ctx, _: ::std::collections::HashMap<::std::string::String, ::std::string::String>)
+                -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
+                ::std::boxed::Box::pin(async { ::core::result::Result::Err(#krate::protocol::ErrorObject::internal("this prompt failed to compile")) })
+            }
+        }
+    };
+    if let Err(e) = cx.check() {
+        return with_errors(e, fallback);
+    }
+    let name = args
+        .str("name")
+        .map(LitStr::value)
+        .unwrap_or_else(|| ident.to_string());
+    let opt = |v: Option<String>| match v {
+        Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
+        None => quote!(::core::option::Option::None),
+    };
+    let title = opt(args.str("title").map(LitStr::value));
+    let description = opt(args
+        .str("description")
+        .map(LitStr::value)
+        .or(parsed.docs.clone()));
+    let arg_descriptors: Vec<_> = parsed
+        .args()
+        .map(|p| {
+            let n = p.ident.to_string();
+            let d = opt(p.docs.clone());
+            let required = !is_option(&p.ty);
+            quote! {{
+                let mut a = #krate::protocol::PromptArgument::new(#n);
+                a.description = #d;
+                a.required = ::core::option::Option::Some(#required);
+                a
+            }}
+        })
+        .collect();
+    let arguments = if arg_descriptors.is_empty() {
+        quote!(::core::option::Option::None)
+    } else {
+        quote!(::core::option::Option::Some(
+            ::std::vec![#(#arg_descriptors),*]
+        ))
+    };
+    let call_args = parsed.params.iter().map(|p| {
+        let n = p.ident.to_string();
+        match p.kind {
+            ParamKind::Arg { .. } if is_option(&p.ty) => quote!(__args.remove(#n)),
+            ParamKind::Arg { .. } => quote!(__args.remove(#n).unwrap_or_default()),
+            ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
+            _ => quote!(::core::clone::Clone::clone(&__ctx)),
+        }
+    });
+    let ret = match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let into = quote_spanned!(output_span(&func.sig)=> <#ret as #krate::IntoPromptResult>::into_prompt_result(__out));
+    let complete = args.path("complete").map(|path| {
+        quote! {
+            fn complete<'__a>(
+                &'__a self,
+                argument: &'__a str,
+                value: &'__a str,
+                _context: &'__a ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+            ) -> #krate::__private::BoxFuture<'__a, ::std::vec::Vec<::std::string::String>> {
+                ::std::boxed::Box::pin(#path(argument, value))
+            }
+        }
+    });
+    let docs: Vec<_> = func
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    let other_attrs: Vec<_> = func
+        .attrs
+        .iter()
+        .filter(|a| !a.path().is_ident("doc"))
+        .collect();
+    let mut sig = func.sig.clone();
+    sig.ident = Ident::new("run", ident.span());
+    let block = &func.block;
+    let boxed = quote_spanned!(ident.span()=> #krate::__private::box_send_future(async move {
+        let __out = #ident::run(#(#call_args),*).await;
+        #into
+    }));
+    quote! {
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #ident;
+
+        impl #ident {
+            #(#docs)*
+            #(#other_attrs)*
+            #vis #sig #block
+        }
+
+        #[automatically_derived]
+        impl #krate::Prompt for #ident {
+            fn descriptor(&self) -> #krate::protocol::Prompt {
+                let mut p = #krate::protocol::Prompt::new(#name);
+                p.title = #title;
+                p.description = #description;
+                p.arguments = #arguments;
+                p
+            }
+
+            #[allow(unused_mut)]
+            fn get<'__a>(
+                &'__a self,
+                __ctx: #krate::Ctx,
+                mut __args: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+            ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
+                #boxed
+            }
+
+            #complete
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! `#[mcp_resource]` expansion: a fixed resource when the URI has no variables, a resource
+//! template (typed variables parsed with `FromStr`) when it has some.
+
+use crate::common::{krate, with_errors};
+use crate::internals::ast::{Function, ParamKind, output_span};
+use crate::internals::attr::{Args, Kind};
+use crate::internals::check;
+use crate::internals::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::{Ident, ItemFn, LitStr};
+
+const KEYS: &[(&str, Kind)] = &[
+    ("uri", Kind::Str),
+    ("name", Kind::Str),
+    ("title", Kind::Str),
+    ("description", Kind::Str),
+    ("mime_type", Kind::Str),
+    ("complete", Kind::Path),
+    ("crate", Kind::Path),
+];
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: ItemFn = match syn::parse2(item) {
+        Ok(f) => f,
+        Err(e) => {
+            return syn::Error::new(e.span(), "`#[mcp_resource]` goes on an `async fn`")
+                .to_compile_error();
+        }
+    };
+    let cx = Ctxt::new();
+    let args = Args::parse(attr, KEYS, &cx);
+    let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "resource");
+    let ident = func.sig.ident.clone();
+    let uri = args.str("uri").cloned();
+    let vars = match &uri {
+        None => {
+            if !args.str("uri").is_some() {
+                cx.syn_error(syn::Error::new(
+                    proc_macro2::Span::call_site(),
+                    "`#[mcp_resource]` needs `uri = \"scheme://...\"` (a fixed URI or an RFC 6570 template)",
+                ));
+            }
+            Vec::new()
+        }
+        Some(lit) => match check::uri_template_variables(&lit.value()) {
+            Ok(v) => v,
+            Err(e) => {
+                cx.error_spanned_by(lit, e);
+                Vec::new()
+            }
+        },
+    };
+    for p in &parsed.params {
+        match p.kind {
+            ParamKind::Arg if !vars.contains(&p.ident.to_string()) => {
+                let shown = uri.as_ref().map(LitStr::value).unwrap_or_default();
+                cx.error_spanned_by(
+                    &p.ident,
+                    format!(
+                        "`{}` is not a variable of the URI template {shown:?}",
+                        p.ident
+                    ),
+                );
+            }
+            ParamKind::Whole => cx.error_spanned_by(
+                &p.ident,
+                "`#[params]` is for tools; resource parameters are URI template variables",
+            ),
+            ParamKind::Cancel => cx.error_spanned_by(
+                &p.ty,
+                "resources take `&Ctx` for context, not a cancellation token",
+            ),
+            _ => {}
+        }
+    }
+    if let Some(lit) = &uri {
+        for v in &vars {
+            if !parsed.args().any(|p| p.ident == v) {
+                cx.error_spanned_by(lit, format!("URI template variable `{v}` has no parameter; add `{v}: String` (or any `FromStr` type)"));
+            }
+        }
+    }
+    if let Some(r) = &parsed.receiver {
+        cx.error_spanned_by(r, "`#[mcp_resource]` goes on a free `async fn`");
+    }
+    let krate = krate(args.path("crate"));
+    let vis = func.vis.clone();
+    let templated = !vars.is_empty();
+    let fallback = quote! {
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #ident;
+    };
+    if let Err(e) = cx.check() {
+        return with_errors(e, fallback);
+    }
+    let uri = uri.map(|l| l.value()).unwrap_or_default();
+    let name = args
+        .str("name")
+        .map(LitStr::value)
+        .unwrap_or_else(|| ident.to_string());
+    let opt = |v: Option<String>| match v {
+        Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
+        None => quote!(::core::option::Option::None),
+    };
+    let title = opt(args.str("title").map(LitStr::value));
+    let description = opt(args
+        .str("description")
+        .map(LitStr::value)
+        .or(parsed.docs.clone()));
+    let mime = args.str("mime_type").map(LitStr::value);
+    let mime_opt = opt(mime.clone());
+    let mime_ref = match &mime {
+        Some(m) => quote!(::core::option::Option::Some(#m)),
+        None => quote!(::core::option::Option::None),
+    };
+    let parse_vars = parsed.args().map(|p| {
+        let n = p.ident.to_string();
+        let i = &p.ident;
+        let ty = &p.ty;
+        quote_spanned! {ty.span_for()=>
+            let #i: #ty = match __vars.get(#n).map(|v| v.parse::<#ty>()) {
+                ::core::option::Option::Some(::core::result::Result::Ok(v)) => v,
+                ::core::option::Option::Some(::core::result::Result::Err(e)) => {
+                    return ::core::result::Result::Err(#krate::protocol::ErrorObject::invalid_params(
+                        ::std::format!("invalid value for `{}` in {}: {}", #n, __uri, e),
+                    ));
+                }
+                ::core::option::Option::None => {
+                    return ::core::result::Result::Err(#krate::protocol::ErrorObject::invalid_params(
+                        ::std::format!("missing `{}` in {}", #n, __uri),
+                    ));
+                }
+            };
+        }
+    });
+    let call_args = parsed.params.iter().map(|p| {
+        let i = &p.ident;
+        match p.kind {
+            ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
+            ParamKind::Ctx { by_ref: false } => quote!(::core::clone::Clone::clone(&__ctx)),
+            _ => quote!(#i),
+        }
+    });
+    let ret = match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let into = quote_spanned!(output_span(&func.sig)=> <#ret as #krate::IntoResourceResult>::into_resource_result(__out, &__uri, #mime_ref));
+    let body = quote_spanned!(ident.span()=> #krate::__private::box_send_future(async move {
+        #(#parse_vars)*
+        let __out = #ident::run(#(#call_args),*).await;
+        #into
+    }));
+    let docs: Vec<_> = func
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    let other_attrs: Vec<_> = func
+        .attrs
+        .iter()
+        .filter(|a| !a.path().is_ident("doc"))
+        .collect();
+    let mut sig = func.sig.clone();
+    sig.ident = Ident::new("run", ident.span());
+    let block = &func.block;
+    let trait_impl = if templated {
+        let complete = args.path("complete").map(|path| {
+            quote! {
+                fn complete<'__a>(
+                    &'__a self,
+                    variable: &'__a str,
+                    value: &'__a str,
+                    _context: &'__a ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+                ) -> #krate::__private::BoxFuture<'__a, ::std::vec::Vec<::std::string::String>> {
+                    ::std::boxed::Box::pin(#path(variable, value))
+                }
+            }
+        });
+        quote! {
+            #[automatically_derived]
+            impl #krate::ResourceTemplate for #ident {
+                fn descriptor(&self) -> #krate::protocol::ResourceTemplate {
+                    let mut t = #krate::protocol::ResourceTemplate::new(#uri, #name);
+                    t.title = #title;
+                    t.description = #description;
+                    t.mime_type = #mime_opt;
+                    t
+                }
+
+                fn template(&self) -> &#krate::UriTemplate {
+                    static TEMPLATE: ::std::sync::OnceLock<#krate::UriTemplate> = ::std::sync::OnceLock::new();
+                    TEMPLATE.get_or_init(|| #krate::__private::checked_template(#uri))
+                }
+
+                fn read<'__a>(
+                    &'__a self,
+                    __ctx: #krate::Ctx,
+                    __uri: &'__a str,
+                    __vars: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+                ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {
+                    let __uri = __uri.to_owned();
+                    #body
+                }
+
+                #complete
+            }
+        }
+    } else {
+        quote! {
+            #[automatically_derived]
+            impl #krate::Resource for #ident {
+                fn descriptor(&self) -> #krate::protocol::Resource {
+                    let mut r = #krate::protocol::Resource::new(#uri, #name);
+                    r.title = #title;
+                    r.description = #description;
+                    r.mime_type = #mime_opt;
+                    r
+                }
+
+                fn read<'__a>(&'__a self, __ctx: #krate::Ctx)
+                    -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {
+                    let __uri = ::std::string::String::from(#uri);
+                    #body
+                }
+            }
+        }
+    };
+    quote! {
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #ident;
+
+        impl #ident {
+            #(#docs)*
+            #(#other_attrs)*
+            #vis #sig #block
+        }
+
+        #trait_impl
+    }
+}
+
+trait SpanFor {
+    fn span_for(&self) -> proc_macro2::Span;
+}
+
+impl SpanFor for syn::Type {
+    fn span_for(&self) -> proc_macro2::Span {
+        syn::spanned::Spanned::span(self)
+    }
+}

@@ -1,0 +1,316 @@
+//! `#[mcp_tool]` expansion.
+
+use crate::common::{krate, with_errors};
+use crate::internals::ast::{Function, ParamKind, output_span};
+use crate::internals::attr::{Args, Kind};
+use crate::internals::check;
+use crate::internals::ctxt::Ctxt;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{Ident, ItemFn, LitStr, Signature};
+
+/// The keys `#[mcp_tool(...)]` accepts.
+pub const KEYS: &[(&str, Kind)] = &[
+    ("name", Kind::Str),
+    ("title", Kind::Str),
+    ("description", Kind::Str),
+    ("read_only", Kind::Flag),
+    ("destructive", Kind::Flag),
+    ("idempotent", Kind::Flag),
+    ("open_world", Kind::Flag),
+    ("icons", Kind::StrList),
+    ("meta", Kind::Str),
+    ("crate", Kind::Path),
+];
+
+/// What the tool descriptor needs from the attribute, checked.
+pub struct ToolAttrs {
+    pub name: String,
+    pub name_span: Span,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub annotations: [(&'static str, bool); 4],
+    pub icons: Vec<String>,
+    pub meta: Option<String>,
+    pub krate: TokenStream,
+}
+
+impl ToolAttrs {
+    /// Reads and checks the attribute; `ident` is the function's name (the default tool name).
+    pub fn from_args(cx: &Ctxt, args: &Args, ident: &Ident, docs: Option<&String>) -> ToolAttrs {
+        let (name, name_span) = match args.str("name") {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (
+                ident.to_string().trim_start_matches("r#").to_owned(),
+                ident.span(),
+            ),
+        };
+        if let Err(e) = check::tool_name(&name) {
+            match args.str("name") {
+                Some(lit) => cx.error_spanned_by(lit, e),
+                None => cx.error_spanned_by(ident, e),
+            }
+        }
+        let meta = args.str("meta").map(|lit| {
+            match serde_json::from_str::<serde_json::Value>(&lit.value()) {
+                Ok(serde_json::Value::Object(_)) => {}
+                Ok(_) => cx.error_spanned_by(
+                    lit,
+                    "`meta` must be a JSON object, e.g. `meta = r#\"{\"ui\": \"x\"}\"#`",
+                ),
+                Err(e) => cx.error_spanned_by(lit, format!("`meta` is not valid JSON: {e}")),
+            }
+            lit.value()
+        });
+        ToolAttrs {
+            name,
+            name_span,
+            title: args.str("title").map(LitStr::value),
+            description: args
+                .str("description")
+                .map(LitStr::value)
+                .or_else(|| docs.cloned()),
+            annotations: [
+                ("read_only_hint", args.flag("read_only")),
+                ("destructive_hint", args.flag("destructive")),
+                ("idempotent_hint", args.flag("idempotent")),
+                ("open_world_hint", args.flag("open_world")),
+            ],
+            icons: args
+                .list("icons")
+                .unwrap_or_default()
+                .iter()
+                .map(LitStr::value)
+                .collect(),
+            meta,
+            krate: krate(args.path("crate")),
+        }
+    }
+
+    /// An expression building the `protocol::Tool` descriptor.
+    pub fn descriptor(&self, input_schema: TokenStream, output_schema: TokenStream) -> TokenStream {
+        let krate = &self.krate;
+        let name = &self.name;
+        let opt = |v: &Option<String>| match v {
+            Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
+            None => quote!(::core::option::Option::None),
+        };
+        let title = opt(&self.title);
+        let description = opt(&self.description);
+        let annotations = if self.annotations.iter().any(|(_, on)| *on) {
+            let fields = self.annotations.iter().filter(|(_, on)| *on).map(|(f, _)| {
+                let f = format_ident!("{f}");
+                quote!(annotations.#f = ::core::option::Option::Some(true);)
+            });
+            quote! {{
+                let mut annotations = #krate::protocol::ToolAnnotations::default();
+                #(#fields)*
+                ::core::option::Option::Some(annotations)
+            }}
+        } else {
+            quote!(::core::option::Option::None)
+        };
+        let icons = if self.icons.is_empty() {
+            quote!(::core::option::Option::None)
+        } else {
+            let srcs = &self.icons;
+            quote!(::core::option::Option::Some(
+                ::std::vec![#(#krate::protocol::Icon { src: ::std::string::String::from(#srcs), ..::core::default::Default::default() }),*]
+            ))
+        };
+        let meta = match &self.meta {
+            Some(json) => {
+                quote!(#krate::__private::serde_json::from_str::<#krate::protocol::Meta>(#json).ok())
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote! {{
+            let mut tool = #krate::protocol::Tool::new(#name, #input_schema);
+            tool.title = #title;
+            tool.description = #description;
+            tool.output_schema = #output_schema;
+            tool.annotations = #annotations;
+            tool.icons = #icons;
+            tool.meta = #meta;
+            tool
+        }}
+    }
+}
+
+/// The pieces of a tool implementation, for free functions and methods alike.
+pub struct Generated {
+    /// The arguments struct (or nothing for `#[params]`).
+    pub args_struct: TokenStream,
+    /// The `Tool` impl body (`descriptor` and `call`).
+    pub tool_items: TokenStream,
+}
+
+/// Generates the argument struct and the `Tool` methods. `invoke` is a function from the
+/// argument expressions to the call expression (`name::run(a, b)` or `self.0.name(a, b)`).
+pub fn generate(
+    func: &Function,
+    attrs: &ToolAttrs,
+    sig: &Signature,
+    invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
+) -> Generated {
+    let krate = &attrs.krate;
+    let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
+    let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
+    let args_ty: TokenStream;
+    let args_struct: TokenStream;
+    let mut call_args = Vec::new();
+    if let Some(whole) = func.whole() {
+        let ty = &whole.ty;
+        args_ty = quote!(#ty);
+        args_struct = TokenStream::new();
+    } else {
+        let fields = func.args().map(|p| {
+            let ident = &p.ident;
+            let ty = &p.ty;
+            let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
+            quote!(#doc #ident: #ty)
+        });
+        args_ty = quote!(__TracksuitArgs);
+        args_struct = quote! {
+            #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+            #[serde(crate = #serde_crate)]
+            #[schemars(crate = #schemars_crate)]
+            #[allow(non_camel_case_types, dead_code)]
+            struct __TracksuitArgs { #(#fields,)* }
+        };
+    }
+    for p in &func.params {
+        let ident = &p.ident;
+        call_args.push(match p.kind {
+            ParamKind::Arg { .. } => quote!(__args.#ident),
+            ParamKind::Whole => quote!(__args),
+            ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
+            ParamKind::Ctx { by_ref: false } => quote!(::core::clone::Clone::clone(&__ctx)),
+            ParamKind::Cancel => quote!(__ctx.cancellation_token()),
+        });
+    }
+    let ret = match &sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let ret_span = output_span(sig);
+    let output_schema =
+        quote_spanned!(ret_span=> <#ret as #krate::IntoToolResult>::output_schema());
+    let finish =
+        quote_spanned!(ret_span=> #krate::__private::finish_tool::<#ret>(&__SCHEMAS, __out));
+    let call = invoke(call_args);
+    let name = &attrs.name;
+    let boxed = quote_spanned!(sig.ident.span()=> #krate::__private::box_send_future(async move {
+        let __args: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
+        let __out = #call.await;
+        #finish
+    }));
+    let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
+    let tool_items = quote! {
+        fn descriptor(&self) -> #krate::protocol::Tool {
+            #descriptor
+        }
+
+        fn call<'__a>(
+            &'__a self,
+            __ctx: #krate::Ctx,
+            __arguments: #krate::protocol::JsonObject,
+        ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
+            #boxed
+        }
+    };
+    Generated {
+        args_struct,
+        tool_items,
+    }
+}
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: ItemFn = match syn::parse2(item) {
+        Ok(f) => f,
+        Err(e) => {
+            let e = syn::Error::new(
+                e.span(),
+                "`#[mcp_tool]` goes on an `async fn` (or on methods inside an `#[mcp_server]` impl block)",
+            );
+            return e.to_compile_error();
+        }
+    };
+    let cx = Ctxt::new();
+    let args = Args::parse(attr, KEYS, &cx);
+    let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "tool");
+    if let Some(r) = &parsed.receiver {
+        cx.error_spanned_by(
+            r,
+            "`#[mcp_tool]` on a method needs `#[mcp_server]` on its impl block",
+        );
+    }
+    let attrs = ToolAttrs::from_args(&cx, &args, &func.sig.ident, parsed.docs.as_ref());
+    let ident = func.sig.ident.clone();
+    let vis = func.vis.clone();
+    let krate = attrs.krate.clone();
+    let fallback = quote! {
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #ident;
+        impl #krate::Tool for #ident {
+            fn descriptor(&self) -> #krate::protocol::Tool {
+                #krate::protocol::Tool::new(::core::stringify!(#ident), ::core::default::Default::default())
+            }
+            fn call<'__a>(&'__a self, _: #krate::Ctx, _: #krate::protocol::JsonObject)
+                -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
+                ::std::boxed::Box::pin(async { ::core::result::Result::Err(#krate::ToolError::new("this tool failed to compile")) })
+            }
+        }
+    };
+    if let Err(e) = cx.check() {
+        return with_errors(e, fallback);
+    }
+    let _ = attrs.name_span;
+    let generated = generate(
+        &parsed,
+        &attrs,
+        &func.sig,
+        |call_args| quote!(#ident::run(#(#call_args),*)),
+    );
+    let Generated {
+        args_struct,
+        tool_items,
+    } = generated;
+    let docs: Vec<_> = func
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    let other_attrs: Vec<_> = func
+        .attrs
+        .iter()
+        .filter(|a| !a.path().is_ident("doc"))
+        .collect();
+    let mut sig = func.sig.clone();
+    sig.ident = Ident::new("run", ident.span());
+    let block = &func.block;
+    quote! {
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #ident;
+
+        impl #ident {
+            #(#docs)*
+            #(#other_attrs)*
+            #vis #sig #block
+        }
+
+        const _: () = {
+            #args_struct
+
+            static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
+
+            #[automatically_derived]
+            impl #krate::Tool for #ident {
+                #tool_items
+            }
+        };
+    }
+}

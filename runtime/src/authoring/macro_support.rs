@@ -1,0 +1,101 @@
+//! Runtime support the macro-generated code calls through `tracksuit::__private`.
+
+use super::{IntoToolResult, SchemaValidator, schema_for};
+use crate::protocol::{CallToolResult, JsonObject};
+use crate::server::ToolError;
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::future::Future;
+use std::sync::OnceLock;
+
+/// The name of the arguments struct `#[mcp_tool]` generates (its schema title is dropped).
+const GENERATED_ARGS: &str = "__TracksuitArgs";
+
+/// A tool's schemas and validators, computed once per tool (a `static` in generated code).
+#[derive(Debug)]
+pub struct ToolSchemas {
+    input: OnceLock<JsonObject>,
+    output: OnceLock<Option<JsonObject>>,
+    input_validator: SchemaValidator,
+    output_validator: SchemaValidator,
+}
+
+impl Default for ToolSchemas {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ToolSchemas {
+    /// Empty; filled on first use.
+    pub const fn new() -> Self {
+        ToolSchemas {
+            input: OnceLock::new(),
+            output: OnceLock::new(),
+            input_validator: SchemaValidator::new(),
+            output_validator: SchemaValidator::new(),
+        }
+    }
+
+    /// The input schema of the arguments type `A`.
+    pub fn input<A: JsonSchema>(&self) -> &JsonObject {
+        self.input.get_or_init(|| {
+            let mut schema = schema_for::<A>();
+            if schema.get("title").and_then(Value::as_str) == Some(GENERATED_ARGS) {
+                schema.remove("title");
+            }
+            schema
+        })
+    }
+
+    /// Validates the call's arguments against the input schema, then deserialises them.
+    /// Either failure is an execution error naming the field, so the model can correct
+    /// itself (SEP-1303).
+    pub fn decode<A: JsonSchema + DeserializeOwned>(
+        &self,
+        tool: &str,
+        arguments: JsonObject,
+    ) -> Result<A, ToolError> {
+        let value = Value::Object(arguments);
+        self.input_validator
+            .validate(self.input::<A>(), &value)
+            .map_err(|e| ToolError::new(format!("Invalid arguments for tool `{tool}`: {e}")))?;
+        serde_json::from_value(value)
+            .map_err(|e| ToolError::new(format!("Invalid arguments for tool `{tool}`: {e}")))
+    }
+
+    fn output<R: IntoToolResult>(&self) -> Option<&JsonObject> {
+        self.output.get_or_init(R::output_schema).as_ref()
+    }
+}
+
+/// Converts a tool's return value and checks structured output against `outputSchema`.
+pub fn finish_tool<R: IntoToolResult>(
+    schemas: &ToolSchemas,
+    out: R,
+) -> Result<CallToolResult, ToolError> {
+    let result = out.into_tool_result()?;
+    if let (Some(schema), Some(structured)) = (schemas.output::<R>(), &result.structured_content) {
+        schemas
+            .output_validator
+            .validate(schema, &Value::Object(structured.clone()))
+            .map_err(|e| {
+                ToolError::new(format!(
+                    "the tool's structured output does not match its outputSchema: {e}"
+                ))
+            })?;
+    }
+    Ok(result)
+}
+
+/// Boxes a handler future, requiring it to be `Send` (the error points at the function).
+pub fn box_send_future<'a, F: Future + Send + 'a>(future: F) -> BoxFuture<'a, F::Output> {
+    Box::pin(future)
+}
+
+/// Parses a URI template the macro already checked at compile time.
+pub fn checked_template(template: &str) -> crate::UriTemplate {
+    crate::UriTemplate::parse(template).unwrap_or_else(|_| crate::UriTemplate::literal(template))
+}
