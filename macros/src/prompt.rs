@@ -47,7 +47,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "prompt");
     for p in &parsed.params {
         match p.kind {
-            ParamKind::Arg { .. } if !is_string(&p.ty) => cx.error_spanned_by(
+            ParamKind::Arg if !is_string(&p.ty) => cx.error_spanned_by(
                 &p.ty,
                 "prompt arguments are strings on the wire: use `String`, or `Option<String>` for an optional argument",
             ),
@@ -114,8 +114,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let call_args = parsed.params.iter().map(|p| {
         let n = p.ident.to_string();
         match p.kind {
-            ParamKind::Arg { .. } if is_option(&p.ty) => quote!(__args.remove(#n)),
-            ParamKind::Arg { .. } => quote!(__args.remove(#n).unwrap_or_default()),
+            ParamKind::Arg if is_option(&p.ty) => quote!(__args.remove(#n)),
+            ParamKind::Arg => quote!(__args.remove(#n).unwrap_or_default()),
             ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
             _ => quote!(::core::clone::Clone::clone(&__ctx)),
         }

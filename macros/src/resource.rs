@@ -35,12 +35,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let uri = args.str("uri").cloned();
     let vars = match &uri {
         None => {
-            if !args.str("uri").is_some() {
-                cx.syn_error(syn::Error::new(
-                    proc_macro2::Span::call_site(),
-                    "`#[mcp_resource]` needs `uri = \"scheme://...\"` (a fixed URI or an RFC 6570 template)",
-                ));
-            }
+            cx.syn_error(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "`#[mcp_resource]` needs `uri = \"scheme://...\"` (a fixed URI or an RFC 6570 template)",
+            ));
             Vec::new()
         }
         Some(lit) => match check::uri_template_variables(&lit.value()) {

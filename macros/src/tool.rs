@@ -182,7 +182,7 @@ pub fn generate(
     for p in &func.params {
         let ident = &p.ident;
         call_args.push(match p.kind {
-            ParamKind::Arg { .. } => quote!(__args.#ident),
+            ParamKind::Arg => quote!(__args.#ident),
             ParamKind::Whole => quote!(__args),
             ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
             ParamKind::Ctx { by_ref: false } => quote!(::core::clone::Clone::clone(&__ctx)),

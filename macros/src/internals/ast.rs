@@ -132,7 +132,7 @@ impl Function {
                 if whole_seen
                     || params
                         .iter()
-                        .any(|p| matches!(p.kind, ParamKind::Arg { .. }))
+                        .any(|p| matches!(p.kind, ParamKind::Arg))
                 {
                     cx.error_spanned_by(&arg.pat, "a `#[params]` parameter receives the whole argument object, so it must be the only argument");
                     continue;
@@ -172,7 +172,7 @@ impl Function {
     pub fn args(&self) -> impl Iterator<Item = &Param> {
         self.params
             .iter()
-            .filter(|p| matches!(p.kind, ParamKind::Arg { .. }))
+            .filter(|p| matches!(p.kind, ParamKind::Arg))
     }
 
     /// The `#[params]` parameter, if any.
