@@ -35,7 +35,7 @@ pub use context::Ctx;
 pub use peer::RequestError;
 pub use server::{
     Prompt, PromptFn, Resource, ResourceFn, ResourceTemplate, ResourceTemplateFn, Server,
-    ServerOptions, ServerSession, Tool, ToolError, ToolFn, UriTemplate,
+    ServerOptions, ServerSession, Tool, ToolError, ToolFn, ToolSet, UriTemplate,
 };
 
 /// The [`protocol::Implementation`] of the crate that invokes it: its package name and
@@ -59,6 +59,7 @@ macro_rules! crate_info {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::authoring::macro_support::*;
+    pub use crate::server::ServerTools;
     pub use futures::future::BoxFuture;
     pub use schemars;
     pub use serde;

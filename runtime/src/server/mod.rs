@@ -11,7 +11,7 @@ mod uri_template;
 pub use prompt::{Prompt, PromptFn};
 pub use resource::{Resource, ResourceFn, ResourceTemplate, ResourceTemplateFn};
 pub use session::ServerSession;
-pub use tool::{Tool, ToolError, ToolFn};
+pub use tool::{ServerTools, Tool, ToolError, ToolFn, ToolSet};
 pub use uri_template::UriTemplate;
 
 use crate::peer::lock;
@@ -163,26 +163,65 @@ impl Server {
         &self.inner.info
     }
 
-    /// Registers a tool (builder style). A tool with the same name replaces the old one.
+    /// Registers a tool (builder style).
+    ///
+    /// # Panics
+    /// If a tool with the same name is already registered: two tools cannot share a name,
+    /// and a server assembled that way is a programming error (like overlapping axum
+    /// routes). To replace a tool at run time, use [`Server::add_tool`].
     pub fn tool(self, tool: impl Tool) -> Self {
-        self.add_tool(tool);
+        self.register_tool(Arc::new(tool));
         self
     }
 
+    /// Registers every tool of a [`ToolSet`] (an `#[mcp_server]` impl block).
+    ///
+    /// # Panics
+    /// On a duplicate tool name, as [`Server::tool`].
+    pub fn tools(self, set: impl ToolSet) -> Self {
+        for tool in set.into_tools() {
+            self.register_tool(tool);
+        }
+        self
+    }
+
+    fn register_tool(&self, item: Arc<dyn Tool>) {
+        let descriptor = item.descriptor();
+        let name = descriptor.name.clone();
+        let mut tools = write(&self.inner.tools);
+        assert!(tools.get(&name).is_none(), "tracksuit: a tool named `{name}` is already registered on this server");
+        tools.insert(name, Entry { descriptor, item });
+    }
+
     /// Registers a prompt (builder style).
+    ///
+    /// # Panics
+    /// If a prompt with the same name is already registered.
     pub fn prompt(self, prompt: impl Prompt) -> Self {
+        let name = prompt.descriptor().name;
+        assert!(read(&self.inner.prompts).get(&name).is_none(), "tracksuit: a prompt named `{name}` is already registered on this server");
         self.add_prompt(prompt);
         self
     }
 
     /// Registers a fixed resource (builder style).
+    ///
+    /// # Panics
+    /// If a resource with the same URI is already registered.
     pub fn resource(self, resource: impl Resource) -> Self {
+        let uri = resource.descriptor().uri;
+        assert!(read(&self.inner.resources).get(&uri).is_none(), "tracksuit: a resource `{uri}` is already registered on this server");
         self.add_resource(resource);
         self
     }
 
     /// Registers a resource template (builder style).
+    ///
+    /// # Panics
+    /// If a template with the same URI template is already registered.
     pub fn resource_template(self, template: impl ResourceTemplate) -> Self {
+        let uri = template.descriptor().uri_template;
+        assert!(read(&self.inner.templates).get(&uri).is_none(), "tracksuit: a resource template `{uri}` is already registered on this server");
         self.add_resource_template(template);
         self
     }

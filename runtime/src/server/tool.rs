@@ -120,3 +120,23 @@ where
         Box::pin((self.f)(ctx, arguments))
     }
 }
+
+/// A group of tools registered together, such as the `#[mcp_tool]` methods of an
+/// `#[mcp_server]` impl block (implemented for the server type and for `Arc` of it).
+pub trait ToolSet {
+    /// The tools, sharing whatever state the set holds.
+    fn into_tools(self) -> Vec<std::sync::Arc<dyn Tool>>;
+}
+
+/// Implemented by `#[mcp_server]` for the server type: its tools over shared state.
+#[doc(hidden)]
+pub trait ServerTools: Send + Sync + 'static {
+    /// The tools of `this`.
+    fn tools_of(this: std::sync::Arc<Self>) -> Vec<std::sync::Arc<dyn Tool>>;
+}
+
+impl<T: ServerTools> ToolSet for std::sync::Arc<T> {
+    fn into_tools(self) -> Vec<std::sync::Arc<dyn Tool>> {
+        T::tools_of(self)
+    }
+}
