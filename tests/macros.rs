@@ -185,7 +185,11 @@ struct Counter {
 impl Counter {
     /// Adds to the running total and returns it.
     #[mcp_tool(name = "counter.add", idempotent)]
-    async fn add(&self, /** how much to add */ n: i64) -> String {
+    async fn add(
+        &self,
+        /** how much to add */
+        n: i64,
+    ) -> String {
         let total = self.total.fetch_add(n, std::sync::atomic::Ordering::SeqCst) + n;
         total.to_string()
     }
@@ -194,7 +198,9 @@ impl Counter {
     #[mcp_tool(read_only)]
     async fn total(&self, ctx: &Ctx) -> String {
         let _ = ctx.request_id();
-        self.total.load(std::sync::atomic::Ordering::SeqCst).to_string()
+        self.total
+            .load(std::sync::atomic::Ordering::SeqCst)
+            .to_string()
     }
 
     /// Not a tool: ordinary methods stay ordinary.
@@ -218,7 +224,11 @@ async fn greet(
 }
 
 async fn complete_names(_argument: &str, value: &str) -> Vec<String> {
-    ["Ada", "Alan", "Grace"].iter().filter(|n| n.starts_with(value)).map(|n| (*n).to_owned()).collect()
+    ["Ada", "Alan", "Grace"]
+        .iter()
+        .filter(|n| n.starts_with(value))
+        .map(|n| (*n).to_owned())
+        .collect()
 }
 
 /// The answer.
@@ -238,16 +248,28 @@ async fn item(id: u32) -> Result<String, String> {
 
 #[tokio::test]
 async fn server_impl_tools_share_state() {
-    let counter = Counter { total: std::sync::atomic::AtomicI64::new(0) };
+    let counter = Counter {
+        total: std::sync::atomic::AtomicI64::new(0),
+    };
     counter.reset();
     let server = Server::new(tracksuit::crate_info!()).tools(counter);
-    let c = connect_in_memory(server, Client::builder()).await.expect("connects");
+    let c = connect_in_memory(server, Client::builder())
+        .await
+        .expect("connects");
     let tools = c.list_tools(None).await.expect("list").tools;
     let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["counter.add", "total"]);
-    assert_eq!(tools[0].input_schema["properties"]["n"]["description"], "how much to add");
-    c.call_tool("counter.add", json!({"n": 2})).await.expect("call");
-    let r = c.call_tool("counter.add", json!({"n": 3})).await.expect("call");
+    assert_eq!(
+        tools[0].input_schema["properties"]["n"]["description"],
+        "how much to add"
+    );
+    c.call_tool("counter.add", json!({"n": 2}))
+        .await
+        .expect("call");
+    let r = c
+        .call_tool("counter.add", json!({"n": 3}))
+        .await
+        .expect("call");
     assert_eq!(r.content[0].as_text(), Some("5"));
     let r = c.call_tool("total", json!({})).await.expect("call");
     assert_eq!(r.content[0].as_text(), Some("5"));
@@ -255,30 +277,68 @@ async fn server_impl_tools_share_state() {
 
 #[tokio::test]
 async fn prompts_and_resources_from_macros() {
-    let server = Server::new(tracksuit::crate_info!()).prompt(greet).resource(answer).resource_template(item);
-    let c = connect_in_memory(server, Client::builder()).await.expect("connects");
+    let server = Server::new(tracksuit::crate_info!())
+        .prompt(greet)
+        .resource(answer)
+        .resource_template(item);
+    let c = connect_in_memory(server, Client::builder())
+        .await
+        .expect("connects");
 
     let prompts = c.list_prompts(None).await.expect("list").prompts;
     let args = prompts[0].arguments.clone().expect("arguments");
-    assert_eq!((args[0].name.as_str(), args[0].required, args[0].description.as_deref()), ("name", Some(true), Some("Who to greet")));
-    assert_eq!((args[1].name.as_str(), args[1].required), ("style", Some(false)));
-    let got = c.get_prompt("greet", json!({"name": "Ada", "style": "formal"})).await.expect("get");
-    assert_eq!(serde_json::to_value(&got.messages[0].content).expect("json")["text"], "Good day, Ada.");
+    assert_eq!(
+        (
+            args[0].name.as_str(),
+            args[0].required,
+            args[0].description.as_deref()
+        ),
+        ("name", Some(true), Some("Who to greet"))
+    );
+    assert_eq!(
+        (args[1].name.as_str(), args[1].required),
+        ("style", Some(false))
+    );
+    let got = c
+        .get_prompt("greet", json!({"name": "Ada", "style": "formal"}))
+        .await
+        .expect("get");
+    assert_eq!(
+        serde_json::to_value(&got.messages[0].content).expect("json")["text"],
+        "Good day, Ada."
+    );
     let missing = c.get_prompt("greet", json!({})).await;
     assert!(matches!(missing, Err(tracksuit::RequestError::Peer(e)) if e.code == INVALID_PARAMS));
-    let done = c.complete(json!({"type": "ref/prompt", "name": "greet"}), "name", "A").await.expect("complete");
+    let done = c
+        .complete(json!({"type": "ref/prompt", "name": "greet"}), "name", "A")
+        .await
+        .expect("complete");
     assert_eq!(done["completion"]["values"], json!(["Ada", "Alan"]));
 
     let r = c.read_resource("mem://answer").await.expect("read");
-    assert_eq!(serde_json::to_value(&r.contents[0]).expect("json"), json!({"uri":"mem://answer","mimeType":"text/plain","text":"42"}));
-    let templates = c.list_resource_templates(None).await.expect("templates").resource_templates;
+    assert_eq!(
+        serde_json::to_value(&r.contents[0]).expect("json"),
+        json!({"uri":"mem://answer","mimeType":"text/plain","text":"42"})
+    );
+    let templates = c
+        .list_resource_templates(None)
+        .await
+        .expect("templates")
+        .resource_templates;
     assert_eq!(templates[0].uri_template, "mem://items/{id}");
     let r = c.read_resource("mem://items/7").await.expect("read");
-    assert_eq!(serde_json::to_value(&r.contents[0]).expect("json")["text"], r#"{"id":7}"#);
+    assert_eq!(
+        serde_json::to_value(&r.contents[0]).expect("json")["text"],
+        r#"{"id":7}"#
+    );
     let bad = c.read_resource("mem://items/seven").await;
-    assert!(matches!(bad, Err(tracksuit::RequestError::Peer(e)) if e.code == INVALID_PARAMS && e.message.contains("`id`")));
+    assert!(
+        matches!(bad, Err(tracksuit::RequestError::Peer(e)) if e.code == INVALID_PARAMS && e.message.contains("`id`"))
+    );
     let err = c.read_resource("mem://items/0").await;
-    assert!(matches!(err, Err(tracksuit::RequestError::Peer(e)) if e.message.contains("item 0 does not exist")));
+    assert!(
+        matches!(err, Err(tracksuit::RequestError::Peer(e)) if e.message.contains("item 0 does not exist"))
+    );
 }
 
 #[test]

@@ -150,10 +150,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut sig = func.sig.clone();
     sig.ident = Ident::new("run", ident.span());
     let block = &func.block;
-    let boxed = quote_spanned!(ident.span()=> #krate::__private::box_send_future(async move {
-        let __out = #ident::run(#(#call_args),*).await;
-        #into
-    }));
+    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#ident::run(#(#call_args),*)));
+    let boxed = quote! {
+        ::std::boxed::Box::pin(async move {
+            let __out = #user_future.await;
+            #into
+        })
+    };
     quote! {
         #(#docs)*
         #[allow(non_camel_case_types)]

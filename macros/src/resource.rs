@@ -33,25 +33,28 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "resource");
     let ident = func.sig.ident.clone();
     let uri = args.str("uri").cloned();
+    let mut template_ok = true;
     let vars = match &uri {
         None => {
             cx.syn_error(syn::Error::new(
                 proc_macro2::Span::call_site(),
                 "`#[mcp_resource]` needs `uri = \"scheme://...\"` (a fixed URI or an RFC 6570 template)",
             ));
+            template_ok = false;
             Vec::new()
         }
         Some(lit) => match check::uri_template_variables(&lit.value()) {
             Ok(v) => v,
             Err(e) => {
                 cx.error_spanned_by(lit, e);
+                template_ok = false;
                 Vec::new()
             }
         },
     };
     for p in &parsed.params {
         match p.kind {
-            ParamKind::Arg if !vars.contains(&p.ident.to_string()) => {
+            ParamKind::Arg if template_ok && !vars.contains(&p.ident.to_string()) => {
                 let shown = uri.as_ref().map(LitStr::value).unwrap_or_default();
                 cx.error_spanned_by(
                     &p.ident,
@@ -146,11 +149,14 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         syn::ReturnType::Default => quote!(()),
     };
     let into = quote_spanned!(output_span(&func.sig)=> <#ret as #krate::IntoResourceResult>::into_resource_result(__out, &__uri, #mime_ref));
-    let body = quote_spanned!(ident.span()=> #krate::__private::box_send_future(async move {
-        #(#parse_vars)*
-        let __out = #ident::run(#(#call_args),*).await;
-        #into
-    }));
+    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#ident::run(#(#call_args),*)));
+    let body = quote! {
+        ::std::boxed::Box::pin(async move {
+            #(#parse_vars)*
+            let __out = #user_future.await;
+            #into
+        })
+    };
     let docs: Vec<_> = func
         .attrs
         .iter()

@@ -15,23 +15,38 @@ const KEYS: &[(&str, Kind)] = &[("crate", Kind::Path)];
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut block: ItemImpl = match syn::parse2(item) {
         Ok(b) => b,
-        Err(e) => return syn::Error::new(e.span(), "`#[mcp_server]` goes on an inherent `impl` block").to_compile_error(),
+        Err(e) => {
+            return syn::Error::new(e.span(), "`#[mcp_server]` goes on an inherent `impl` block")
+                .to_compile_error();
+        }
     };
     let cx = Ctxt::new();
     let args = Args::parse(attr, KEYS, &cx);
     let krate = krate(args.path("crate"));
     if let Some((_, path, _)) = &block.trait_ {
-        cx.error_spanned_by(path, "`#[mcp_server]` goes on an inherent `impl` block, not a trait impl");
+        cx.error_spanned_by(
+            path,
+            "`#[mcp_server]` goes on an inherent `impl` block, not a trait impl",
+        );
     }
     if !block.generics.params.is_empty() {
-        cx.error_spanned_by(&block.generics, "`#[mcp_server]` does not support generic server types");
+        cx.error_spanned_by(
+            &block.generics,
+            "`#[mcp_server]` does not support generic server types",
+        );
     }
     let self_ty = block.self_ty.clone();
     let mut tools = Vec::new();
     let mut names: Vec<(String, Span)> = Vec::new();
     for item in block.items.iter_mut() {
         let ImplItem::Fn(method) = item else { continue };
-        let Some(pos) = method.attrs.iter().position(|a| a.path().is_ident("mcp_tool")) else { continue };
+        let Some(pos) = method
+            .attrs
+            .iter()
+            .position(|a| a.path().is_ident("mcp_tool"))
+        else {
+            continue;
+        };
         let attr = method.attrs.remove(pos);
         let tokens = match &attr.meta {
             syn::Meta::Path(_) => TokenStream::new(),
@@ -46,10 +61,14 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         if parsed.receiver.is_none() {
             cx.error_spanned_by(&method.sig.ident, "a tool in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`");
         }
-        let mut attrs = ToolAttrs::from_args(&cx, &tool_args, &method.sig.ident, parsed.docs.as_ref());
+        let mut attrs =
+            ToolAttrs::from_args(&cx, &tool_args, &method.sig.ident, parsed.docs.as_ref());
         attrs.krate = krate.clone();
         if let Some((_, _)) = names.iter().find(|(n, _)| *n == attrs.name) {
-            cx.syn_error(syn::Error::new(attrs.name_span, format!("duplicate tool name `{}` in this server", attrs.name)));
+            cx.syn_error(syn::Error::new(
+                attrs.name_span,
+                format!("duplicate tool name `{}` in this server", attrs.name),
+            ));
             continue;
         }
         names.push((attrs.name.clone(), attrs.name_span));
@@ -63,8 +82,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     for (sig, parsed, attrs) in &tools {
         let method = &sig.ident;
         let wrapper = format_ident!("__TracksuitTool_{}", method);
-        let Generated { args_struct, tool_items } =
-            generate(parsed, attrs, sig, |call_args| quote!(self.0.#method(#(#call_args),*)));
+        let Generated {
+            args_struct,
+            tool_items,
+        } = generate(
+            parsed,
+            attrs,
+            sig,
+            |call_args| quote!(self.0.#method(#(#call_args),*)),
+        );
         structs.push(quote! {
             #[allow(non_camel_case_types)]
             struct #wrapper(::std::sync::Arc<#self_ty>);

@@ -194,17 +194,25 @@ pub fn generate(
         syn::ReturnType::Default => quote!(()),
     };
     let ret_span = output_span(sig);
-    let output_schema =
-        quote_spanned!(ret_span=> <#ret as #krate::IntoToolResult>::output_schema());
+    let output_schema = quote! {{
+        #[allow(unused_imports)]
+        use #krate::__private::{NoOutputSchema as _, OutputSchemaOf as _};
+        (&&#krate::__private::ReturnOf::<#ret>::new()).output_schema()
+    }};
     let finish =
         quote_spanned!(ret_span=> #krate::__private::finish_tool::<#ret>(&__SCHEMAS, __out));
     let call = invoke(call_args);
     let name = &attrs.name;
-    let boxed = quote_spanned!(sig.ident.span()=> #krate::__private::box_send_future(async move {
-        let __args: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
-        let __out = #call.await;
-        #finish
-    }));
+    // The user's future is boxed on its own, so a non-`Send` body is reported once, at the
+    // function's name, and the outer future stays `Send`.
+    let user_future = quote_spanned!(sig.ident.span()=> #krate::__private::box_send_future(#call));
+    let boxed = quote! {
+        ::std::boxed::Box::pin(async move {
+            let __args: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
+            let __out = #user_future.await;
+            #finish
+        })
+    };
     let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
     let tool_items = quote! {
         fn descriptor(&self) -> #krate::protocol::Tool {
@@ -240,10 +248,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = Args::parse(attr, KEYS, &cx);
     let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "tool");
     if let Some(r) = &parsed.receiver {
-        cx.error_spanned_by(
+        // Inside a plain impl block: leave the method in place so the impl stays valid.
+        let error = syn::Error::new_spanned(
             r,
             "`#[mcp_tool]` on a method needs `#[mcp_server]` on its impl block",
         );
+        let _ = cx.check();
+        return with_errors(error, quote!(#func));
     }
     let attrs = ToolAttrs::from_args(&cx, &args, &func.sig.ident, parsed.docs.as_ref());
     let ident = func.sig.ident.clone();
@@ -271,7 +282,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         &parsed,
         &attrs,
         &func.sig,
-        |call_args| quote!(#ident::run(#(#call_args),*)),
+        |call_args| quote_spanned!(ident.span()=> #ident::run(#(#call_args),*)),
     );
     let Generated {
         args_struct,

@@ -129,11 +129,7 @@ impl Function {
                 }
                 kind
             } else if whole {
-                if whole_seen
-                    || params
-                        .iter()
-                        .any(|p| matches!(p.kind, ParamKind::Arg))
-                {
+                if whole_seen || params.iter().any(|p| matches!(p.kind, ParamKind::Arg)) {
                     cx.error_spanned_by(&arg.pat, "a `#[params]` parameter receives the whole argument object, so it must be the only argument");
                     continue;
                 }

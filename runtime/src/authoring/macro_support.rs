@@ -99,3 +99,43 @@ pub fn box_send_future<'a, F: Future + Send + 'a>(future: F) -> BoxFuture<'a, F:
 pub fn checked_template(template: &str) -> crate::UriTemplate {
     crate::UriTemplate::parse(template).unwrap_or_else(|_| crate::UriTemplate::literal(template))
 }
+
+/// Names a tool's return type so its `outputSchema` can be looked up without a second
+/// trait-bound error when the type does not implement [`IntoToolResult`] (the call that
+/// converts the value reports that, once).
+pub struct ReturnOf<R>(std::marker::PhantomData<R>);
+
+impl<R> Default for ReturnOf<R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<R> ReturnOf<R> {
+    /// The marker.
+    pub const fn new() -> Self {
+        ReturnOf(std::marker::PhantomData)
+    }
+}
+
+/// Picked when the return type implements [`IntoToolResult`].
+pub trait OutputSchemaOf {
+    /// The type's `outputSchema`.
+    fn output_schema(&self) -> Option<JsonObject>;
+}
+
+impl<R: IntoToolResult> OutputSchemaOf for &ReturnOf<R> {
+    fn output_schema(&self) -> Option<JsonObject> {
+        R::output_schema()
+    }
+}
+
+/// The fallback when it does not (compilation fails elsewhere anyway).
+pub trait NoOutputSchema {
+    /// No schema.
+    fn output_schema(&self) -> Option<JsonObject> {
+        None
+    }
+}
+
+impl<R> NoOutputSchema for ReturnOf<R> {}

@@ -189,7 +189,10 @@ impl Server {
         let descriptor = item.descriptor();
         let name = descriptor.name.clone();
         let mut tools = write(&self.inner.tools);
-        assert!(tools.get(&name).is_none(), "tracksuit: a tool named `{name}` is already registered on this server");
+        assert!(
+            tools.get(&name).is_none(),
+            "tracksuit: a tool named `{name}` is already registered on this server"
+        );
         tools.insert(name, Entry { descriptor, item });
     }
 
@@ -199,7 +202,10 @@ impl Server {
     /// If a prompt with the same name is already registered.
     pub fn prompt(self, prompt: impl Prompt) -> Self {
         let name = prompt.descriptor().name;
-        assert!(read(&self.inner.prompts).get(&name).is_none(), "tracksuit: a prompt named `{name}` is already registered on this server");
+        assert!(
+            read(&self.inner.prompts).get(&name).is_none(),
+            "tracksuit: a prompt named `{name}` is already registered on this server"
+        );
         self.add_prompt(prompt);
         self
     }
@@ -210,7 +216,10 @@ impl Server {
     /// If a resource with the same URI is already registered.
     pub fn resource(self, resource: impl Resource) -> Self {
         let uri = resource.descriptor().uri;
-        assert!(read(&self.inner.resources).get(&uri).is_none(), "tracksuit: a resource `{uri}` is already registered on this server");
+        assert!(
+            read(&self.inner.resources).get(&uri).is_none(),
+            "tracksuit: a resource `{uri}` is already registered on this server"
+        );
         self.add_resource(resource);
         self
     }
@@ -221,7 +230,10 @@ impl Server {
     /// If a template with the same URI template is already registered.
     pub fn resource_template(self, template: impl ResourceTemplate) -> Self {
         let uri = template.descriptor().uri_template;
-        assert!(read(&self.inner.templates).get(&uri).is_none(), "tracksuit: a resource template `{uri}` is already registered on this server");
+        assert!(
+            read(&self.inner.templates).get(&uri).is_none(),
+            "tracksuit: a resource template `{uri}` is already registered on this server"
+        );
         self.add_resource_template(template);
         self
     }

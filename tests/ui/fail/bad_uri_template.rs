@@ -1,0 +1,8 @@
+use tracksuit::mcp_resource;
+
+#[mcp_resource(uri = "mem://items/{id")]
+async fn item(id: String) -> String {
+    id
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use tracksuit::mcp_tool;
+
+struct Api;
+
+impl Api {
+    #[mcp_tool]
+    async fn ping(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}
