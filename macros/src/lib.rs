@@ -19,28 +19,124 @@ mod server;
 mod tool;
 
 /// Turns an `async fn` into an MCP tool: a unit struct of the same name implementing
-/// `tracksuit::Tool`. See the `tracksuit` crate docs for the full reference.
+/// `tracksuit::Tool` (the function itself stays callable as `name::run(...)`).
+///
+/// - Parameters become the input schema (JSON Schema 2020-12 via schemars); `///` docs on
+///   the function and on each parameter are the descriptions; `Option<T>` is not required.
+/// - `&Ctx` / `Ctx` and `CancellationToken` parameters are injected, not part of the schema.
+/// - `#[params] p: MyArgs` takes the whole argument object as one struct.
+/// - Attributes: `name`, `title`, `description`, `read_only`, `destructive`, `idempotent`,
+///   `open_world`, `icons = [...]`, `meta = "{json}"`, `crate = path`. Names are checked
+///   against SEP-986 at compile time.
+/// - The return type implements `IntoToolResult`: `String`, `&str`, `ContentBlock`,
+///   `Vec<ContentBlock>`, `CallToolResult`, `Json<T>` (structured output + `outputSchema`),
+///   `Result<T, E: Display>` (`Err` → `isError`).
+/// - Arguments are validated against the schema before the body runs; a violation is an
+///   `isError` result naming the field. Structured output is validated against its schema.
+///
+/// ```
+/// use tracksuit::{Ctx, Json, Server, mcp_tool, protocol::LoggingLevel};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Sum { sum: i64 }
+///
+/// /// Add two numbers.
+/// #[mcp_tool(read_only, idempotent)]
+/// async fn add(ctx: &Ctx, /** left operand */ a: i64, /** right operand */ b: Option<i64>) -> Json<Sum> {
+///     ctx.log(LoggingLevel::Debug, "adding").await;
+///     Json(Sum { sum: a + b.unwrap_or(0) })
+/// }
+///
+/// let server = Server::new(tracksuit::crate_info!()).tool(add);
+/// assert_eq!(server.tool_names(), ["add"]);
+/// ```
 #[proc_macro_attribute]
 pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::debug("mcp_tool", tool::expand(attr.into(), item.into())).into()
 }
 
-/// Turns an `async fn` into an MCP prompt. See the `tracksuit` crate docs.
+/// Turns an `async fn` into an MCP prompt: a unit struct implementing `tracksuit::Prompt`.
+///
+/// Parameters are the prompt's arguments and must be `String` (required) or
+/// `Option<String>` (optional); docs are descriptions; `&Ctx` is injected. The return type
+/// implements `IntoPromptResult` (`String` = one user message, `PromptMessage`,
+/// `Vec<PromptMessage>`, `GetPromptResult`, `Result`). `complete = path` names an
+/// `async fn(argument: &str, value: &str) -> Vec<String>` answering `completion/complete`.
+///
+/// ```
+/// use tracksuit::{Server, mcp_prompt};
+///
+/// /// Review some code.
+/// #[mcp_prompt(title = "Code review", complete = languages)]
+/// async fn review(/** the code */ code: String, /** its language */ language: Option<String>) -> String {
+///     format!("Review this {} code:\n{code}", language.unwrap_or_default())
+/// }
+///
+/// async fn languages(_argument: &str, typed: &str) -> Vec<String> {
+///     ["rust", "ruby"].iter().filter(|l| l.starts_with(typed)).map(|l| l.to_string()).collect()
+/// }
+///
+/// let server = Server::new(tracksuit::crate_info!()).prompt(review);
+/// # let _ = server;
+/// ```
 #[proc_macro_attribute]
 pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::debug("mcp_prompt", prompt::expand(attr.into(), item.into())).into()
 }
 
-/// Turns an `async fn` into an MCP resource or resource template. See the `tracksuit`
-/// crate docs.
+/// Turns an `async fn` into an MCP resource (`uri` without variables: implements
+/// `tracksuit::Resource`) or resource template (`uri` with RFC 6570 variables: implements
+/// `tracksuit::ResourceTemplate`; each variable is a parameter of any `FromStr` type, checked
+/// at compile time). Attributes: `uri`, `name`, `title`, `description`, `mime_type`,
+/// `complete = path` (templates), `crate = path`. The return type implements
+/// `IntoResourceResult`: `String` (text), `Vec<u8>` (binary, base64-encoded for you),
+/// `ResourceContents`, `ReadResourceResult`, `Result`.
+///
+/// ```
+/// use tracksuit::{Server, mcp_resource};
+///
+/// /// Today's motto.
+/// #[mcp_resource(uri = "mem://motto", mime_type = "text/plain")]
+/// async fn motto() -> String {
+///     "Ship it.".into()
+/// }
+///
+/// /// A user by numeric id.
+/// #[mcp_resource(uri = "mem://users/{id}", mime_type = "application/json")]
+/// async fn user(id: u64) -> Result<String, String> {
+///     Ok(format!(r#"{{"id":{id}}}"#))
+/// }
+///
+/// let server = Server::new(tracksuit::crate_info!()).resource(motto).resource_template(user);
+/// # let _ = server;
+/// ```
 #[proc_macro_attribute]
 pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::debug("mcp_resource", resource::expand(attr.into(), item.into())).into()
 }
 
 /// On an `impl` block: every `#[mcp_tool]` method becomes a tool sharing the server state
-/// (`&self`), registered together with `Server::tools`. Duplicate tool names are rejected
-/// at compile time.
+/// (`&self`, held in an `Arc`), registered together with `Server::tools`. Duplicate tool
+/// names are rejected at compile time; other methods are left alone.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use tracksuit::{Server, mcp_server};
+///
+/// struct Hits(AtomicU64);
+///
+/// #[mcp_server]
+/// impl Hits {
+///     /// Count a hit.
+///     #[mcp_tool]
+///     async fn hit(&self) -> String {
+///         (self.0.fetch_add(1, Ordering::SeqCst) + 1).to_string()
+///     }
+/// }
+///
+/// let server = Server::new(tracksuit::crate_info!()).tools(Hits(AtomicU64::new(0)));
+/// assert_eq!(server.tool_names(), ["hit"]);
+/// ```
 #[proc_macro_attribute]
 pub fn mcp_server(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::debug("mcp_server", server::expand(attr.into(), item.into())).into()
