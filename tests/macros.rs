@@ -346,3 +346,35 @@ async fn prompts_and_resources_from_macros() {
 fn duplicate_tool_names_are_rejected_at_registration() {
     let _ = Server::new(tracksuit::crate_info!()).tool(add).tool(add);
 }
+
+async fn complete_ids(_variable: &str, typed: &str) -> Vec<String> {
+    ["1", "12", "2"]
+        .iter()
+        .filter(|i| i.starts_with(typed))
+        .map(|i| (*i).to_owned())
+        .collect()
+}
+
+/// Rows by id, with completion for the id.
+#[tracksuit::mcp_resource(uri = "db://rows/{id}", complete = complete_ids)]
+async fn row(id: u32) -> String {
+    id.to_string()
+}
+
+#[tokio::test]
+async fn template_variables_complete() {
+    let server = Server::new(tracksuit::crate_info!()).resource_template(row);
+    let c = connect_in_memory(server, Client::builder())
+        .await
+        .expect("connects");
+    let done = c
+        .complete(
+            json!({"type": "ref/resource", "uri": "db://rows/{id}"}),
+            "id",
+            "1",
+        )
+        .await
+        .expect("complete");
+    assert_eq!(done["completion"]["values"], json!(["1", "12"]));
+    assert_eq!(done["completion"]["total"], 2);
+}

@@ -139,3 +139,57 @@ pub trait NoOutputSchema {
 }
 
 impl<R> NoOutputSchema for ReturnOf<R> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A return type that claims one output schema and produces something else.
+    struct Liar;
+
+    impl IntoToolResult for Liar {
+        fn output_schema() -> Option<JsonObject> {
+            json!({"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]})
+                .as_object()
+                .cloned()
+        }
+
+        fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+            Ok(CallToolResult::structured(
+                json!({"sum": "three"})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ))
+        }
+    }
+
+    #[test]
+    fn structured_output_is_validated_against_the_output_schema() {
+        let schemas = ToolSchemas::new();
+        let err = finish_tool(&schemas, Liar).expect_err("mismatch is refused");
+        assert!(
+            err.to_string().contains("outputSchema") && err.to_string().contains("`sum`"),
+            "{err}"
+        );
+        let ok = finish_tool(
+            &ToolSchemas::new(),
+            crate::Json(json!({"sum": 3}).as_object().cloned().unwrap_or_default()),
+        );
+        assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn output_schema_lookup_prefers_the_real_impl() {
+        #[allow(unused_imports)]
+        use super::{NoOutputSchema as _, OutputSchemaOf as _};
+        assert!((&&ReturnOf::<Liar>::new()).output_schema().is_some());
+        assert!((&&ReturnOf::<String>::new()).output_schema().is_none());
+        assert!(
+            (&&ReturnOf::<std::time::Duration>::new())
+                .output_schema()
+                .is_none()
+        );
+    }
+}

@@ -108,6 +108,12 @@ impl<T: IntoToolResult, E: std::fmt::Display> IntoToolResult for Result<T, E> {
 }
 
 /// Converts a prompt function's return value into a `prompts/get` result.
+///
+/// ```
+/// use tracksuit::IntoPromptResult;
+/// let r = String::from("Summarise this").into_prompt_result().unwrap();
+/// assert_eq!(r.messages.len(), 1);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP prompt",
     label = "this return type does not implement `IntoPromptResult`",
@@ -152,6 +158,13 @@ impl<T: IntoPromptResult, E: std::fmt::Display> IntoPromptResult for Result<T, E
 /// Converts a resource function's return value into a `resources/read` result.
 /// Text (`String`) and binary (`Vec<u8>`, base64-encoded for you) are given the resource's
 /// URI and MIME type.
+///
+/// ```
+/// use tracksuit::IntoResourceResult;
+/// let r = vec![1u8, 2, 3].into_resource_result("mem://b", Some("application/octet-stream")).unwrap();
+/// let json = serde_json::to_value(&r.contents[0]).unwrap();
+/// assert_eq!(json["blob"], "AQID");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP resource",
     label = "this return type does not implement `IntoResourceResult`",
