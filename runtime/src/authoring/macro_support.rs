@@ -181,6 +181,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_borrow)]
     fn output_schema_lookup_prefers_the_real_impl() {
         #[allow(unused_imports)]
         use super::{NoOutputSchema as _, OutputSchemaOf as _};
