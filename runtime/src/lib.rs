@@ -27,12 +27,14 @@ pub mod client;
 pub mod context;
 pub mod peer;
 pub mod protocol;
+pub mod sampling;
 pub mod server;
 pub mod transport;
 
 pub use authoring::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
 pub use context::Ctx;
 pub use peer::RequestError;
+pub use sampling::{SampleError, SampleExchange};
 pub use server::{
     Prompt, PromptFn, Resource, ResourceFn, ResourceTemplate, ResourceTemplateFn, Server,
     ServerOptions, ServerSession, Tool, ToolError, ToolFn, ToolSet, UriTemplate,

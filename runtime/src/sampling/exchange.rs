@@ -1,0 +1,119 @@
+//! [`SampleExchange`]: one sampling interaction as MCP messages, ready to extend a history.
+
+use crate::protocol::{
+    CreateMessageRequestParams, CreateMessageResult, JsonObject, OneOrMany, Role, SamplingMessage,
+    SamplingMessageContentBlock, StopReason,
+};
+use serde::de::DeserializeOwned;
+
+/// One tool call the model made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The `tool_use` id (answer it with a `tool_result` carrying the same id).
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments.
+    pub input: JsonObject,
+}
+
+impl ToolCall {
+    /// The arguments as a typed value.
+    ///
+    /// ```
+    /// # use tracksuit::sampling::ToolCall;
+    /// #[derive(serde::Deserialize)]
+    /// struct Args { city: String }
+    /// let call = ToolCall { id: "1".into(), name: "w".into(), input: serde_json::json!({"city":"Oslo"}).as_object().unwrap().clone() };
+    /// assert_eq!(call.input_as::<Args>().unwrap().city, "Oslo");
+    /// ```
+    pub fn input_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_value(serde_json::Value::Object(self.input.clone()))
+    }
+}
+
+/// A sampling interaction: what was sent, what came back, the messages it adds to a
+/// conversation, and the typed payload (`()` for raw sampling, the tool calls for
+/// `sample_tools`, `T` for `sample_schema::<T>`).
+///
+/// `messages` is `[user, assistant]` for raw sampling and
+/// `[user, assistant tool_use(__schema__), user tool_result]` for structured output, so
+/// `history.extend(exchange.messages)` and passing `history` to the next `sample` keeps the
+/// conversation well-formed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleExchange<T> {
+    /// The request that produced the accepted response.
+    pub request: CreateMessageRequestParams,
+    /// The accepted response.
+    pub response: CreateMessageResult,
+    /// The messages this exchange adds to a conversation.
+    pub messages: Vec<SamplingMessage>,
+    /// The typed payload.
+    pub parsed: T,
+}
+
+impl<T> SampleExchange<T> {
+    /// The response's text blocks, concatenated.
+    pub fn text(&self) -> String {
+        response_text(&self.response)
+    }
+
+    /// Every tool call in the response (several when the model calls tools in parallel).
+    pub fn tool_calls(&self) -> Vec<ToolCall> {
+        tool_calls(&self.response)
+    }
+
+    /// Why the model stopped, if the client said.
+    pub fn stop_reason(&self) -> Option<&StopReason> {
+        self.response.stop_reason.as_ref()
+    }
+
+    /// The model that answered.
+    pub fn model(&self) -> &str {
+        &self.response.model
+    }
+}
+
+pub(crate) fn response_text(r: &CreateMessageResult) -> String {
+    r.content
+        .iter()
+        .filter_map(SamplingMessageContentBlock::as_text)
+        .collect()
+}
+
+pub(crate) fn tool_calls(r: &CreateMessageResult) -> Vec<ToolCall> {
+    r.content
+        .iter()
+        .filter_map(|c| match c {
+            SamplingMessageContentBlock::ToolUse(t) => Some(ToolCall {
+                id: t.id.clone(),
+                name: t.name.clone(),
+                input: t.input.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The response as an assistant message.
+pub(crate) fn assistant_message(r: &CreateMessageResult) -> SamplingMessage {
+    SamplingMessage {
+        role: Role::Assistant,
+        content: r.content.clone(),
+        meta: None,
+    }
+}
+
+/// A user message of several blocks (one block stays a single object on the wire).
+pub(crate) fn user_message(mut blocks: Vec<SamplingMessageContentBlock>) -> SamplingMessage {
+    let content = if blocks.len() == 1 {
+        OneOrMany::One(blocks.remove(0))
+    } else {
+        OneOrMany::Many(blocks)
+    };
+    SamplingMessage {
+        role: Role::User,
+        content,
+        meta: None,
+    }
+}

@@ -1,0 +1,451 @@
+//! Sampling in tool bodies: [`Ctx::sample`] (raw), [`Ctx::sample_tools`] (at least one tool
+//! call, retried), [`Ctx::sample_schema`] (a parsed, validated `T` via the reserved
+//! `__schema__` tool, retried with the validation error fed back) and [`Ctx::tool_loop`]
+//! (the SEP-1577 loop with server-side functions as tools). Every result is a
+//! [`SampleExchange`] whose `messages` extend a conversation history.
+//!
+//! ## How retries feed errors back
+//!
+//! A rejected answer stays in the retry's conversation, followed by the reason:
+//! - when the model answered with `tool_use` blocks, every one is answered with a
+//!   `tool_result` (the `__schema__` one carrying the validation error, `isError: true`), as
+//!   SEP-1577 requires a `tool_use` turn to be followed by its results — the model sees its
+//!   own output and exactly what was wrong with it, in the form it was trained on;
+//! - when it answered in text, a user message states the problem and asks again.
+//!
+//! Rejected attempts are *not* part of the returned exchange's `messages`: the history a
+//! tool keeps is the clean `[user, assistant tool_use, user tool_result]`. They are kept
+//! in [`SampleError`] when the budget runs out.
+
+mod error;
+mod exchange;
+mod json_text;
+mod tool_loop;
+
+pub use error::{Attempt, SampleError};
+pub use exchange::{SampleExchange, ToolCall};
+pub use tool_loop::ToolLoop;
+
+use crate::authoring::{SchemaValidator, schema_for};
+use crate::context::Ctx;
+use crate::protocol::*;
+use exchange::{assistant_message, tool_calls, user_message};
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::future::IntoFuture;
+use std::marker::PhantomData;
+
+/// The reserved tool `sample_schema` offers the model.
+pub const SCHEMA_TOOL: &str = "__schema__";
+/// Its description.
+pub const SCHEMA_TOOL_DESCRIPTION: &str = "Respond with structured data matching this schema.";
+/// Retries after the first attempt, unless changed with `.retries(n)`.
+pub const DEFAULT_RETRIES: usize = 2;
+/// `maxTokens` unless changed with `.max_tokens(n)`.
+pub const DEFAULT_MAX_TOKENS: u64 = 1024;
+
+/// Raw sampling mode.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Raw;
+/// `sample_tools` mode.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tools;
+/// `sample_schema::<T>` mode.
+#[derive(Debug)]
+pub struct Schema<T>(PhantomData<fn() -> T>);
+
+impl<'c, M> std::fmt::Debug for Sample<'c, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sample")
+            .field("params", &self.params)
+            .field("retries", &self.retries)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A sampling request being built; `.await` it to send.
+///
+/// ```no_run
+/// # async fn demo(ctx: &tracksuit::Ctx) -> Result<(), tracksuit::sampling::SampleError> {
+/// let answer = ctx.sample()
+///     .system("You are terse.")
+///     .prompt("Name a prime number.")
+///     .max_tokens(20)
+///     .await?;
+/// println!("{} (stop: {:?})", answer.text(), answer.stop_reason());
+/// # Ok(()) }
+/// ```
+#[must_use = "a sampling request does nothing until awaited"]
+pub struct Sample<'c, M> {
+    ctx: &'c Ctx,
+    history: Vec<SamplingMessage>,
+    turn: Vec<SamplingMessage>,
+    params: CreateMessageRequestParams,
+    retries: usize,
+    mode: PhantomData<fn() -> M>,
+}
+
+impl Ctx {
+    /// Raw sampling (`sampling/createMessage`): text, images, audio, or tool calls.
+    pub fn sample(&self) -> Sample<'_, Raw> {
+        Sample::new(self)
+    }
+
+    /// Sampling that guarantees at least one tool call: `toolChoice` defaults to
+    /// `required`, and an answer without a call is retried (default 2 retries) with
+    /// feedback telling the model to call a tool.
+    pub fn sample_tools(&self) -> Sample<'_, Tools> {
+        let mut s = Sample::new(self);
+        s.params.tool_choice = Some(ToolChoice {
+            mode: Some(ToolChoiceMode::Required),
+        });
+        s
+    }
+
+    /// Sampling that returns a parsed, schema-valid `T`: the model is given the reserved
+    /// `__schema__` tool whose input schema is `T`'s, with `toolChoice: required`; the data is
+    /// taken from that tool call or, for clients that answer in text, from JSON in the text.
+    /// Invalid answers are retried with the error fed back (default 2 retries). Clients
+    /// without `sampling.tools` get the schema in the prompt instead.
+    pub fn sample_schema<T: DeserializeOwned + JsonSchema>(&self) -> Sample<'_, Schema<T>> {
+        Sample::new(self)
+    }
+
+    /// The SEP-1577 tool loop with server-side functions as tools.
+    pub fn tool_loop(&self) -> ToolLoop<'_> {
+        ToolLoop::new(self)
+    }
+}
+
+impl<'c, M> Sample<'c, M> {
+    fn new(ctx: &'c Ctx) -> Self {
+        Sample {
+            ctx,
+            history: Vec::new(),
+            turn: Vec::new(),
+            params: CreateMessageRequestParams {
+                max_tokens: DEFAULT_MAX_TOKENS,
+                ..Default::default()
+            },
+            retries: DEFAULT_RETRIES,
+            mode: PhantomData,
+        }
+    }
+
+    /// Adds a user text message to this turn.
+    pub fn prompt(mut self, text: impl Into<String>) -> Self {
+        self.turn.push(SamplingMessage::user_text(text));
+        self
+    }
+
+    /// Adds a message (any role, any content blocks) to this turn.
+    pub fn message(mut self, message: SamplingMessage) -> Self {
+        self.turn.push(message);
+        self
+    }
+
+    /// The conversation so far (e.g. earlier exchanges' `messages`), sent before this turn.
+    pub fn history(mut self, messages: impl IntoIterator<Item = SamplingMessage>) -> Self {
+        self.history.extend(messages);
+        self
+    }
+
+    /// The system prompt.
+    pub fn system(mut self, text: impl Into<String>) -> Self {
+        self.params.system_prompt = Some(text.into());
+        self
+    }
+
+    /// `maxTokens` (default 1024).
+    pub fn max_tokens(mut self, n: u64) -> Self {
+        self.params.max_tokens = n;
+        self
+    }
+
+    /// Temperature.
+    pub fn temperature(mut self, t: f64) -> Self {
+        self.params.temperature = Some(t);
+        self
+    }
+
+    /// Adds a stop sequence.
+    pub fn stop_sequence(mut self, s: impl Into<String>) -> Self {
+        self.params
+            .stop_sequences
+            .get_or_insert_with(Vec::new)
+            .push(s.into());
+        self
+    }
+
+    /// Model preferences.
+    pub fn model_preferences(mut self, prefs: ModelPreferences) -> Self {
+        self.params.model_preferences = Some(prefs);
+        self
+    }
+
+    /// Offers a tool to the model (needs the client's `sampling.tools`).
+    pub fn tool(mut self, tool: Tool) -> Self {
+        self.params.tools.get_or_insert_with(Vec::new).push(tool);
+        self
+    }
+
+    /// Offers several tools.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
+        self.params.tools.get_or_insert_with(Vec::new).extend(tools);
+        self
+    }
+
+    /// How the model should use the tools.
+    pub fn tool_choice(mut self, mode: ToolChoiceMode) -> Self {
+        self.params.tool_choice = Some(ToolChoice { mode: Some(mode) });
+        self
+    }
+
+    /// Retries after the first attempt (`sample_tools`, `sample_schema`).
+    pub fn retries(mut self, n: usize) -> Self {
+        self.retries = n;
+        self
+    }
+
+    /// The request for a conversation.
+    fn request(&self, conversation: &[SamplingMessage]) -> CreateMessageRequestParams {
+        let mut p = self.params.clone();
+        p.messages = self.history.iter().chain(conversation).cloned().collect();
+        p
+    }
+
+    /// The messages of this turn as they enter history (the last history message when the
+    /// caller gave no new turn).
+    fn turn_messages(&self) -> Vec<SamplingMessage> {
+        if self.turn.is_empty() {
+            self.history.last().cloned().into_iter().collect()
+        } else {
+            self.turn.clone()
+        }
+    }
+}
+
+impl<'c> IntoFuture for Sample<'c, Raw> {
+    type Output = Result<SampleExchange<()>, SampleError>;
+    type IntoFuture = BoxFuture<'c, Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let request = self.request(&self.turn);
+            let response = self.ctx.create_message(request.clone()).await?;
+            let mut messages = self.turn_messages();
+            messages.push(assistant_message(&response));
+            Ok(SampleExchange {
+                request,
+                response,
+                messages,
+                parsed: (),
+            })
+        })
+    }
+}
+
+impl<'c> IntoFuture for Sample<'c, Tools> {
+    type Output = Result<SampleExchange<Vec<ToolCall>>, SampleError>;
+    type IntoFuture = BoxFuture<'c, Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let names: Vec<String> = self
+                .params
+                .tools
+                .iter()
+                .flatten()
+                .map(|t| t.name.clone())
+                .collect();
+            if names.is_empty() {
+                return Err(SampleError::Usage(
+                    "sample_tools needs at least one tool (.tool(...))".into(),
+                ));
+            }
+            let mut conversation = self.turn.clone();
+            let mut attempts = Vec::new();
+            for _ in 0..=self.retries {
+                let request = self.request(&conversation);
+                let response = self.ctx.create_message(request.clone()).await?;
+                let calls = tool_calls(&response);
+                if !calls.is_empty() {
+                    let mut messages = self.turn_messages();
+                    messages.push(assistant_message(&response));
+                    return Ok(SampleExchange {
+                        request,
+                        response,
+                        messages,
+                        parsed: calls,
+                    });
+                }
+                let problem = format!(
+                    "You must answer by calling one of the provided tools ({}), not with text.",
+                    names.join(", ")
+                );
+                conversation.push(assistant_message(&response));
+                conversation.push(SamplingMessage::user_text(problem.clone()));
+                attempts.push(Attempt {
+                    request,
+                    response,
+                    problem,
+                });
+            }
+            Err(SampleError::NoToolCall { attempts })
+        })
+    }
+}
+
+/// Wraps non-object schemas so the tool's `inputSchema` is always an object.
+fn schema_tool_input<T: JsonSchema>() -> (JsonObject, bool) {
+    let schema = schema_for::<T>();
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        return (schema, false);
+    }
+    let mut defs = JsonObject::new();
+    let mut inner = schema;
+    if let Some(Value::Object(d)) = inner.remove("$defs") {
+        defs = d;
+    }
+    inner.remove("$schema");
+    let mut wrapped = serde_json::json!({
+        "type": "object",
+        "properties": { "value": Value::Object(inner) },
+        "required": ["value"],
+    });
+    if !defs.is_empty()
+        && let Some(w) = wrapped.as_object_mut()
+    {
+        w.insert("$defs".into(), Value::Object(defs));
+    }
+    (wrapped.as_object().cloned().unwrap_or_default(), true)
+}
+
+impl<'c, T: DeserializeOwned + JsonSchema + Send + 'c> IntoFuture for Sample<'c, Schema<T>> {
+    type Output = Result<SampleExchange<T>, SampleError>;
+    type IntoFuture = BoxFuture<'c, Self::Output>;
+
+    fn into_future(mut self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let (input_schema, wrapped) = schema_tool_input::<T>();
+            let use_tools = self
+                .ctx
+                .client_capabilities()
+                .sampling
+                .is_some_and(|s| s.tools.is_some());
+            if use_tools {
+                let mut tool = Tool::new(SCHEMA_TOOL, input_schema.clone());
+                tool.description = Some(SCHEMA_TOOL_DESCRIPTION.into());
+                self.params.tools = Some(vec![tool]);
+                self.params.tool_choice = Some(ToolChoice {
+                    mode: Some(ToolChoiceMode::Required),
+                });
+            } else {
+                let instruction = format!(
+                    "Respond only with JSON matching this JSON Schema, with no other text:\n{}",
+                    Value::Object(input_schema.clone())
+                );
+                self.params.system_prompt = Some(match self.params.system_prompt.take() {
+                    Some(s) => format!("{s}\n\n{instruction}"),
+                    None => instruction,
+                });
+            }
+            let validator = SchemaValidator::new();
+            let mut conversation = self.turn.clone();
+            let mut attempts = Vec::new();
+            for attempt in 0..=self.retries {
+                let request = self.request(&conversation);
+                let response = self.ctx.create_message(request.clone()).await?;
+                let calls = tool_calls(&response);
+                let schema_call = calls.iter().find(|c| c.name == SCHEMA_TOOL);
+                let candidate = match schema_call {
+                    Some(call) => Ok(Value::Object(call.input.clone())),
+                    None => json_text::extract(&exchange::response_text(&response)).map_err(|e| {
+                        format!("{e}. Call the `{SCHEMA_TOOL}` tool with the data as its input.")
+                    }),
+                };
+                let checked = candidate.and_then(|value| {
+                    validator
+                        .validate(&input_schema, &value)
+                        .map_err(|e| format!("the data does not match the schema: {e}"))?;
+                    let data = if wrapped {
+                        value.get("value").cloned().unwrap_or(Value::Null)
+                    } else {
+                        value.clone()
+                    };
+                    let parsed: T = serde_json::from_value(data)
+                        .map_err(|e| format!("the data could not be read: {e}"))?;
+                    Ok((value, parsed))
+                });
+                match checked {
+                    Ok((value, parsed)) => {
+                        let id = schema_call
+                            .map(|c| c.id.clone())
+                            .unwrap_or_else(|| format!("schema-{attempt}"));
+                        let input = value.as_object().cloned().unwrap_or_default();
+                        let mut messages = self.turn_messages();
+                        messages.push(SamplingMessage {
+                            role: Role::Assistant,
+                            content: OneOrMany::Many(vec![SamplingMessageContentBlock::ToolUse(
+                                ToolUseContent {
+                                    id: id.clone(),
+                                    name: SCHEMA_TOOL.into(),
+                                    input,
+                                    meta: None,
+                                },
+                            )]),
+                            meta: None,
+                        });
+                        messages.push(user_message(vec![SamplingMessageContentBlock::ToolResult(
+                            ToolResultContent {
+                                tool_use_id: id,
+                                content: vec![ContentBlock::text("Accepted.")],
+                                ..Default::default()
+                            },
+                        )]));
+                        return Ok(SampleExchange {
+                            request,
+                            response,
+                            messages,
+                            parsed,
+                        });
+                    }
+                    Err(problem) => {
+                        conversation.push(assistant_message(&response));
+                        if calls.is_empty() {
+                            conversation.push(SamplingMessage::user_text(format!(
+                                "Your answer could not be used: {problem}"
+                            )));
+                        } else {
+                            let results = calls
+                                .iter()
+                                .map(|c| {
+                                    let text = if c.name == SCHEMA_TOOL {
+                                        format!("{problem}. Call `{SCHEMA_TOOL}` again with corrected data.")
+                                    } else {
+                                        format!("Unknown tool `{}`; only `{SCHEMA_TOOL}` is available.", c.name)
+                                    };
+                                    SamplingMessageContentBlock::ToolResult(ToolResultContent {
+                                        tool_use_id: c.id.clone(),
+                                        content: vec![ContentBlock::text(text)],
+                                        is_error: Some(true),
+                                        ..Default::default()
+                                    })
+                                })
+                                .collect();
+                            conversation.push(user_message(results));
+                        }
+                        attempts.push(Attempt {
+                            request,
+                            response,
+                            problem,
+                        });
+                    }
+                }
+            }
+            Err(SampleError::Schema { attempts })
+        })
+    }
+}
