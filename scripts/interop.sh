@@ -6,12 +6,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-cargo build --quiet -p tracksuit-examples --bin conformance
+cargo build --quiet -p tracksuit-examples --bin conformance --bin sampling
 binary="$root/target/debug/conformance"
 
 echo "--- TypeScript SDK client ($(node --version))"
 (cd tests/interop/node && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm ci --no-audit --no-fund)
 node tests/interop/node/client.mjs "$binary"
+node tests/interop/node/sampling.mjs "$root/target/debug/sampling"
 
 echo "--- Python mcp client"
 venv="$root/.tools/venv"

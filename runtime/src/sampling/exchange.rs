@@ -1,8 +1,8 @@
 //! [`SampleExchange`]: one sampling interaction as MCP messages, ready to extend a history.
 
 use crate::protocol::{
-    CreateMessageRequestParams, CreateMessageResult, JsonObject, OneOrMany, Role, SamplingMessage,
-    SamplingMessageContentBlock, StopReason,
+    ContentBlock, CreateMessageRequestParams, CreateMessageResult, JsonObject, OneOrMany, Role,
+    SamplingMessage, SamplingMessageContentBlock, StopReason, ToolResultContent,
 };
 use serde::de::DeserializeOwned;
 
@@ -30,6 +30,38 @@ impl ToolCall {
     pub fn input_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
         serde_json::from_value(serde_json::Value::Object(self.input.clone()))
     }
+
+    /// The `tool_result` answering this call with `text`.
+    pub fn result(&self, text: impl Into<String>) -> SamplingMessageContentBlock {
+        self.result_block(text.into(), None)
+    }
+
+    /// The `tool_result` reporting that this call failed (`isError: true`).
+    pub fn error(&self, text: impl Into<String>) -> SamplingMessageContentBlock {
+        self.result_block(text.into(), Some(true))
+    }
+
+    fn result_block(&self, text: String, is_error: Option<bool>) -> SamplingMessageContentBlock {
+        SamplingMessageContentBlock::ToolResult(ToolResultContent {
+            tool_use_id: self.id.clone(),
+            content: vec![ContentBlock::text(text)],
+            is_error,
+            ..Default::default()
+        })
+    }
+}
+
+/// The user message answering a `tool_use` turn: SEP-1577 requires it to hold the
+/// `tool_result` of every call, and nothing else.
+///
+/// ```
+/// # use tracksuit::sampling::{ToolCall, tool_results};
+/// let call = ToolCall { id: "t1".into(), name: "w".into(), input: Default::default() };
+/// let msg = tool_results(vec![call.result("3°C")]);
+/// assert_eq!(serde_json::to_value(&msg).unwrap()["content"]["toolUseId"], "t1");
+/// ```
+pub fn tool_results(results: Vec<SamplingMessageContentBlock>) -> SamplingMessage {
+    user_message(results)
 }
 
 /// A sampling interaction: what was sent, what came back, the messages it adds to a

@@ -23,7 +23,7 @@ mod json_text;
 mod tool_loop;
 
 pub use error::{Attempt, SampleError};
-pub use exchange::{SampleExchange, ToolCall};
+pub use exchange::{SampleExchange, ToolCall, tool_results};
 pub use tool_loop::ToolLoop;
 
 use crate::authoring::{SchemaValidator, schema_for};
