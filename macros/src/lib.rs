@@ -12,6 +12,7 @@
 use proc_macro::TokenStream;
 
 mod common;
+mod elicits;
 mod internals;
 mod prompt;
 mod resource;
@@ -140,4 +141,45 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_server(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::debug("mcp_server", server::expand(attr.into(), item.into())).into()
+}
+
+/// Derives elicitation support.
+///
+/// - On a struct with named fields: an elicitation form (`ElicitForm`). Fields are
+///   `String`, integers, floats, `bool`, select enums, `Vec` of select enums, or `Option` of
+///   these (not required). `///` docs are descriptions; `#[elicit(title = "...",
+///   format = "email" | "uri" | "date" | "date-time", min_length = 1, max_length = 64,
+///   min = 0, max = 10, min_items = 1, max_items = 3, default = ...)]` refine a field. Any
+///   other field type is a compile error at that field.
+/// - On an enum of unit variants: a select field (`#[elicit(title = "...")]` on variants
+///   makes the titled `oneOf` form; `#[elicit(rename = "v")]` changes a value).
+/// - On an enum whose variants carry `#[elicit(response = Form)]`: a keyed set. Each variant
+///   becomes a struct of the same name (its fields are the context) implementing
+///   `ElicitKey`; a tool declares the set with `#[mcp_tool(elicits = Set)]` and asks with
+///   `ctx.elicit(Key { .. })`.
+///
+/// ```
+/// use tracksuit::Elicits;
+///
+/// #[derive(serde::Deserialize, Elicits)]
+/// enum Size { Small, Large }
+///
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Order {
+///     /// Your email
+///     #[elicit(format = "email")]
+///     email: String,
+///     #[elicit(min = 1, max = 9, default = 1)]
+///     quantity: u8,
+///     size: Size,
+///     gift: Option<bool>,
+/// }
+///
+/// let schema = <Order as tracksuit::ElicitForm>::requested_schema();
+/// assert_eq!(schema.properties.len(), 4);
+/// assert_eq!(schema.required, Some(vec!["email".into(), "quantity".into(), "size".into()]));
+/// ```
+#[proc_macro_derive(Elicits, attributes(elicit))]
+pub fn derive_elicits(input: TokenStream) -> TokenStream {
+    common::debug("derive(Elicits)", elicits::expand(input.into())).into()
 }

@@ -20,6 +20,7 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("open_world", Kind::Flag),
     ("icons", Kind::StrList),
     ("meta", Kind::Str),
+    ("elicits", Kind::Path),
     ("crate", Kind::Path),
 ];
 
@@ -32,6 +33,7 @@ pub struct ToolAttrs {
     pub annotations: [(&'static str, bool); 4],
     pub icons: Vec<String>,
     pub meta: Option<String>,
+    pub elicits: Option<syn::Path>,
     pub krate: TokenStream,
 }
 
@@ -83,6 +85,7 @@ impl ToolAttrs {
                 .map(LitStr::value)
                 .collect(),
             meta,
+            elicits: args.path("elicits").cloned(),
             krate: krate(args.path("crate")),
         }
     }
@@ -118,11 +121,22 @@ impl ToolAttrs {
                 ::std::vec![#(#krate::protocol::Icon { src: ::std::string::String::from(#srcs), ..::core::default::Default::default() }),*]
             ))
         };
-        let meta = match &self.meta {
+        let base_meta = match &self.meta {
             Some(json) => {
                 quote!(#krate::__private::serde_json::from_str::<#krate::protocol::Meta>(#json).ok())
             }
             None => quote!(::core::option::Option::None),
+        };
+        let meta = match &self.elicits {
+            Some(keys) => quote! {{
+                let mut meta = #base_meta.unwrap_or_default();
+                meta.insert(
+                    ::std::string::String::from(#krate::elicitation::KEYS_META),
+                    #krate::__private::serde_json::Value::Array(<#keys as #krate::elicitation::ElicitKeySet>::keys()),
+                );
+                ::core::option::Option::Some(meta)
+            }},
+            None => base_meta,
         };
         quote! {{
             let mut tool = #krate::protocol::Tool::new(#name, #input_schema);
@@ -184,8 +198,15 @@ pub fn generate(
         call_args.push(match p.kind {
             ParamKind::Arg => quote!(__args.#ident),
             ParamKind::Whole => quote!(__args),
-            ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
-            ParamKind::Ctx { by_ref: false } => quote!(::core::clone::Clone::clone(&__ctx)),
+            ParamKind::Ctx { by_ref } => {
+                let keys = match &attrs.elicits {
+                    Some(k) => quote!(#k),
+                    None => quote!(()),
+                };
+                let amp = if by_ref { quote!(&) } else { quote!() };
+                let ty_span = syn::spanned::Spanned::span(&p.ty);
+                quote_spanned!(ty_span=> #amp __ctx.with_keys::<#keys>())
+            }
             ParamKind::Cancel => quote!(__ctx.cancellation_token()),
         });
     }

@@ -15,10 +15,17 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 /// The context of one request being served.
 ///
 /// Cheap to clone. Dropping the handler's future (the request was cancelled) cancels every
-/// server→client request the context has outstanding.
-#[derive(Clone)]
-pub struct Ctx {
+/// server→client request the context has outstanding. `K` is the set of keyed elicitations
+/// the tool declared (`#[mcp_tool(elicits = Keys)]`); `()` when it declared none.
+pub struct Ctx<K = ()> {
     inner: Arc<CtxInner>,
+    keys: std::marker::PhantomData<fn() -> K>,
+}
+
+impl<K> Clone for Ctx<K> {
+    fn clone(&self) -> Self {
+        Ctx { inner: self.inner.clone(), keys: std::marker::PhantomData }
+    }
 }
 
 struct CtxInner {
@@ -28,7 +35,7 @@ struct CtxInner {
     cancel: CancellationToken,
 }
 
-impl std::fmt::Debug for Ctx {
+impl<K> std::fmt::Debug for Ctx<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Ctx")
             .field("request_id", &self.inner.request_id)
@@ -50,7 +57,21 @@ impl Ctx {
                 progress_token,
                 cancel,
             }),
+            keys: std::marker::PhantomData,
         }
+    }
+}
+
+impl<K> Ctx<K> {
+    /// The same context, typed with the key set `K2` (generated code uses this to hand a
+    /// tool the `Ctx<Keys>` it declared).
+    pub fn with_keys<K2>(&self) -> Ctx<K2> {
+        Ctx { inner: self.inner.clone(), keys: std::marker::PhantomData }
+    }
+
+    /// The same context without its key set.
+    pub fn erased(&self) -> Ctx {
+        self.with_keys()
     }
 
     /// The id of the request being served.

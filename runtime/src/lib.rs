@@ -25,6 +25,7 @@
 pub mod authoring;
 pub mod client;
 pub mod context;
+pub mod elicitation;
 pub mod peer;
 pub mod protocol;
 pub mod sampling;
@@ -33,6 +34,7 @@ pub mod transport;
 
 pub use authoring::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
 pub use context::Ctx;
+pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
 pub use peer::RequestError;
 pub use sampling::{SampleError, SampleExchange};
 pub use server::{
@@ -68,4 +70,4 @@ pub mod __private {
     pub use serde_json;
 }
 
-pub use tracksuit_macros::{mcp_prompt, mcp_resource, mcp_server, mcp_tool};
+pub use tracksuit_macros::{Elicits, mcp_prompt, mcp_resource, mcp_server, mcp_tool};

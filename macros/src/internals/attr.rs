@@ -22,6 +22,12 @@ pub enum Kind {
     Path,
     /// `key = ["a", "b"]`.
     StrList,
+    /// `key = 3` (a non-negative integer).
+    Int,
+    /// `key = -1.5` (any number).
+    Num,
+    /// `key = "s"`, a number, or `true` / `false`.
+    Lit,
 }
 
 /// A parsed value.
@@ -30,6 +36,9 @@ pub enum Value {
     Str(LitStr),
     Path(syn::Path),
     StrList(Vec<LitStr>),
+    /// A number: its value and whether it was written as an integer.
+    Num(f64, bool, Span),
+    Bool(bool, Span),
 }
 
 struct Item {
@@ -50,6 +59,22 @@ impl Parse for Item {
         }
         input.parse::<Token![=]>()?;
         let lookahead = input.lookahead1();
+        if lookahead.peek(Token![-]) || lookahead.peek(syn::LitInt) || lookahead.peek(syn::LitFloat) {
+            let negative = input.parse::<Option<Token![-]>>()?.is_some();
+            let sign = if negative { -1.0 } else { 1.0 };
+            if input.peek(syn::LitInt) {
+                let lit: syn::LitInt = input.parse()?;
+                let v: f64 = lit.base10_parse()?;
+                return Ok(Item { value_span: lit.span(), key, value: Value::Num(sign * v, true, lit.span()) });
+            }
+            let lit: syn::LitFloat = input.parse()?;
+            let v: f64 = lit.base10_parse()?;
+            return Ok(Item { value_span: lit.span(), key, value: Value::Num(sign * v, false, lit.span()) });
+        }
+        if lookahead.peek(syn::LitBool) {
+            let lit: syn::LitBool = input.parse()?;
+            return Ok(Item { value_span: lit.span(), key, value: Value::Bool(lit.value, lit.span()) });
+        }
         if lookahead.peek(LitStr) {
             let s: LitStr = input.parse()?;
             Ok(Item {
@@ -123,7 +148,9 @@ impl Args {
                     | (Kind::Str, Value::Str(_))
                     | (Kind::Path, Value::Path(_))
                     | (Kind::StrList, Value::StrList(_))
-            );
+                    | (Kind::Num, Value::Num(..))
+                    | (Kind::Lit, Value::Str(_) | Value::Num(..) | Value::Bool(..))
+            ) || matches!((kind, &item.value), (Kind::Int, Value::Num(v, true, _)) if *v >= 0.0);
             if !ok {
                 let expected = match kind {
                     Kind::Flag => format!("`{name}` takes no value"),
@@ -132,6 +159,9 @@ impl Args {
                     Kind::StrList => {
                         format!("`{name}` expects a list of strings: `{name} = [\"...\"]`")
                     }
+                    Kind::Int => format!("`{name}` expects a non-negative integer: `{name} = 3`"),
+                    Kind::Num => format!("`{name}` expects a number: `{name} = 1.5`"),
+                    Kind::Lit => format!("`{name}` expects a string, number or boolean"),
                 };
                 cx.syn_error(syn::Error::new(item.value_span, expected));
                 continue;
@@ -164,6 +194,19 @@ impl Args {
             Some((_, Value::Path(p))) => Some(p),
             _ => None,
         }
+    }
+
+    /// A numeric value.
+    pub fn num(&self, key: &str) -> Option<f64> {
+        match self.get(key) {
+            Some((_, Value::Num(v, _, _))) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The raw value of `key`.
+    pub fn value(&self, key: &str) -> Option<&Value> {
+        self.get(key).map(|(_, v)| v)
     }
 
     /// A string-list value.

@@ -79,7 +79,8 @@ impl<'c, M> std::fmt::Debug for Sample<'c, M> {
 /// ```
 #[must_use = "a sampling request does nothing until awaited"]
 pub struct Sample<'c, M> {
-    ctx: &'c Ctx,
+    ctx: Ctx,
+    lifetime: PhantomData<&'c ()>,
     history: Vec<SamplingMessage>,
     turn: Vec<SamplingMessage>,
     params: CreateMessageRequestParams,
@@ -87,17 +88,17 @@ pub struct Sample<'c, M> {
     mode: PhantomData<fn() -> M>,
 }
 
-impl Ctx {
+impl<K> Ctx<K> {
     /// Raw sampling (`sampling/createMessage`): text, images, audio, or tool calls.
     pub fn sample(&self) -> Sample<'_, Raw> {
-        Sample::new(self)
+        Sample::new(self.erased())
     }
 
     /// Sampling that guarantees at least one tool call: `toolChoice` defaults to
     /// `required`, and an answer without a call is retried (default 2 retries) with
     /// feedback telling the model to call a tool.
     pub fn sample_tools(&self) -> Sample<'_, Tools> {
-        let mut s = Sample::new(self);
+        let mut s = Sample::new(self.erased());
         s.params.tool_choice = Some(ToolChoice {
             mode: Some(ToolChoiceMode::Required),
         });
@@ -110,19 +111,20 @@ impl Ctx {
     /// Invalid answers are retried with the error fed back (default 2 retries). Clients
     /// without `sampling.tools` get the schema in the prompt instead.
     pub fn sample_schema<T: DeserializeOwned + JsonSchema>(&self) -> Sample<'_, Schema<T>> {
-        Sample::new(self)
+        Sample::new(self.erased())
     }
 
     /// The SEP-1577 tool loop with server-side functions as tools.
     pub fn tool_loop(&self) -> ToolLoop<'_> {
-        ToolLoop::new(self)
+        ToolLoop::new(self.erased())
     }
 }
 
 impl<'c, M> Sample<'c, M> {
-    fn new(ctx: &'c Ctx) -> Self {
+    fn new(ctx: Ctx) -> Self {
         Sample {
             ctx,
+            lifetime: PhantomData,
             history: Vec::new(),
             turn: Vec::new(),
             params: CreateMessageRequestParams {

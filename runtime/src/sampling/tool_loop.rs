@@ -34,7 +34,8 @@ type Handler = Arc<dyn Fn(JsonObject) -> BoxFuture<'static, Result<String, Strin
 /// ```
 #[must_use = "a tool loop does nothing until awaited"]
 pub struct ToolLoop<'c> {
-    ctx: &'c Ctx,
+    ctx: Ctx,
+    lifetime: std::marker::PhantomData<&'c ()>,
     history: Vec<SamplingMessage>,
     turn: Vec<SamplingMessage>,
     params: CreateMessageRequestParams,
@@ -43,9 +44,10 @@ pub struct ToolLoop<'c> {
 }
 
 impl<'c> ToolLoop<'c> {
-    pub(crate) fn new(ctx: &'c Ctx) -> Self {
+    pub(crate) fn new(ctx: Ctx) -> Self {
         ToolLoop {
             ctx,
+            lifetime: std::marker::PhantomData,
             history: Vec::new(),
             turn: Vec::new(),
             params: CreateMessageRequestParams {

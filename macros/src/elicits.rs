@@ -1,0 +1,336 @@
+//! `#[derive(Elicits)]`: a struct becomes an elicitation form, a unit-variant enum a select
+//! field, and an enum with `#[elicit(response = T)]` variants a keyed elicitation set.
+
+use crate::common::{krate, with_errors};
+use crate::internals::ast::is_option;
+use crate::internals::attr::{Args, Kind, Value};
+use crate::internals::ctxt::Ctxt;
+use crate::internals::docs;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Type};
+
+const CONTAINER_KEYS: &[(&str, Kind)] = &[("crate", Kind::Path)];
+const FIELD_KEYS: &[(&str, Kind)] = &[
+    ("title", Kind::Str),
+    ("format", Kind::Str),
+    ("min_length", Kind::Int),
+    ("max_length", Kind::Int),
+    ("min", Kind::Num),
+    ("max", Kind::Num),
+    ("min_items", Kind::Int),
+    ("max_items", Kind::Int),
+    ("default", Kind::Lit),
+];
+const OPTION_KEYS: &[(&str, Kind)] = &[("title", Kind::Str), ("rename", Kind::Str)];
+const KEY_KEYS: &[(&str, Kind)] = &[("response", Kind::Path), ("message", Kind::Str)];
+
+/// The tokens of `#[elicit(...)]` attributes among `attrs` (all of them, in order).
+fn elicit_tokens(attrs: &[syn::Attribute], cx: &Ctxt) -> TokenStream {
+    let mut out = TokenStream::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("elicit")) {
+        match &attr.meta {
+            syn::Meta::List(l) => {
+                if !out.is_empty() {
+                    out.extend(quote!(,));
+                }
+                out.extend(l.tokens.clone());
+            }
+            other => cx.error_spanned_by(other, "use `#[elicit(key = value, ...)]`"),
+        }
+    }
+    out
+}
+
+fn last_ident(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// The type inside `Option<..>`, or the type itself.
+fn unoption(ty: &Type) -> &Type {
+    if let Type::Path(p) = ty
+        && let Some(seg) = p.path.segments.last()
+        && seg.ident == "Option"
+        && let syn::PathArguments::AngleBracketed(a) = &seg.arguments
+        && let Some(syn::GenericArgument::Type(inner)) = a.args.first()
+    {
+        return inner;
+    }
+    ty
+}
+
+pub fn expand(input: TokenStream) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    let cx = Ctxt::new();
+    let container = Args::parse(elicit_tokens(&input.attrs, &cx), CONTAINER_KEYS, &cx);
+    let krate = krate(container.path("crate"));
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(&input.generics, "`Elicits` does not support generic types: a form's schema is fixed");
+    }
+    let out = match &input.data {
+        Data::Struct(s) => form(&cx, &input, &s.fields, &krate),
+        Data::Enum(e) if e.variants.iter().all(|v| matches!(v.fields, Fields::Unit)) && !e.variants.iter().any(|v| v.attrs.iter().any(|a| a.path().is_ident("elicit") && a.to_token_stream_string().contains("response"))) => {
+            select(&cx, &input, e, &krate)
+        }
+        Data::Enum(e) => key_set(&cx, &input, e, &krate),
+        Data::Union(u) => {
+            cx.error_spanned_by(u.union_token, "`Elicits` goes on a struct (a form) or an enum (a select field or a key set)");
+            TokenStream::new()
+        }
+    };
+    match cx.check() {
+        Ok(()) => out,
+        Err(e) => with_errors(e, TokenStream::new()),
+    }
+}
+
+trait AttrString {
+    fn to_token_stream_string(&self) -> String;
+}
+
+impl AttrString for syn::Attribute {
+    fn to_token_stream_string(&self) -> String {
+        quote!(#self).to_string()
+    }
+}
+
+fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) -> TokenStream {
+    let Fields::Named(named) = fields else {
+        cx.error_spanned_by(&input.ident, "an elicitation form needs named fields (`struct Form { name: String }`)");
+        return TokenStream::new();
+    };
+    let ident = &input.ident;
+    let mut inserts = Vec::new();
+    let mut required = Vec::new();
+    for field in &named.named {
+        let Some(name) = field.ident.as_ref().map(|i| i.to_string().trim_start_matches("r#").to_owned()) else { continue };
+        let args = Args::parse(elicit_tokens(&field.attrs, cx), FIELD_KEYS, cx);
+        let ty = &field.ty;
+        let base = last_ident(unoption(ty)).unwrap_or_default();
+        let is_text = base == "String";
+        let is_bool = base == "bool";
+        let is_number = matches!(base.as_str(), "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "isize" | "usize" | "f32" | "f64");
+        if let Some(lit) = args.str("format") {
+            if !matches!(lit.value().as_str(), "email" | "uri" | "date" | "date-time") {
+                cx.error_spanned_by(lit, "`format` is one of \"email\", \"uri\", \"date\", \"date-time\"");
+            } else if !is_text {
+                cx.error_spanned_by(lit, "`format` applies to `String` fields");
+            }
+        }
+        for key in ["min_length", "max_length"] {
+            if args.num(key).is_some() && !is_text {
+                cx.error_spanned_by(ty, format!("`{key}` applies to `String` fields"));
+            }
+        }
+        for key in ["min", "max"] {
+            if args.num(key).is_some() && !is_number {
+                cx.error_spanned_by(ty, format!("`{key}` applies to number fields"));
+            }
+        }
+        let default = match args.value("default") {
+            None => quote!(::core::option::Option::None),
+            Some(Value::Str(s)) => {
+                if is_bool || is_number {
+                    cx.error_spanned_by(s, format!("this default is a string, but `{name}` is not"));
+                }
+                quote!(::core::option::Option::Some(#krate::__private::serde_json::Value::from(#s)))
+            }
+            Some(Value::Bool(b, span)) => {
+                if !is_bool {
+                    cx.syn_error(syn::Error::new(*span, format!("this default is a boolean, but `{name}` is not")));
+                }
+                quote!(::core::option::Option::Some(#krate::__private::serde_json::Value::from(#b)))
+            }
+            Some(Value::Num(v, int, span)) => {
+                if !is_number {
+                    cx.syn_error(syn::Error::new(*span, format!("this default is a number, but `{name}` is not")));
+                }
+                if *int {
+                    let v = *v as i64;
+                    quote!(::core::option::Option::Some(#krate::__private::serde_json::Value::from(#v)))
+                } else {
+                    let v = *v;
+                    quote!(::core::option::Option::Some(#krate::__private::serde_json::Value::from(#v)))
+                }
+            }
+            Some(_) => quote!(::core::option::Option::None),
+        };
+        let opt_str = |v: Option<String>| match v {
+            Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
+            None => quote!(::core::option::Option::None),
+        };
+        let opt_u64 = |v: Option<f64>| match v {
+            Some(n) => {
+                let n = n as u64;
+                quote!(::core::option::Option::Some(#n))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let opt_f64 = |v: Option<f64>| match v {
+            Some(n) => quote!(::core::option::Option::Some(#n)),
+            None => quote!(::core::option::Option::None),
+        };
+        let title = opt_str(args.str("title").map(|l| l.value()));
+        let description = opt_str(docs::collect(&field.attrs));
+        let format = match args.str("format") {
+            Some(l) => {
+                let f = l.value();
+                quote!(::core::option::Option::Some(#f))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let (min_length, max_length) = (opt_u64(args.num("min_length")), opt_u64(args.num("max_length")));
+        let (min_items, max_items) = (opt_u64(args.num("min_items")), opt_u64(args.num("max_items")));
+        let (minimum, maximum) = (opt_f64(args.num("min")), opt_f64(args.num("max")));
+        let schema = quote_spanned! {ty.span()=>
+            <#ty as #krate::elicitation::FormField>::field_schema(#krate::elicitation::FieldMeta {
+                title: #title,
+                description: #description,
+                min_length: #min_length,
+                max_length: #max_length,
+                format: #format,
+                minimum: #minimum,
+                maximum: #maximum,
+                min_items: #min_items,
+                max_items: #max_items,
+                default: #default,
+            })
+        };
+        inserts.push(quote!(properties.insert(::std::string::String::from(#name), #schema);));
+        if !is_option(ty) {
+            required.push(name);
+        }
+    }
+    quote! {
+        #[automatically_derived]
+        impl #krate::elicitation::ElicitForm for #ident {
+            fn requested_schema() -> #krate::protocol::ElicitationSchema {
+                let mut properties = ::std::collections::BTreeMap::new();
+                #(#inserts)*
+                #krate::protocol::ElicitationSchema {
+                    schema: ::core::option::Option::None,
+                    kind: #krate::protocol::ObjectType::Object,
+                    properties,
+                    required: ::core::option::Option::Some(::std::vec![#(::std::string::String::from(#required)),*]),
+                }
+            }
+        }
+    }
+}
+
+fn select(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStream) -> TokenStream {
+    let ident = &input.ident;
+    let options: Vec<_> = e
+        .variants
+        .iter()
+        .map(|v| {
+            let args = Args::parse(elicit_tokens(&v.attrs, cx), OPTION_KEYS, cx);
+            let value = args.str("rename").map(|l| l.value()).unwrap_or_else(|| v.ident.to_string());
+            let title = match args.str("title") {
+                Some(t) => quote!(::core::option::Option::Some(#t)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!((#value, #title))
+        })
+        .collect();
+    if e.variants.is_empty() {
+        cx.error_spanned_by(ident, "a select field needs at least one variant");
+    }
+    quote! {
+        #[automatically_derived]
+        impl #krate::elicitation::ElicitEnum for #ident {
+            fn options() -> ::std::vec::Vec<(&'static str, ::core::option::Option<&'static str>)> {
+                ::std::vec![#(#options),*]
+            }
+        }
+
+        #[automatically_derived]
+        impl #krate::elicitation::FormField for #ident {
+            fn field_schema(meta: #krate::elicitation::FieldMeta) -> #krate::protocol::PrimitiveSchemaDefinition {
+                #krate::elicitation::single_select::<Self>(meta)
+            }
+        }
+    }
+}
+
+fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStream) -> TokenStream {
+    let set = &input.ident;
+    let vis = &input.vis;
+    let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
+    let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
+    let mut items = Vec::new();
+    let mut described = Vec::new();
+    for v in &e.variants {
+        let args = Args::parse(elicit_tokens(&v.attrs, cx), KEY_KEYS, cx);
+        let key = &v.ident;
+        let key_name = key.to_string();
+        let doc = docs::collect(&v.attrs);
+        let Some(response) = args.path("response") else {
+            cx.error_spanned_by(key, "each key needs `#[elicit(response = Type)]`: the form the user answers with");
+            continue;
+        };
+        let fields = match &v.fields {
+            Fields::Named(n) => n.named.iter().collect::<Vec<_>>(),
+            Fields::Unit => Vec::new(),
+            Fields::Unnamed(u) => {
+                cx.error_spanned_by(u, "a key's context needs named fields (`Key { board: Board }`) so they can be published");
+                continue;
+            }
+        };
+        let field_defs = fields.iter().map(|f| {
+            let attrs = f.attrs.iter().filter(|a| a.path().is_ident("doc"));
+            let name = &f.ident;
+            let ty = &f.ty;
+            quote!(#(#attrs)* pub #name: #ty)
+        });
+        let message = match args.str("message").map(|l| l.value()).or(doc.clone()) {
+            Some(m) => quote!(::std::string::String::from(#m)),
+            None => quote!(::std::string::String::from(#key_name)),
+        };
+        let description = match &doc {
+            Some(d) => quote!(::core::option::Option::Some(#d)),
+            None => quote!(::core::option::Option::None),
+        };
+        let check_response = quote_spanned!(response.span()=> <#response as #krate::elicitation::ElicitForm>::requested_schema);
+        let docs_attrs = v.attrs.iter().filter(|a| a.path().is_ident("doc"));
+        items.push(quote! {
+            #(#docs_attrs)*
+            #[derive(Debug, Clone, #krate::__private::serde::Serialize, #krate::__private::schemars::JsonSchema)]
+            #[serde(crate = #serde_crate)]
+            #[schemars(crate = #schemars_crate)]
+            #vis struct #key { #(#field_defs,)* }
+
+            #[automatically_derived]
+            impl #krate::elicitation::ElicitKey for #key {
+                type Set = #set;
+                type Response = #response;
+                const KEY: &'static str = #key_name;
+                fn message(&self) -> ::std::string::String {
+                    let _ = #check_response;
+                    #message
+                }
+                fn context_schema() -> #krate::protocol::JsonObject {
+                    #krate::authoring::schema_for::<Self>()
+                }
+            }
+        });
+        described.push(quote!(#krate::elicitation::describe_key::<#key>(#description)));
+    }
+    quote! {
+        #(#items)*
+
+        #[automatically_derived]
+        impl #krate::elicitation::ElicitKeySet for #set {
+            fn keys() -> ::std::vec::Vec<#krate::__private::serde_json::Value> {
+                ::std::vec![#(#described),*]
+            }
+        }
+    }
+}

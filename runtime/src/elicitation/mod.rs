@@ -1,0 +1,286 @@
+//! Elicitation: typed forms (`#[derive(Elicits)]` on a struct), keyed elicitations
+//! (`#[derive(Elicits)]` on an enum, declared by a tool with `#[mcp_tool(elicits = Keys)]`),
+//! [`ElicitExchange`] for conversation history, and URL mode.
+
+mod form;
+
+pub use form::{ElicitEnum, FieldMeta, FormField, single_select};
+
+use crate::authoring::SchemaValidator;
+use crate::context::Ctx;
+use crate::peer::RequestError;
+use crate::protocol::*;
+use crate::sampling::tool_results;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// The `_meta` key under which a tool publishes its elicitation keys in `tools/list`.
+pub const KEYS_META: &str = "io.tracksuit/elicitation-keys";
+/// The `_meta` key under which an elicitation request carries its key and context.
+pub const REQUEST_META: &str = "io.tracksuit/elicitation";
+
+/// A struct that is an elicitation form (derive it with `#[derive(Elicits)]`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an elicitation form",
+    label = "derive `Elicits` (and `Deserialize`) on this struct",
+    note = "`#[derive(serde::Deserialize, tracksuit::Elicits)]` on a struct of form fields makes it a form"
+)]
+pub trait ElicitForm: DeserializeOwned {
+    /// The form's `requestedSchema`.
+    fn requested_schema() -> ElicitationSchema;
+}
+
+/// One key of a keyed elicitation set: its context is `Self`, its answer `Response`.
+pub trait ElicitKey: Serialize + Send + Sync + 'static {
+    /// The set (the enum deriving `Elicits`) this key belongs to.
+    type Set;
+    /// What the user answers.
+    type Response: ElicitForm;
+    /// The key's name.
+    const KEY: &'static str;
+    /// The message shown to the user.
+    fn message(&self) -> String;
+    /// The JSON Schema of the context.
+    fn context_schema() -> JsonObject;
+}
+
+/// A declared key set: every key's name, description and schemas.
+pub trait ElicitKeySet {
+    /// The keys, for the tool's `_meta`.
+    fn keys() -> Vec<Value>;
+}
+
+impl ElicitKeySet for () {
+    fn keys() -> Vec<Value> {
+        Vec::new()
+    }
+}
+
+/// Describes a key for [`ElicitKeySet::keys`].
+pub fn describe_key<Q: ElicitKey>(description: Option<&str>) -> Value {
+    json!({
+        "key": Q::KEY,
+        "description": description,
+        "responseSchema": Q::Response::requested_schema(),
+        "contextSchema": Q::context_schema(),
+    })
+}
+
+/// Proof that key `Self` is in the set `K` the tool declared.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not one of the elicitation keys this tool declared",
+    label = "this key is not in the tool's key set `{K}`",
+    note = "declare the set with `#[mcp_tool(elicits = YourKeys)]`, take `ctx: &Ctx<YourKeys>`, and ask only for keys of that set"
+)]
+pub trait InKeySet<K> {}
+
+impl<Q: ElicitKey> InKeySet<Q::Set> for Q {}
+
+/// The user's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Elicited<T, C = ()> {
+    /// Submitted: the validated, typed content and the exchange for history.
+    Accept {
+        /// The content.
+        value: T,
+        /// The interaction as MCP messages.
+        exchange: ElicitExchange<C>,
+    },
+    /// Explicitly declined.
+    Decline,
+    /// Dismissed.
+    Cancel,
+}
+
+impl<T, C> Elicited<T, C> {
+    /// The value, if accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Elicited::Accept { value, .. } => Some(value),
+            _ => None,
+        }
+    }
+}
+
+/// An accepted elicitation as conversation history:
+/// `[assistant tool_use{name: key, input}, user tool_result{content}]`. `input` is empty
+/// unless the author opts in with [`ElicitExchange::with_arguments`], so context never
+/// leaks into a model's history by accident.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitExchange<C = ()> {
+    /// The key (or form name).
+    pub key: String,
+    /// The `tool_use` id pairing the two messages.
+    pub id: String,
+    /// The context the elicitation was asked with.
+    pub context: C,
+    /// The content the user submitted.
+    pub content: JsonObject,
+    /// What enters the `tool_use` input.
+    pub arguments: JsonObject,
+}
+
+impl<C> ElicitExchange<C> {
+    /// Chooses what of the context enters the `tool_use` input (an object; other values
+    /// are put under `"value"`).
+    pub fn with_arguments(mut self, f: impl FnOnce(&C) -> Value) -> Self {
+        self.arguments = match f(&self.context) {
+            Value::Object(map) => map,
+            Value::Null => JsonObject::new(),
+            other => {
+                let mut map = JsonObject::new();
+                map.insert("value".into(), other);
+                map
+            }
+        };
+        self
+    }
+
+    /// The two messages, ready for `ctx.sample().history(...)`.
+    pub fn messages(&self) -> Vec<SamplingMessage> {
+        let call = SamplingMessage {
+            role: Role::Assistant,
+            content: OneOrMany::Many(vec![SamplingMessageContentBlock::ToolUse(ToolUseContent {
+                id: self.id.clone(),
+                name: self.key.clone(),
+                input: self.arguments.clone(),
+                meta: None,
+            })]),
+            meta: None,
+        };
+        let result = tool_results(vec![SamplingMessageContentBlock::ToolResult(ToolResultContent {
+            tool_use_id: self.id.clone(),
+            content: vec![ContentBlock::text(Value::Object(self.content.clone()).to_string())],
+            structured_content: Some(self.content.clone()),
+            ..Default::default()
+        })]);
+        vec![call, result]
+    }
+}
+
+/// Why an elicitation failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ElicitError {
+    /// The request could not be made (capability missing, timeout, client error).
+    #[error(transparent)]
+    Request(#[from] RequestError),
+    /// The client accepted with content that does not match the form.
+    #[error("the client returned content that does not match the form: {0}")]
+    InvalidContent(String),
+}
+
+impl From<ElicitError> for crate::ToolError {
+    fn from(e: ElicitError) -> Self {
+        crate::ToolError::new(e.to_string())
+    }
+}
+
+/// What the user did with a URL elicitation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrlElicitation {
+    /// Accept (they will open it), decline or cancel.
+    pub action: ElicitAction,
+    /// The id to complete with [`Ctx::notify_elicitation_complete`].
+    pub elicitation_id: String,
+}
+
+fn fresh_id(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    format!("{prefix}-{n}-{nanos:08x}")
+}
+
+impl<K> Ctx<K> {
+    /// Asks the user to fill in the form `T`. Accepted content is validated against the
+    /// form's schema before it is deserialised.
+    pub async fn elicit_form<T: ElicitForm>(&self, message: impl Into<String>) -> Result<Elicited<T>, ElicitError> {
+        let name = std::any::type_name::<T>().rsplit("::").next().unwrap_or("form").to_owned();
+        self.elicit_with(name, message.into(), (), None).await
+    }
+
+    async fn elicit_with<T: ElicitForm, C>(&self, key: String, message: String, context: C, meta: Option<Meta>) -> Result<Elicited<T, C>, ElicitError> {
+        let schema = T::requested_schema();
+        let params = ElicitRequestParams::Form(ElicitRequestFormParams { message, requested_schema: schema.clone(), task: None, meta });
+        let result = self.create_elicitation(params).await?;
+        match result.action {
+            ElicitAction::Decline => Ok(Elicited::Decline),
+            ElicitAction::Cancel => Ok(Elicited::Cancel),
+            ElicitAction::Accept => {
+                let content = result.content.unwrap_or_default();
+                let schema_json = serde_json::to_value(&schema).map_err(|e| ElicitError::InvalidContent(e.to_string()))?;
+                let schema_obj = schema_json.as_object().cloned().unwrap_or_default();
+                SchemaValidator::new().validate(&schema_obj, &Value::Object(content.clone())).map_err(ElicitError::InvalidContent)?;
+                let value: T = serde_json::from_value(Value::Object(content.clone())).map_err(|e| ElicitError::InvalidContent(e.to_string()))?;
+                let exchange = ElicitExchange { key, id: fresh_id("elicit"), context, content, arguments: JsonObject::new() };
+                Ok(Elicited::Accept { value, exchange })
+            }
+        }
+    }
+
+    /// Opens a URL for the user (URL-mode elicitation). Needs the client's
+    /// `elicitation.url` capability (a typed error otherwise, nothing sent).
+    pub async fn elicit_url(&self, message: impl Into<String>, url: impl Into<String>) -> Result<UrlElicitation, ElicitError> {
+        let elicitation_id = fresh_id("url");
+        let params = ElicitRequestParams::Url(ElicitRequestURLParams {
+            mode: UrlMode::Url,
+            message: message.into(),
+            url: url.into(),
+            elicitation_id: elicitation_id.clone(),
+            task: None,
+            meta: None,
+        });
+        let result = self.create_elicitation(params).await?;
+        Ok(UrlElicitation { action: result.action, elicitation_id })
+    }
+
+    /// Tells the client a URL elicitation finished (`notifications/elicitation/complete`).
+    pub fn notify_elicitation_complete(&self, elicitation_id: &str) {
+        self.notify(methods::ELICITATION_COMPLETE, ElicitationCompleteNotificationParams { elicitation_id: elicitation_id.into() });
+    }
+}
+
+impl<K: ElicitKeySet> Ctx<K> {
+    /// Asks the user for a key of the tool's declared set; the key's fields are the context
+    /// (sent in the request's `_meta` so a UI can show a custom widget), and the answer is
+    /// the key's typed response. Asking for a key outside the set does not compile.
+    pub async fn elicit<Q>(&self, key: Q) -> Result<Elicited<Q::Response, Q>, ElicitError>
+    where
+        Q: ElicitKey + InKeySet<K>,
+    {
+        let message = key.message();
+        let mut meta = Meta::new();
+        meta.insert(REQUEST_META.into(), json!({ "key": Q::KEY, "context": key }));
+        self.elicit_with(Q::KEY.to_owned(), message, key, Some(meta)).await
+    }
+}
+
+/// `ToolError` for a call that needs the user to complete URL elicitations first
+/// (`-32042`, the elicitations in `data`).
+///
+/// ```
+/// let e = tracksuit::elicitation::url_elicitation_required(vec![("Sign in", "https://example.com/login")]);
+/// assert!(matches!(e, tracksuit::ToolError::Protocol(ref o) if o.code == -32042));
+/// ```
+pub fn url_elicitation_required(elicitations: Vec<(&str, &str)>) -> crate::ToolError {
+    let data = UrlElicitationRequiredData {
+        elicitations: elicitations
+            .into_iter()
+            .map(|(message, url)| ElicitRequestURLParams {
+                mode: UrlMode::Url,
+                message: message.into(),
+                url: url.into(),
+                elicitation_id: fresh_id("url"),
+                task: None,
+                meta: None,
+            })
+            .collect(),
+    };
+    crate::ToolError::Protocol(
+        ErrorObject::new(URL_ELICITATION_REQUIRED, "This request requires the user to complete an elicitation first")
+            .with_data(serde_json::to_value(data).unwrap_or(Value::Null)),
+    )
+}
