@@ -72,16 +72,30 @@ pub fn expand(input: TokenStream) -> TokenStream {
     let container = Args::parse(elicit_tokens(&input.attrs, &cx), CONTAINER_KEYS, &cx);
     let krate = krate(container.path("crate"));
     if !input.generics.params.is_empty() {
-        cx.error_spanned_by(&input.generics, "`Elicits` does not support generic types: a form's schema is fixed");
+        cx.error_spanned_by(
+            &input.generics,
+            "`Elicits` does not support generic types: a form's schema is fixed",
+        );
     }
     let out = match &input.data {
         Data::Struct(s) => form(&cx, &input, &s.fields, &krate),
-        Data::Enum(e) if e.variants.iter().all(|v| matches!(v.fields, Fields::Unit)) && !e.variants.iter().any(|v| v.attrs.iter().any(|a| a.path().is_ident("elicit") && a.to_token_stream_string().contains("response"))) => {
+        Data::Enum(e)
+            if e.variants.iter().all(|v| matches!(v.fields, Fields::Unit))
+                && !e.variants.iter().any(|v| {
+                    v.attrs.iter().any(|a| {
+                        a.path().is_ident("elicit")
+                            && a.to_token_stream_string().contains("response")
+                    })
+                }) =>
+        {
             select(&cx, &input, e, &krate)
         }
         Data::Enum(e) => key_set(&cx, &input, e, &krate),
         Data::Union(u) => {
-            cx.error_spanned_by(u.union_token, "`Elicits` goes on a struct (a form) or an enum (a select field or a key set)");
+            cx.error_spanned_by(
+                u.union_token,
+                "`Elicits` goes on a struct (a form) or an enum (a select field or a key set)",
+            );
             TokenStream::new()
         }
     };
@@ -103,23 +117,48 @@ impl AttrString for syn::Attribute {
 
 fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) -> TokenStream {
     let Fields::Named(named) = fields else {
-        cx.error_spanned_by(&input.ident, "an elicitation form needs named fields (`struct Form { name: String }`)");
+        cx.error_spanned_by(
+            &input.ident,
+            "an elicitation form needs named fields (`struct Form { name: String }`)",
+        );
         return TokenStream::new();
     };
     let ident = &input.ident;
     let mut inserts = Vec::new();
     let mut required = Vec::new();
     for field in &named.named {
-        let Some(name) = field.ident.as_ref().map(|i| i.to_string().trim_start_matches("r#").to_owned()) else { continue };
+        let Some(name) = field
+            .ident
+            .as_ref()
+            .map(|i| i.to_string().trim_start_matches("r#").to_owned())
+        else {
+            continue;
+        };
         let args = Args::parse(elicit_tokens(&field.attrs, cx), FIELD_KEYS, cx);
         let ty = &field.ty;
         let base = last_ident(unoption(ty)).unwrap_or_default();
         let is_text = base == "String";
         let is_bool = base == "bool";
-        let is_number = matches!(base.as_str(), "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "isize" | "usize" | "f32" | "f64");
+        let is_number = matches!(
+            base.as_str(),
+            "i8" | "i16"
+                | "i32"
+                | "i64"
+                | "u8"
+                | "u16"
+                | "u32"
+                | "u64"
+                | "isize"
+                | "usize"
+                | "f32"
+                | "f64"
+        );
         if let Some(lit) = args.str("format") {
             if !matches!(lit.value().as_str(), "email" | "uri" | "date" | "date-time") {
-                cx.error_spanned_by(lit, "`format` is one of \"email\", \"uri\", \"date\", \"date-time\"");
+                cx.error_spanned_by(
+                    lit,
+                    "`format` is one of \"email\", \"uri\", \"date\", \"date-time\"",
+                );
             } else if !is_text {
                 cx.error_spanned_by(lit, "`format` applies to `String` fields");
             }
@@ -138,19 +177,28 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
             None => quote!(::core::option::Option::None),
             Some(Value::Str(s)) => {
                 if is_bool || is_number {
-                    cx.error_spanned_by(s, format!("this default is a string, but `{name}` is not"));
+                    cx.error_spanned_by(
+                        s,
+                        format!("this default is a string, but `{name}` is not"),
+                    );
                 }
                 quote!(::core::option::Option::Some(#krate::__private::serde_json::Value::from(#s)))
             }
             Some(Value::Bool(b, span)) => {
                 if !is_bool {
-                    cx.syn_error(syn::Error::new(*span, format!("this default is a boolean, but `{name}` is not")));
+                    cx.syn_error(syn::Error::new(
+                        *span,
+                        format!("this default is a boolean, but `{name}` is not"),
+                    ));
                 }
                 quote!(::core::option::Option::Some(#krate::__private::serde_json::Value::from(#b)))
             }
             Some(Value::Num(v, int, span)) => {
                 if !is_number {
-                    cx.syn_error(syn::Error::new(*span, format!("this default is a number, but `{name}` is not")));
+                    cx.syn_error(syn::Error::new(
+                        *span,
+                        format!("this default is a number, but `{name}` is not"),
+                    ));
                 }
                 if *int {
                     let v = *v as i64;
@@ -186,8 +234,14 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
             }
             None => quote!(::core::option::Option::None),
         };
-        let (min_length, max_length) = (opt_u64(args.num("min_length")), opt_u64(args.num("max_length")));
-        let (min_items, max_items) = (opt_u64(args.num("min_items")), opt_u64(args.num("max_items")));
+        let (min_length, max_length) = (
+            opt_u64(args.num("min_length")),
+            opt_u64(args.num("max_length")),
+        );
+        let (min_items, max_items) = (
+            opt_u64(args.num("min_items")),
+            opt_u64(args.num("max_items")),
+        );
         let (minimum, maximum) = (opt_f64(args.num("min")), opt_f64(args.num("max")));
         let schema = quote_spanned! {ty.span()=>
             <#ty as #krate::elicitation::FormField>::field_schema(#krate::elicitation::FieldMeta {
@@ -232,7 +286,10 @@ fn select(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStream
         .iter()
         .map(|v| {
             let args = Args::parse(elicit_tokens(&v.attrs, cx), OPTION_KEYS, cx);
-            let value = args.str("rename").map(|l| l.value()).unwrap_or_else(|| v.ident.to_string());
+            let value = args
+                .str("rename")
+                .map(|l| l.value())
+                .unwrap_or_else(|| v.ident.to_string());
             let title = match args.str("title") {
                 Some(t) => quote!(::core::option::Option::Some(#t)),
                 None => quote!(::core::option::Option::None),
@@ -273,7 +330,10 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
         let key_name = key.to_string();
         let doc = docs::collect(&v.attrs);
         let Some(response) = args.path("response") else {
-            cx.error_spanned_by(key, "each key needs `#[elicit(response = Type)]`: the form the user answers with");
+            cx.error_spanned_by(
+                key,
+                "each key needs `#[elicit(response = Type)]`: the form the user answers with",
+            );
             continue;
         };
         let fields = match &v.fields {

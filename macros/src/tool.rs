@@ -125,7 +125,7 @@ impl ToolAttrs {
             Some(json) => {
                 quote!(#krate::__private::serde_json::from_str::<#krate::protocol::Meta>(#json).ok())
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(::core::option::Option::<#krate::protocol::Meta>::None),
         };
         let meta = match &self.elicits {
             Some(keys) => quote! {{

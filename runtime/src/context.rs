@@ -24,7 +24,10 @@ pub struct Ctx<K = ()> {
 
 impl<K> Clone for Ctx<K> {
     fn clone(&self) -> Self {
-        Ctx { inner: self.inner.clone(), keys: std::marker::PhantomData }
+        Ctx {
+            inner: self.inner.clone(),
+            keys: std::marker::PhantomData,
+        }
     }
 }
 
@@ -66,7 +69,10 @@ impl<K> Ctx<K> {
     /// The same context, typed with the key set `K2` (generated code uses this to hand a
     /// tool the `Ctx<Keys>` it declared).
     pub fn with_keys<K2>(&self) -> Ctx<K2> {
-        Ctx { inner: self.inner.clone(), keys: std::marker::PhantomData }
+        Ctx {
+            inner: self.inner.clone(),
+            keys: std::marker::PhantomData,
+        }
     }
 
     /// The same context without its key set.

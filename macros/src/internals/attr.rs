@@ -59,21 +59,34 @@ impl Parse for Item {
         }
         input.parse::<Token![=]>()?;
         let lookahead = input.lookahead1();
-        if lookahead.peek(Token![-]) || lookahead.peek(syn::LitInt) || lookahead.peek(syn::LitFloat) {
+        if lookahead.peek(Token![-]) || lookahead.peek(syn::LitInt) || lookahead.peek(syn::LitFloat)
+        {
             let negative = input.parse::<Option<Token![-]>>()?.is_some();
             let sign = if negative { -1.0 } else { 1.0 };
             if input.peek(syn::LitInt) {
                 let lit: syn::LitInt = input.parse()?;
                 let v: f64 = lit.base10_parse()?;
-                return Ok(Item { value_span: lit.span(), key, value: Value::Num(sign * v, true, lit.span()) });
+                return Ok(Item {
+                    value_span: lit.span(),
+                    key,
+                    value: Value::Num(sign * v, true, lit.span()),
+                });
             }
             let lit: syn::LitFloat = input.parse()?;
             let v: f64 = lit.base10_parse()?;
-            return Ok(Item { value_span: lit.span(), key, value: Value::Num(sign * v, false, lit.span()) });
+            return Ok(Item {
+                value_span: lit.span(),
+                key,
+                value: Value::Num(sign * v, false, lit.span()),
+            });
         }
         if lookahead.peek(syn::LitBool) {
             let lit: syn::LitBool = input.parse()?;
-            return Ok(Item { value_span: lit.span(), key, value: Value::Bool(lit.value, lit.span()) });
+            return Ok(Item {
+                value_span: lit.span(),
+                key,
+                value: Value::Bool(lit.value, lit.span()),
+            });
         }
         if lookahead.peek(LitStr) {
             let s: LitStr = input.parse()?;

@@ -170,8 +170,8 @@ mod tests {
         let schemas = ToolSchemas::new();
         let err = finish_tool(&schemas, Liar).expect_err("mismatch is refused");
         assert!(
-            err.to_string().contains("outputSchema") && err.to_string().contains("`sum`"),
-            "{err}"
+            err.message().contains("outputSchema") && err.message().contains("`sum`"),
+            "{err:?}"
         );
         let ok = finish_tool(
             &ToolSchemas::new(),

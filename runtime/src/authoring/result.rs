@@ -26,8 +26,9 @@ pub struct Json<T>(pub T);
 /// Converts a tool function's return value into a `tools/call` result.
 ///
 /// Implemented for `String`, `&str`, `()`, [`ContentBlock`], `Vec<ContentBlock>`,
-/// [`CallToolResult`], [`Json<T>`] and `Result<T, E>` where `T: IntoToolResult` and
-/// `E: Display` (an `Err` becomes an `isError` result the model can read).
+/// [`CallToolResult`], [`Json<T>`] and `Result<T, E>` where `T: IntoToolResult` and `E` is
+/// [`ToolError`] or any `Display` error (an `Err` becomes an `isError` result the model can
+/// read; `ToolError::Protocol` a JSON-RPC error).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP tool",
     label = "this return type does not implement `IntoToolResult`",
@@ -94,7 +95,7 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     }
 }
 
-impl<T: IntoToolResult, E: std::fmt::Display> IntoToolResult for Result<T, E> {
+impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
     fn output_schema() -> Option<JsonObject> {
         T::output_schema()
     }
@@ -102,7 +103,9 @@ impl<T: IntoToolResult, E: std::fmt::Display> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
         match self {
             Ok(t) => t.into_tool_result(),
-            Err(e) => Err(ToolError::new(e.to_string())),
+            // `ToolError` passes through (protocol errors stay protocol errors); any other
+            // `Display` error becomes an execution error.
+            Err(e) => Err(e.into()),
         }
     }
 }

@@ -85,13 +85,15 @@ impl FormField for bool {
 }
 
 fn number(m: FieldMeta, kind: NumberType) -> PrimitiveSchemaDefinition {
-    let num = |f: Option<f64>| f.and_then(|f| {
-        if kind == NumberType::Integer && f.fract() == 0.0 {
-            Some(serde_json::Number::from(f as i64))
-        } else {
-            serde_json::Number::from_f64(f)
-        }
-    });
+    let num = |f: Option<f64>| {
+        f.and_then(|f| {
+            if kind == NumberType::Integer && f.fract() == 0.0 {
+                Some(serde_json::Number::from(f as i64))
+            } else {
+                serde_json::Number::from_f64(f)
+            }
+        })
+    };
     PrimitiveSchemaDefinition::Number(NumberSchema {
         kind,
         title: m.title,
@@ -143,7 +145,13 @@ pub fn single_select<E: ElicitEnum>(m: FieldMeta) -> PrimitiveSchemaDefinition {
             kind: StringType::String,
             title: m.title,
             description: m.description,
-            one_of: options.iter().map(|(v, t)| TitledOption { value: (*v).into(), title: t.unwrap_or(v).into() }).collect(),
+            one_of: options
+                .iter()
+                .map(|(v, t)| TitledOption {
+                    value: (*v).into(),
+                    title: t.unwrap_or(v).into(),
+                })
+                .collect(),
             default,
         })
     } else {
@@ -160,7 +168,9 @@ pub fn single_select<E: ElicitEnum>(m: FieldMeta) -> PrimitiveSchemaDefinition {
 impl<E: ElicitEnum> FormField for Vec<E> {
     fn field_schema(m: FieldMeta) -> PrimitiveSchemaDefinition {
         let options = E::options();
-        let default = m.default.and_then(|v| serde_json::from_value::<Vec<String>>(v).ok());
+        let default = m
+            .default
+            .and_then(|v| serde_json::from_value::<Vec<String>>(v).ok());
         if options.iter().any(|(_, t)| t.is_some()) {
             PrimitiveSchemaDefinition::TitledMultiSelect(TitledMultiSelectEnumSchema {
                 kind: ArrayType::Array,
@@ -168,7 +178,15 @@ impl<E: ElicitEnum> FormField for Vec<E> {
                 description: m.description,
                 min_items: m.min_items,
                 max_items: m.max_items,
-                items: TitledItems { any_of: options.iter().map(|(v, t)| TitledOption { value: (*v).into(), title: t.unwrap_or(v).into() }).collect() },
+                items: TitledItems {
+                    any_of: options
+                        .iter()
+                        .map(|(v, t)| TitledOption {
+                            value: (*v).into(),
+                            title: t.unwrap_or(v).into(),
+                        })
+                        .collect(),
+                },
                 default,
             })
         } else {
@@ -178,7 +196,10 @@ impl<E: ElicitEnum> FormField for Vec<E> {
                 description: m.description,
                 min_items: m.min_items,
                 max_items: m.max_items,
-                items: UntitledItems { kind: StringType::String, values: options.iter().map(|(v, _)| (*v).into()).collect() },
+                items: UntitledItems {
+                    kind: StringType::String,
+                    values: options.iter().map(|(v, _)| (*v).into()).collect(),
+                },
                 default,
             })
         }

@@ -149,12 +149,16 @@ impl<C> ElicitExchange<C> {
             })]),
             meta: None,
         };
-        let result = tool_results(vec![SamplingMessageContentBlock::ToolResult(ToolResultContent {
-            tool_use_id: self.id.clone(),
-            content: vec![ContentBlock::text(Value::Object(self.content.clone()).to_string())],
-            structured_content: Some(self.content.clone()),
-            ..Default::default()
-        })]);
+        let result = tool_results(vec![SamplingMessageContentBlock::ToolResult(
+            ToolResultContent {
+                tool_use_id: self.id.clone(),
+                content: vec![ContentBlock::text(
+                    Value::Object(self.content.clone()).to_string(),
+                )],
+                structured_content: Some(self.content.clone()),
+                ..Default::default()
+            },
+        )]);
         vec![call, result]
     }
 }
@@ -171,12 +175,6 @@ pub enum ElicitError {
     InvalidContent(String),
 }
 
-impl From<ElicitError> for crate::ToolError {
-    fn from(e: ElicitError) -> Self {
-        crate::ToolError::new(e.to_string())
-    }
-}
-
 /// What the user did with a URL elicitation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UrlElicitation {
@@ -190,32 +188,63 @@ fn fresh_id(prefix: &str) -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
     format!("{prefix}-{n}-{nanos:08x}")
 }
 
 impl<K> Ctx<K> {
     /// Asks the user to fill in the form `T`. Accepted content is validated against the
     /// form's schema before it is deserialised.
-    pub async fn elicit_form<T: ElicitForm>(&self, message: impl Into<String>) -> Result<Elicited<T>, ElicitError> {
-        let name = std::any::type_name::<T>().rsplit("::").next().unwrap_or("form").to_owned();
+    pub async fn elicit_form<T: ElicitForm>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicited<T>, ElicitError> {
+        let name = std::any::type_name::<T>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("form")
+            .to_owned();
         self.elicit_with(name, message.into(), (), None).await
     }
 
-    async fn elicit_with<T: ElicitForm, C>(&self, key: String, message: String, context: C, meta: Option<Meta>) -> Result<Elicited<T, C>, ElicitError> {
+    async fn elicit_with<T: ElicitForm, C>(
+        &self,
+        key: String,
+        message: String,
+        context: C,
+        meta: Option<Meta>,
+    ) -> Result<Elicited<T, C>, ElicitError> {
         let schema = T::requested_schema();
-        let params = ElicitRequestParams::Form(ElicitRequestFormParams { message, requested_schema: schema.clone(), task: None, meta });
+        let params = ElicitRequestParams::Form(ElicitRequestFormParams {
+            message,
+            requested_schema: schema.clone(),
+            task: None,
+            meta,
+        });
         let result = self.create_elicitation(params).await?;
         match result.action {
             ElicitAction::Decline => Ok(Elicited::Decline),
             ElicitAction::Cancel => Ok(Elicited::Cancel),
             ElicitAction::Accept => {
                 let content = result.content.unwrap_or_default();
-                let schema_json = serde_json::to_value(&schema).map_err(|e| ElicitError::InvalidContent(e.to_string()))?;
+                let schema_json = serde_json::to_value(&schema)
+                    .map_err(|e| ElicitError::InvalidContent(e.to_string()))?;
                 let schema_obj = schema_json.as_object().cloned().unwrap_or_default();
-                SchemaValidator::new().validate(&schema_obj, &Value::Object(content.clone())).map_err(ElicitError::InvalidContent)?;
-                let value: T = serde_json::from_value(Value::Object(content.clone())).map_err(|e| ElicitError::InvalidContent(e.to_string()))?;
-                let exchange = ElicitExchange { key, id: fresh_id("elicit"), context, content, arguments: JsonObject::new() };
+                SchemaValidator::new()
+                    .validate(&schema_obj, &Value::Object(content.clone()))
+                    .map_err(ElicitError::InvalidContent)?;
+                let value: T = serde_json::from_value(Value::Object(content.clone()))
+                    .map_err(|e| ElicitError::InvalidContent(e.to_string()))?;
+                let exchange = ElicitExchange {
+                    key,
+                    id: fresh_id("elicit"),
+                    context,
+                    content,
+                    arguments: JsonObject::new(),
+                };
                 Ok(Elicited::Accept { value, exchange })
             }
         }
@@ -223,7 +252,11 @@ impl<K> Ctx<K> {
 
     /// Opens a URL for the user (URL-mode elicitation). Needs the client's
     /// `elicitation.url` capability (a typed error otherwise, nothing sent).
-    pub async fn elicit_url(&self, message: impl Into<String>, url: impl Into<String>) -> Result<UrlElicitation, ElicitError> {
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<UrlElicitation, ElicitError> {
         let elicitation_id = fresh_id("url");
         let params = ElicitRequestParams::Url(ElicitRequestURLParams {
             mode: UrlMode::Url,
@@ -234,12 +267,20 @@ impl<K> Ctx<K> {
             meta: None,
         });
         let result = self.create_elicitation(params).await?;
-        Ok(UrlElicitation { action: result.action, elicitation_id })
+        Ok(UrlElicitation {
+            action: result.action,
+            elicitation_id,
+        })
     }
 
     /// Tells the client a URL elicitation finished (`notifications/elicitation/complete`).
     pub fn notify_elicitation_complete(&self, elicitation_id: &str) {
-        self.notify(methods::ELICITATION_COMPLETE, ElicitationCompleteNotificationParams { elicitation_id: elicitation_id.into() });
+        self.notify(
+            methods::ELICITATION_COMPLETE,
+            ElicitationCompleteNotificationParams {
+                elicitation_id: elicitation_id.into(),
+            },
+        );
     }
 }
 
@@ -253,8 +294,12 @@ impl<K: ElicitKeySet> Ctx<K> {
     {
         let message = key.message();
         let mut meta = Meta::new();
-        meta.insert(REQUEST_META.into(), json!({ "key": Q::KEY, "context": key }));
-        self.elicit_with(Q::KEY.to_owned(), message, key, Some(meta)).await
+        meta.insert(
+            REQUEST_META.into(),
+            json!({ "key": Q::KEY, "context": key }),
+        );
+        self.elicit_with(Q::KEY.to_owned(), message, key, Some(meta))
+            .await
     }
 }
 
@@ -280,7 +325,10 @@ pub fn url_elicitation_required(elicitations: Vec<(&str, &str)>) -> crate::ToolE
             .collect(),
     };
     crate::ToolError::Protocol(
-        ErrorObject::new(URL_ELICITATION_REQUIRED, "This request requires the user to complete an elicitation first")
-            .with_data(serde_json::to_value(data).unwrap_or(Value::Null)),
+        ErrorObject::new(
+            URL_ELICITATION_REQUIRED,
+            "This request requires the user to complete an elicitation first",
+        )
+        .with_data(serde_json::to_value(data).unwrap_or(Value::Null)),
     )
 }

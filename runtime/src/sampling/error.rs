@@ -61,9 +61,3 @@ fn last_problem(attempts: &[Attempt]) -> &str {
         .map(|a| a.problem.as_str())
         .unwrap_or("no attempt was made")
 }
-
-impl From<SampleError> for crate::ToolError {
-    fn from(e: SampleError) -> Self {
-        crate::ToolError::new(e.to_string())
-    }
-}

@@ -11,13 +11,16 @@ use std::future::Future;
 /// `isError: true` so it can correct itself (SEP-1303); a [`Protocol`](ToolError::Protocol)
 /// error becomes a JSON-RPC error response (use it only for what the spec makes a protocol
 /// error, such as `-32042` URL elicitation required).
-#[derive(Debug, Clone, thiserror::Error)]
+///
+/// Any `Display` error converts into an execution error, so `?` works on anything in a
+/// tool returning `Result<_, ToolError>`. (Like `anyhow::Error`, `ToolError` itself is not
+/// `Display`, which is what lets that conversion coexist with `Result<T, ToolError>`
+/// keeping protocol errors intact; use [`ToolError::message`] to read it.)
+#[derive(Debug, Clone)]
 pub enum ToolError {
     /// The tool ran and failed; the text is shown to the model.
-    #[error("{0}")]
     Execution(String),
     /// The request itself is answered with a JSON-RPC error.
-    #[error(transparent)]
     Protocol(ErrorObject),
 }
 
@@ -26,40 +29,29 @@ impl ToolError {
     ///
     /// ```
     /// let e = tracksuit::ToolError::new("city not found");
-    /// assert_eq!(e.to_string(), "city not found");
+    /// assert_eq!(e.message(), "city not found");
     /// ```
     pub fn new(message: impl Into<String>) -> Self {
         ToolError::Execution(message.into())
     }
-}
 
-impl From<ErrorObject> for ToolError {
-    fn from(e: ErrorObject) -> Self {
-        ToolError::Protocol(e)
+    /// A JSON-RPC error response instead of a tool result.
+    pub fn protocol(error: ErrorObject) -> Self {
+        ToolError::Protocol(error)
+    }
+
+    /// The error's text.
+    pub fn message(&self) -> String {
+        match self {
+            ToolError::Execution(m) => m.clone(),
+            ToolError::Protocol(e) => e.to_string(),
+        }
     }
 }
 
-impl From<serde_json::Error> for ToolError {
-    fn from(e: serde_json::Error) -> Self {
+impl<E: std::fmt::Display> From<E> for ToolError {
+    fn from(e: E) -> Self {
         ToolError::Execution(e.to_string())
-    }
-}
-
-impl From<crate::peer::RequestError> for ToolError {
-    fn from(e: crate::peer::RequestError) -> Self {
-        ToolError::Execution(e.to_string())
-    }
-}
-
-impl From<String> for ToolError {
-    fn from(s: String) -> Self {
-        ToolError::Execution(s)
-    }
-}
-
-impl From<&str> for ToolError {
-    fn from(s: &str) -> Self {
-        ToolError::Execution(s.to_owned())
     }
 }
 

@@ -1,0 +1,321 @@
+//! Elicitation end to end through the in-memory client: derived form schemas, typed
+//! accept / decline / cancel, content validation, keyed elicitations with context in
+//! `_meta`, `ElicitExchange` history, and URL mode.
+
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use tracksuit::client::{Client, ClientBuilder, connect_in_memory};
+use tracksuit::elicitation::{ElicitError, Elicited, url_elicitation_required};
+use tracksuit::protocol::*;
+use tracksuit::{Ctx, ElicitForm, Elicits, Server, ToolError, mcp_tool};
+
+#[derive(Debug, serde::Deserialize, Elicits, PartialEq)]
+enum Size {
+    Small,
+    Large,
+}
+
+#[derive(Debug, serde::Deserialize, Elicits, PartialEq)]
+enum Topping {
+    #[elicit(title = "Extra cheese")]
+    Cheese,
+    #[elicit(title = "Mushrooms")]
+    Mushroom,
+}
+
+/// A pizza order.
+#[derive(Debug, serde::Deserialize, Elicits)]
+#[allow(dead_code)]
+struct Order {
+    /// Where to send the receipt
+    #[elicit(format = "email", title = "Email", max_length = 64)]
+    email: String,
+    #[elicit(min = 1, max = 5, default = 1)]
+    quantity: u8,
+    #[elicit(default = "Small")]
+    size: Size,
+    #[elicit(min_items = 1, max_items = 2)]
+    toppings: Vec<Topping>,
+    #[elicit(default = true)]
+    delivery: Option<bool>,
+    tip: Option<f64>,
+}
+
+#[test]
+fn form_schema_is_flat_typed_and_validates_against_schema_json() {
+    let schema = serde_json::to_value(Order::requested_schema()).expect("json");
+    let p = &schema["properties"];
+    assert_eq!(
+        p["email"],
+        json!({"type":"string","title":"Email","description":"Where to send the receipt","maxLength":64,"format":"email"})
+    );
+    assert_eq!(
+        p["quantity"],
+        json!({"type":"integer","minimum":1,"maximum":5,"default":1})
+    );
+    assert_eq!(
+        p["size"],
+        json!({"type":"string","enum":["Small","Large"],"default":"Small"})
+    );
+    assert_eq!(
+        p["toppings"]["items"]["anyOf"][0],
+        json!({"const":"Cheese","title":"Extra cheese"})
+    );
+    assert_eq!(p["toppings"]["minItems"], 1);
+    assert_eq!(p["delivery"], json!({"type":"boolean","default":true}));
+    assert_eq!(p["tip"]["type"], "number");
+    assert_eq!(
+        schema["required"],
+        json!(["email", "quantity", "size", "toppings"])
+    );
+}
+
+#[derive(Debug, serde::Deserialize, serde::Serialize, Elicits)]
+struct Cell {
+    #[elicit(min = 0, max = 2)]
+    row: u8,
+    #[elicit(min = 0, max = 2)]
+    col: u8,
+}
+
+/// The keys the game tool may ask for.
+#[derive(Elicits)]
+#[allow(dead_code)]
+enum GameKeys {
+    /// Pick your move.
+    #[elicit(response = Cell)]
+    PickMove {
+        /// The board, row by row.
+        board: String,
+        /// Your symbol.
+        you: char,
+    },
+}
+
+/// Plays one move against the user.
+#[mcp_tool(elicits = GameKeys)]
+async fn play(ctx: &Ctx<GameKeys>) -> Result<String, ToolError> {
+    match ctx
+        .elicit(PickMove {
+            board: "X..|.O.|...".into(),
+            you: 'X',
+        })
+        .await?
+    {
+        Elicited::Accept { value, exchange } => {
+            let plain = exchange.messages();
+            let with_board = exchange
+                .with_arguments(|c| json!({"board": c.board}))
+                .messages();
+            Ok(
+                json!({"move": [value.row, value.col], "plain": plain, "withBoard": with_board})
+                    .to_string(),
+            )
+        }
+        Elicited::Decline => Ok("declined".into()),
+        Elicited::Cancel => Ok("cancelled".into()),
+    }
+}
+
+/// Takes an order.
+#[mcp_tool]
+async fn order(ctx: &Ctx) -> Result<String, ToolError> {
+    match ctx.elicit_form::<Order>("Your order?").await {
+        Ok(Elicited::Accept { value, .. }) => Ok(format!(
+            "{} x {:?} {:?} {:?}",
+            value.quantity, value.size, value.toppings, value.delivery
+        )),
+        Ok(Elicited::Decline) => Ok("declined".into()),
+        Ok(Elicited::Cancel) => Ok("cancelled".into()),
+        Err(ElicitError::InvalidContent(e)) => Ok(format!("invalid: {e}")),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Sends the user to a URL, then completes it.
+#[mcp_tool]
+async fn connect(ctx: &Ctx) -> Result<String, ToolError> {
+    let out = ctx
+        .elicit_url("Authorize access", "https://example.com/oauth")
+        .await?;
+    ctx.notify_elicitation_complete(&out.elicitation_id);
+    Ok(format!("{:?}", out.action))
+}
+
+/// Needs an authorization first.
+#[mcp_tool]
+async fn needs_auth() -> Result<String, ToolError> {
+    Err(url_elicitation_required(vec![(
+        "Sign in first",
+        "https://example.com/login",
+    )]))
+}
+
+fn server() -> Server {
+    Server::new(tracksuit::crate_info!())
+        .tool(play)
+        .tool(order)
+        .tool(connect)
+        .tool(needs_auth)
+}
+
+#[derive(Clone, Default)]
+struct User {
+    reply: Arc<Mutex<Value>>,
+    seen: Arc<Mutex<Vec<Value>>>,
+}
+
+impl User {
+    fn answering(reply: Value) -> Self {
+        User {
+            reply: Arc::new(Mutex::new(reply)),
+            seen: Arc::default(),
+        }
+    }
+
+    fn client(&self) -> ClientBuilder {
+        let me = self.clone();
+        Client::builder().on_elicitation(move |p| {
+            let me = me.clone();
+            async move {
+                me.seen
+                    .lock()
+                    .expect("lock")
+                    .push(serde_json::to_value(&p).expect("json"));
+                serde_json::from_value(me.reply.lock().expect("lock").clone())
+                    .map_err(ErrorObject::internal)
+            }
+        })
+    }
+}
+
+async fn run(user: &User, tool: &str) -> CallToolResult {
+    let c = connect_in_memory(server(), user.client())
+        .await
+        .expect("connects");
+    c.call_tool(tool, json!({})).await.expect("call")
+}
+
+fn text(r: &CallToolResult) -> String {
+    r.content.iter().filter_map(ContentBlock::as_text).collect()
+}
+
+#[tokio::test]
+async fn forms_accept_decline_cancel_and_validate() {
+    let user = User::answering(
+        json!({"action":"accept","content":{"email":"a@b.c","quantity":2,"size":"Large","toppings":["Cheese"]}}),
+    );
+    assert_eq!(text(&run(&user, "order").await), "2 x Large [Cheese] None");
+    assert_eq!(
+        user.seen.lock().expect("lock")[0]["requestedSchema"]["properties"]["size"]["enum"],
+        json!(["Small", "Large"])
+    );
+    for (action, expected) in [("decline", "declined"), ("cancel", "cancelled")] {
+        let user = User::answering(json!({"action": action}));
+        assert_eq!(text(&run(&user, "order").await), expected);
+    }
+    let user = User::answering(
+        json!({"action":"accept","content":{"email":"a@b.c","quantity":9,"size":"Large","toppings":["Cheese"]}}),
+    );
+    let t = text(&run(&user, "order").await);
+    assert!(t.starts_with("invalid:") && t.contains("`quantity`"), "{t}");
+}
+
+#[tokio::test]
+async fn keyed_elicitation_carries_context_and_history() {
+    let user = User::answering(json!({"action":"accept","content":{"row":1,"col":2}}));
+    let c = connect_in_memory(server(), user.client())
+        .await
+        .expect("connects");
+    let tools = c.list_tools(None).await.expect("list").tools;
+    let t_play = tools.iter().find(|t| t.name == "play").expect("play");
+    let keys = &t_play.meta.as_ref().expect("meta")["io.tracksuit/elicitation-keys"][0];
+    assert_eq!(keys["key"], "PickMove");
+    assert_eq!(keys["description"], "Pick your move.");
+    assert_eq!(keys["responseSchema"]["properties"]["row"]["maximum"], 2);
+    assert_eq!(
+        keys["contextSchema"]["properties"]["board"]["description"],
+        "The board, row by row."
+    );
+
+    let out: Value =
+        serde_json::from_str(&text(&c.call_tool("play", json!({})).await.expect("call")))
+            .expect("json");
+    assert_eq!(out["move"], json!([1, 2]));
+    let req = &user.seen.lock().expect("lock")[0];
+    assert_eq!(req["message"], "Pick your move.");
+    assert_eq!(
+        req["_meta"]["io.tracksuit/elicitation"],
+        json!({"key":"PickMove","context":{"board":"X..|.O.|...","you":"X"}})
+    );
+    assert_eq!(out["plain"][0]["content"][0]["type"], "tool_use");
+    assert_eq!(out["plain"][0]["content"][0]["name"], "PickMove");
+    assert_eq!(
+        out["plain"][0]["content"][0]["input"],
+        json!({}),
+        "context stays out of history by default"
+    );
+    assert_eq!(out["plain"][1]["content"]["type"], "tool_result");
+    assert_eq!(
+        out["plain"][1]["content"]["structuredContent"],
+        json!({"row":1,"col":2})
+    );
+    assert_eq!(
+        out["plain"][1]["content"]["toolUseId"],
+        out["plain"][0]["content"][0]["id"]
+    );
+    assert_eq!(
+        out["withBoard"][0]["content"][0]["input"],
+        json!({"board":"X..|.O.|..."})
+    );
+}
+
+#[tokio::test]
+async fn url_mode_and_url_required_errors() {
+    let user = User::answering(json!({"action":"accept"}));
+    let c = connect_in_memory(server(), user.client())
+        .await
+        .expect("connects");
+    let mut notes = c.notifications();
+    let r = c.call_tool("connect", json!({})).await.expect("call");
+    assert_eq!(text(&r), "Accept");
+    let req = user.seen.lock().expect("lock")[0].clone();
+    assert_eq!(req["mode"], "url");
+    assert_eq!(req["url"], "https://example.com/oauth");
+    let n = tokio::time::timeout(std::time::Duration::from_secs(5), notes.recv())
+        .await
+        .expect("in time")
+        .expect("open");
+    assert_eq!(n.method, "notifications/elicitation/complete");
+    assert_eq!(
+        n.params.expect("params")["elicitationId"],
+        req["elicitationId"]
+    );
+
+    let err = c
+        .call_tool("needs_auth", json!({}))
+        .await
+        .expect_err("a protocol error");
+    match err {
+        tracksuit::RequestError::Peer(e) => {
+            assert_eq!(e.code, URL_ELICITATION_REQUIRED);
+            assert_eq!(
+                e.data.expect("data")["elicitations"][0]["url"],
+                "https://example.com/login"
+            );
+        }
+        other => panic!("expected -32042, got {other:?}"),
+    }
+
+    // A client with form-only elicitation: URL mode is a typed error, nothing is sent.
+    let form_only = User::answering(json!({"action":"accept"}));
+    let caps: ClientCapabilities =
+        serde_json::from_value(json!({"elicitation": {}})).expect("caps");
+    let c = connect_in_memory(server(), form_only.client().capabilities(caps))
+        .await
+        .expect("connects");
+    let r = c.call_tool("connect", json!({})).await.expect("call");
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("elicitation.url"));
+    assert!(form_only.seen.lock().expect("lock").is_empty());
+}
