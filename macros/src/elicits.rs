@@ -11,7 +11,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Type};
 
-const CONTAINER_KEYS: &[(&str, Kind)] = &[("crate", Kind::Path)];
+const CONTAINER_KEYS: &[(&str, Kind)] = &[("crate", Kind::Path), ("legacy_titles", Kind::Flag)];
 const FIELD_KEYS: &[(&str, Kind)] = &[
     ("title", Kind::Str),
     ("format", Kind::Str),
@@ -41,6 +41,63 @@ fn elicit_tokens(attrs: &[syn::Attribute], cx: &Ctxt) -> TokenStream {
         }
     }
     out
+}
+
+/// `#[serde(rename = "...")]` / `#[serde(rename_all = "...")]` among `attrs`.
+fn serde_attr(attrs: &[syn::Attribute], key: &str) -> Option<String> {
+    let mut found = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident(key) {
+                let value: syn::LitStr = meta.value()?.parse()?;
+                found = Some(value.value());
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            }
+            Ok(())
+        });
+    }
+    found
+}
+
+/// Applies a serde `rename_all` rule to a Rust name.
+fn rename_all(name: &str, rule: Option<&str>, is_variant: bool) -> String {
+    let words: Vec<String> = if is_variant {
+        // PascalCase → words
+        let mut words = Vec::new();
+        let mut cur = String::new();
+        for c in name.chars() {
+            if c.is_uppercase() && !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            cur.push(c);
+        }
+        words.push(cur);
+        words.into_iter().map(|w| w.to_lowercase()).collect()
+    } else {
+        name.split('_').map(str::to_owned).collect()
+    };
+    let cap = |w: &String| {
+        let mut c = w.chars();
+        c.next()
+            .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+            .unwrap_or_default()
+    };
+    match rule {
+        Some("lowercase") => words.concat().to_lowercase(),
+        Some("UPPERCASE") => words.concat().to_uppercase(),
+        Some("snake_case") => words.join("_"),
+        Some("SCREAMING_SNAKE_CASE") => words.join("_").to_uppercase(),
+        Some("kebab-case") => words.join("-"),
+        Some("SCREAMING-KEBAB-CASE") => words.join("-").to_uppercase(),
+        Some("camelCase") => words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| if i == 0 { w.clone() } else { cap(w) })
+            .collect(),
+        Some("PascalCase") => words.iter().map(cap).collect(),
+        _ => name.to_owned(),
+    }
 }
 
 fn last_ident(ty: &Type) -> Option<String> {
@@ -88,7 +145,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
                     })
                 }) =>
         {
-            select(&cx, &input, e, &krate)
+            select(&cx, &input, e, &krate, container.flag("legacy_titles"))
         }
         Data::Enum(e) => key_set(&cx, &input, e, &krate),
         Data::Union(u) => {
@@ -126,14 +183,17 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
     let ident = &input.ident;
     let mut inserts = Vec::new();
     let mut required = Vec::new();
+    let rule = serde_attr(&input.attrs, "rename_all");
     for field in &named.named {
-        let Some(name) = field
+        let Some(rust_name) = field
             .ident
             .as_ref()
             .map(|i| i.to_string().trim_start_matches("r#").to_owned())
         else {
             continue;
         };
+        let name = serde_attr(&field.attrs, "rename")
+            .unwrap_or_else(|| rename_all(&rust_name, rule.as_deref(), false));
         let args = Args::parse(elicit_tokens(&field.attrs, cx), FIELD_KEYS, cx);
         let ty = &field.ty;
         let base = last_ident(unoption(ty)).unwrap_or_default();
@@ -279,8 +339,15 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
     }
 }
 
-fn select(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStream) -> TokenStream {
+fn select(
+    cx: &Ctxt,
+    input: &DeriveInput,
+    e: &syn::DataEnum,
+    krate: &TokenStream,
+    legacy: bool,
+) -> TokenStream {
     let ident = &input.ident;
+    let rule = serde_attr(&input.attrs, "rename_all");
     let options: Vec<_> = e
         .variants
         .iter()
@@ -289,7 +356,8 @@ fn select(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStream
             let value = args
                 .str("rename")
                 .map(|l| l.value())
-                .unwrap_or_else(|| v.ident.to_string());
+                .or_else(|| serde_attr(&v.attrs, "rename"))
+                .unwrap_or_else(|| rename_all(&v.ident.to_string(), rule.as_deref(), true));
             let title = match args.str("title") {
                 Some(t) => quote!(::core::option::Option::Some(#t)),
                 None => quote!(::core::option::Option::None),
@@ -305,6 +373,10 @@ fn select(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStream
         impl #krate::elicitation::ElicitEnum for #ident {
             fn options() -> ::std::vec::Vec<(&'static str, ::core::option::Option<&'static str>)> {
                 ::std::vec![#(#options),*]
+            }
+
+            fn legacy_titles() -> bool {
+                #legacy
             }
         }
 

@@ -17,7 +17,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tracksuit::protocol::*;
 use tracksuit::transport::http::HttpOptions;
-use tracksuit::{Ctx, Server, ToolError, ToolFn, mcp_prompt, mcp_resource, mcp_tool};
+use tracksuit::{
+    Ctx, ElicitForm, Elicited, Elicits, Server, ToolError, ToolFn, mcp_prompt, mcp_resource,
+    mcp_tool,
+};
 
 #[derive(Parser)]
 #[command(about = "tracksuit's conformance-suite server")]
@@ -63,23 +66,124 @@ fn schema(value: Value) -> JsonObject {
     }
 }
 
-/// Sends a form elicitation and reports the outcome the way the suite expects.
-async fn elicit_and_report(
+/// Asks for the form `T` and reports the outcome the way the suite expects.
+async fn elicit_and_report<T: ElicitForm>(
     ctx: &Ctx,
     message: &str,
-    requested: Value,
     prefix: &str,
 ) -> Result<String, ToolError> {
-    let params: ElicitRequestParams = serde_json::from_value(json!({
-        "mode": "form",
-        "message": message,
-        "requestedSchema": requested,
-    }))?;
-    let result = ctx.create_elicitation(params).await?;
-    let action = serde_json::to_value(result.action)?;
-    let action = action.as_str().unwrap_or_default().to_owned();
-    let content = serde_json::to_string(&result.content.unwrap_or_default())?;
-    Ok(format!("{prefix}action={action}, content={content}"))
+    let (action, content) = match ctx.elicit_form::<T>(message).await? {
+        Elicited::Accept { exchange, .. } => ("accept", exchange.content),
+        Elicited::Decline => ("decline", JsonObject::new()),
+        Elicited::Cancel => ("cancel", JsonObject::new()),
+    };
+    Ok(format!(
+        "{prefix}action={action}, content={}",
+        Value::Object(content)
+    ))
+}
+
+/// The `test_elicitation` form.
+#[derive(serde::Deserialize, Elicits)]
+#[allow(dead_code)]
+struct Contact {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// A user status (SEP-1034 enum default).
+#[derive(serde::Deserialize, Elicits)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// SEP-1034: a default on every primitive type.
+#[derive(serde::Deserialize, Elicits)]
+#[allow(dead_code)]
+struct Defaults {
+    /// User name
+    #[elicit(default = "John Doe")]
+    name: Option<String>,
+    /// User age
+    #[elicit(default = 30)]
+    age: Option<i64>,
+    /// User score
+    #[elicit(default = 95.5)]
+    score: Option<f64>,
+    /// User status
+    #[elicit(default = "active")]
+    status: Option<Status>,
+    /// Verification status
+    #[elicit(default = true)]
+    verified: Option<bool>,
+}
+
+/// SEP-1330 untitled options.
+#[derive(serde::Deserialize, Elicits)]
+#[serde(rename_all = "lowercase")]
+enum Plain {
+    Option1,
+    Option2,
+    Option3,
+}
+
+/// SEP-1330 titled single-select options.
+#[derive(serde::Deserialize, Elicits)]
+#[serde(rename_all = "lowercase")]
+enum Titled {
+    #[elicit(title = "First Option")]
+    Value1,
+    #[elicit(title = "Second Option")]
+    Value2,
+    #[elicit(title = "Third Option")]
+    Value3,
+}
+
+/// SEP-1330 legacy `enumNames` options.
+#[derive(serde::Deserialize, Elicits)]
+#[serde(rename_all = "lowercase")]
+#[elicit(legacy_titles)]
+enum Legacy {
+    #[elicit(title = "Option One")]
+    Opt1,
+    #[elicit(title = "Option Two")]
+    Opt2,
+    #[elicit(title = "Option Three")]
+    Opt3,
+}
+
+/// SEP-1330 titled multi-select options.
+#[derive(serde::Deserialize, Elicits)]
+#[serde(rename_all = "lowercase")]
+enum Choice {
+    #[elicit(title = "First Choice")]
+    Value1,
+    #[elicit(title = "Second Choice")]
+    Value2,
+    #[elicit(title = "Third Choice")]
+    Value3,
+}
+
+/// SEP-1330: every enum shape.
+#[derive(serde::Deserialize, Elicits)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct Enums {
+    /// Choose one option
+    untitled_single: Option<Plain>,
+    /// Choose one titled option
+    titled_single: Option<Titled>,
+    /// Choose one (legacy)
+    legacy_enum: Option<Legacy>,
+    /// Choose several options
+    untitled_multi: Option<Vec<Plain>>,
+    /// Choose several titled options
+    titled_multi: Option<Vec<Choice>>,
 }
 
 /// Returns a simple text response.
@@ -181,40 +285,15 @@ async fn test_elicitation(
     /// The message to show the user
     message: String,
 ) -> Result<String, ToolError> {
-    let requested = json!({
-        "type": "object",
-        "properties": {
-            "username": { "type": "string", "description": "User's response" },
-            "email": { "type": "string", "description": "User's email address" },
-        },
-        "required": ["username", "email"],
-    });
-    elicit_and_report(ctx, &message, requested, "User response: ").await
+    elicit_and_report::<Contact>(ctx, &message, "User response: ").await
 }
 
 /// Elicitation with defaults for every primitive type (SEP-1034).
 #[mcp_tool]
 async fn test_elicitation_sep1034_defaults(ctx: &Ctx) -> Result<String, ToolError> {
-    let requested = json!({
-        "type": "object",
-        "properties": {
-            "name": { "type": "string", "description": "User name", "default": "John Doe" },
-            "age": { "type": "integer", "description": "User age", "default": 30 },
-            "score": { "type": "number", "description": "User score", "default": 95.5 },
-            "status": {
-                "type": "string",
-                "description": "User status",
-                "enum": ["active", "inactive", "pending"],
-                "default": "active",
-            },
-            "verified": { "type": "boolean", "description": "Verification status", "default": true },
-        },
-        "required": [],
-    });
-    elicit_and_report(
+    elicit_and_report::<Defaults>(
         ctx,
         "Please review and update the form fields with defaults",
-        requested,
         "Elicitation completed: ",
     )
     .await
@@ -223,52 +302,9 @@ async fn test_elicitation_sep1034_defaults(ctx: &Ctx) -> Result<String, ToolErro
 /// Elicitation with every enum shape (SEP-1330).
 #[mcp_tool]
 async fn test_elicitation_sep1330_enums(ctx: &Ctx) -> Result<String, ToolError> {
-    let requested = json!({
-        "type": "object",
-        "properties": {
-            "untitledSingle": {
-                "type": "string",
-                "description": "Choose one option",
-                "enum": ["option1", "option2", "option3"],
-            },
-            "titledSingle": {
-                "type": "string",
-                "description": "Choose one titled option",
-                "oneOf": [
-                    { "const": "value1", "title": "First Option" },
-                    { "const": "value2", "title": "Second Option" },
-                    { "const": "value3", "title": "Third Option" },
-                ],
-            },
-            "legacyEnum": {
-                "type": "string",
-                "description": "Choose one (legacy)",
-                "enum": ["opt1", "opt2", "opt3"],
-                "enumNames": ["Option One", "Option Two", "Option Three"],
-            },
-            "untitledMulti": {
-                "type": "array",
-                "description": "Choose several options",
-                "items": { "type": "string", "enum": ["option1", "option2", "option3"] },
-            },
-            "titledMulti": {
-                "type": "array",
-                "description": "Choose several titled options",
-                "items": {
-                    "anyOf": [
-                        { "const": "value1", "title": "First Choice" },
-                        { "const": "value2", "title": "Second Choice" },
-                        { "const": "value3", "title": "Third Choice" },
-                    ],
-                },
-            },
-        },
-        "required": [],
-    });
-    elicit_and_report(
+    elicit_and_report::<Enums>(
         ctx,
         "Please select options from the enum fields",
-        requested,
         "Elicitation completed: ",
     )
     .await

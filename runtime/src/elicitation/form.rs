@@ -47,6 +47,11 @@ pub trait FormField {
 pub trait ElicitEnum {
     /// `(value, title)` of each option, in order.
     fn options() -> Vec<(&'static str, Option<&'static str>)>;
+
+    /// Publish titles the deprecated way (`enum` + `enumNames`) for older clients.
+    fn legacy_titles() -> bool {
+        false
+    }
 }
 
 fn format_of(f: Option<&str>) -> Option<StringFormat> {
@@ -140,6 +145,16 @@ impl<T: FormField> FormField for Option<T> {
 pub fn single_select<E: ElicitEnum>(m: FieldMeta) -> PrimitiveSchemaDefinition {
     let options = E::options();
     let default = m.default.and_then(|v| v.as_str().map(str::to_owned));
+    if E::legacy_titles() {
+        return PrimitiveSchemaDefinition::LegacyTitledEnum(LegacyTitledEnumSchema {
+            kind: StringType::String,
+            title: m.title,
+            description: m.description,
+            values: options.iter().map(|(v, _)| (*v).into()).collect(),
+            enum_names: options.iter().map(|(v, t)| t.unwrap_or(v).into()).collect(),
+            default,
+        });
+    }
     if options.iter().any(|(_, t)| t.is_some()) {
         PrimitiveSchemaDefinition::TitledSingleSelect(TitledSingleSelectEnumSchema {
             kind: StringType::String,
