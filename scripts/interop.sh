@@ -13,6 +13,7 @@ echo "--- TypeScript SDK client ($(node --version))"
 (cd tests/interop/node && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm ci --no-audit --no-fund)
 node tests/interop/node/client.mjs "$binary"
 node tests/interop/node/sampling.mjs "$root/target/debug/sampling"
+node tests/interop/node/elicitation.mjs "$binary"
 
 echo "--- Python mcp client"
 venv="$root/.tools/venv"

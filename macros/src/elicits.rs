@@ -430,7 +430,6 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
             Some(d) => quote!(::core::option::Option::Some(#d)),
             None => quote!(::core::option::Option::None),
         };
-        let check_response = quote_spanned!(response.span()=> <#response as #krate::elicitation::ElicitForm>::requested_schema);
         let docs_attrs = v.attrs.iter().filter(|a| a.path().is_ident("doc"));
         items.push(quote! {
             #(#docs_attrs)*
@@ -440,12 +439,14 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
             #vis struct #key { #(#field_defs,)* }
 
             #[automatically_derived]
+            impl #krate::elicitation::InKeySet<#set> for #key {}
+
+            #[automatically_derived]
             impl #krate::elicitation::ElicitKey for #key {
                 type Set = #set;
                 type Response = #response;
                 const KEY: &'static str = #key_name;
                 fn message(&self) -> ::std::string::String {
-                    let _ = #check_response;
                     #message
                 }
                 fn context_schema() -> #krate::protocol::JsonObject {

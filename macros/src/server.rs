@@ -64,6 +64,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         let mut attrs =
             ToolAttrs::from_args(&cx, &tool_args, &method.sig.ident, parsed.docs.as_ref());
         attrs.krate = krate.clone();
+        crate::tool::check_key_set(&cx, &parsed, &attrs);
         if let Some((_, _)) = names.iter().find(|(n, _)| *n == attrs.name) {
             cx.syn_error(syn::Error::new(
                 attrs.name_span,

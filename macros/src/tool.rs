@@ -151,6 +151,43 @@ impl ToolAttrs {
     }
 }
 
+/// A tool that declares `elicits = Keys` takes `Ctx<Keys>`; one that does not takes `Ctx`.
+pub fn check_key_set(cx: &Ctxt, func: &Function, attrs: &ToolAttrs) {
+    for p in &func.params {
+        if !matches!(p.kind, ParamKind::Ctx { .. }) {
+            continue;
+        }
+        let ty = match &p.ty {
+            syn::Type::Reference(r) => &*r.elem,
+            other => other,
+        };
+        let has_keys = match ty {
+            syn::Type::Path(path) => path
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| !s.arguments.is_empty()),
+            _ => false,
+        };
+        match (&attrs.elicits, has_keys) {
+            (Some(keys), false) => {
+                let keys = quote!(#keys).to_string().replace(' ', "");
+                cx.error_spanned_by(
+                    &p.ty,
+                    format!(
+                        "this tool declares `elicits = {keys}`, so its context is `&Ctx<{keys}>`"
+                    ),
+                );
+            }
+            (None, true) => cx.error_spanned_by(
+                &p.ty,
+                "a `Ctx<Keys>` parameter needs the key set declared: `#[mcp_tool(elicits = Keys)]`",
+            ),
+            _ => {}
+        }
+    }
+}
+
 /// The pieces of a tool implementation, for free functions and methods alike.
 pub struct Generated {
     /// The arguments struct (or nothing for `#[params]`).
@@ -278,6 +315,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         return with_errors(error, quote!(#func));
     }
     let attrs = ToolAttrs::from_args(&cx, &args, &func.sig.ident, parsed.docs.as_ref());
+    check_key_set(&cx, &parsed, &attrs);
     let ident = func.sig.ident.clone();
     let vis = func.vis.clone();
     let krate = attrs.krate.clone();

@@ -319,6 +319,30 @@ async fn test_reconnection(ctx: &Ctx) -> &'static str {
     "Reconnection test completed successfully"
 }
 
+/// Opens a URL for the user (URL-mode elicitation), then reports it complete (interop tests).
+#[mcp_tool]
+async fn authorize(ctx: &Ctx) -> Result<String, ToolError> {
+    let out = ctx
+        .elicit_url(
+            "Authorize tracksuit to read your calendar",
+            "https://example.com/oauth/start",
+        )
+        .await?;
+    if out.action == ElicitAction::Accept {
+        ctx.notify_elicitation_complete(&out.elicitation_id);
+    }
+    Ok(format!("action={:?} id={}", out.action, out.elicitation_id))
+}
+
+/// Fails with URLElicitationRequiredError (-32042) until the user has signed in (interop tests).
+#[mcp_tool]
+async fn needs_authorization() -> Result<String, ToolError> {
+    Err(tracksuit::elicitation::url_elicitation_required(vec![(
+        "Sign in first",
+        "https://example.com/login",
+    )]))
+}
+
 /// Calls whose future was dropped by cancellation, in this process.
 static CANCELLED: AtomicU64 = AtomicU64::new(0);
 
@@ -497,6 +521,8 @@ fn build() -> Server {
     .tool(test_elicitation_sep1330_enums)
     .tool(json_schema_2020_12_tool())
     .tool(test_reconnection)
+    .tool(authorize)
+    .tool(needs_authorization)
     .tool(wait_for_cancel)
     .tool(cancelled_count)
     .resource(static_text)

@@ -44,6 +44,11 @@ pub trait FormField {
 }
 
 /// A unit-variant enum usable as a single- or multi-select field (derived by `Elicits`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a select-field enum, so `Vec<{Self}>` cannot be a form field",
+    label = "not a form field type",
+    note = "a multi-select field is a `Vec` of an enum with unit variants deriving `Elicits`; forms cannot hold other lists"
+)]
 pub trait ElicitEnum {
     /// `(value, title)` of each option, in order.
     fn options() -> Vec<(&'static str, Option<&'static str>)>;

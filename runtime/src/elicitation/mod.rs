@@ -75,8 +75,6 @@ pub fn describe_key<Q: ElicitKey>(description: Option<&str>) -> Value {
 )]
 pub trait InKeySet<K> {}
 
-impl<Q: ElicitKey> InKeySet<Q::Set> for Q {}
-
 /// The user's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Elicited<T, C = ()> {

@@ -1,0 +1,8 @@
+use tracksuit::Elicits;
+
+#[derive(serde::Deserialize, Elicits)]
+struct Settings {
+    values: std::collections::HashMap<String, String>,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use tracksuit::Elicits;
+
+#[derive(serde::Deserialize, Elicits)]
+struct Pair(String, String);
+
+fn main() {}

@@ -1,0 +1,11 @@
+use tracksuit::Elicits;
+
+struct NotAForm;
+
+#[derive(Elicits)]
+enum Keys {
+    #[elicit(response = NotAForm)]
+    Ask { question: String },
+}
+
+fn main() {}

@@ -1,0 +1,16 @@
+use tracksuit::Elicits;
+
+#[derive(serde::Deserialize, Elicits)]
+struct Cell {
+    row: u8,
+}
+
+#[derive(Elicits)]
+enum Keys {
+    #[elicit(response = Cell)]
+    PickMove { board: String },
+    /// Forgot the response.
+    Confirm { question: String },
+}
+
+fn main() {}
