@@ -24,3 +24,43 @@ pub fn with_errors(error: syn::Error, fallback: TokenStream) -> TokenStream {
     let errors = error.to_compile_error();
     quote!(#errors #fallback)
 }
+
+/// `Option<String>` tokens for an optional literal.
+pub fn opt_string(v: Option<&str>) -> TokenStream {
+    match v {
+        Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The unit struct named after the annotated function (what users register), with the
+/// function itself moved, unchanged, to the associated `name::run`.
+pub fn unit_struct_with_run(func: &syn::ItemFn) -> TokenStream {
+    let ident = &func.sig.ident;
+    let vis = &func.vis;
+    let docs: Vec<_> = func
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    let other_attrs: Vec<_> = func
+        .attrs
+        .iter()
+        .filter(|a| !a.path().is_ident("doc"))
+        .collect();
+    let mut sig = func.sig.clone();
+    sig.ident = syn::Ident::new("run", ident.span());
+    let block = &func.block;
+    quote! {
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #ident;
+
+        impl #ident {
+            #(#docs)*
+            #(#other_attrs)*
+            #vis #sig #block
+        }
+    }
+}

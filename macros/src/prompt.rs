@@ -6,7 +6,7 @@ use crate::internals::attr::{Args, Kind};
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::{Ident, ItemFn, LitStr, Type};
+use syn::{ItemFn, LitStr, Type};
 
 const KEYS: &[(&str, Kind)] = &[
     ("name", Kind::Str),
@@ -81,10 +81,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         .str("name")
         .map(LitStr::value)
         .unwrap_or_else(|| ident.to_string());
-    let opt = |v: Option<String>| match v {
-        Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
-        None => quote!(::core::option::Option::None),
-    };
+    let opt = |v: Option<String>| crate::common::opt_string(v.as_deref());
     let title = opt(args.str("title").map(LitStr::value));
     let description = opt(args
         .str("description")
@@ -137,19 +134,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     });
-    let docs: Vec<_> = func
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .collect();
-    let other_attrs: Vec<_> = func
-        .attrs
-        .iter()
-        .filter(|a| !a.path().is_ident("doc"))
-        .collect();
-    let mut sig = func.sig.clone();
-    sig.ident = Ident::new("run", ident.span());
-    let block = &func.block;
+    let unit = crate::common::unit_struct_with_run(&func);
     let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#ident::run(#(#call_args),*)));
     let boxed = quote! {
         ::std::boxed::Box::pin(async move {
@@ -158,16 +143,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         })
     };
     quote! {
-        #(#docs)*
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
-
-        impl #ident {
-            #(#docs)*
-            #(#other_attrs)*
-            #vis #sig #block
-        }
+        #unit
 
         #[automatically_derived]
         impl #krate::Prompt for #ident {

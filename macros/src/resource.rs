@@ -8,7 +8,7 @@ use crate::internals::check;
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::{Ident, ItemFn, LitStr};
+use syn::{ItemFn, LitStr};
 
 const KEYS: &[(&str, Kind)] = &[
     ("uri", Kind::Str),
@@ -101,10 +101,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         .str("name")
         .map(LitStr::value)
         .unwrap_or_else(|| ident.to_string());
-    let opt = |v: Option<String>| match v {
-        Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
-        None => quote!(::core::option::Option::None),
-    };
+    let opt = |v: Option<String>| crate::common::opt_string(v.as_deref());
     let title = opt(args.str("title").map(LitStr::value));
     let description = opt(args
         .str("description")
@@ -157,19 +154,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             #into
         })
     };
-    let docs: Vec<_> = func
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .collect();
-    let other_attrs: Vec<_> = func
-        .attrs
-        .iter()
-        .filter(|a| !a.path().is_ident("doc"))
-        .collect();
-    let mut sig = func.sig.clone();
-    sig.ident = Ident::new("run", ident.span());
-    let block = &func.block;
+    let unit = crate::common::unit_struct_with_run(&func);
     let trait_impl = if templated {
         let complete = args.path("complete").map(|path| {
             quote! {
@@ -233,16 +218,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     quote! {
-        #(#docs)*
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
-
-        impl #ident {
-            #(#docs)*
-            #(#other_attrs)*
-            #vis #sig #block
-        }
+        #unit
 
         #trait_impl
     }

@@ -347,30 +347,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         args_struct,
         tool_items,
     } = generated;
-    let docs: Vec<_> = func
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .collect();
-    let other_attrs: Vec<_> = func
-        .attrs
-        .iter()
-        .filter(|a| !a.path().is_ident("doc"))
-        .collect();
-    let mut sig = func.sig.clone();
-    sig.ident = Ident::new("run", ident.span());
-    let block = &func.block;
+    let unit = crate::common::unit_struct_with_run(&func);
     quote! {
-        #(#docs)*
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
-
-        impl #ident {
-            #(#docs)*
-            #(#other_attrs)*
-            #vis #sig #block
-        }
+        #unit
 
         const _: () = {
             #args_struct
