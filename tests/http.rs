@@ -355,11 +355,17 @@ async fn bad_http_input_gets_the_right_status_and_the_server_keeps_serving() {
         StatusCode::METHOD_NOT_ALLOWED
     );
 
-    // After all that, the session still serves.
+    // After all that, the session still serves, and so does a new one.
     let resp = send(&app, post(ping, Some(&session))).await;
     let events = sse_events(resp, 1).await;
     let v: Value = serde_json::from_str(&events.last().expect("event").1).expect("json");
     assert_eq!(v["result"], json!({}));
+    let other = initialize(&app).await;
+    assert_ne!(other, session);
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{}}});
+    let events = sse_events(send(&app, post(&call.to_string(), Some(&other))).await, 2).await;
+    let v: Value = serde_json::from_str(&events.last().expect("event").1).expect("json");
+    assert_eq!(v["result"]["content"][0]["text"], "hello");
 }
 
 #[tokio::test]
