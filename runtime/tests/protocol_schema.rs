@@ -1031,3 +1031,339 @@ fn meta_and_unknown_fields_survive_a_round_trip() {
             .is_err()
     );
 }
+
+/// Every request and notification of the schema, built from the typed params and the
+/// `methods` constants, validates as its envelope definition, as the matching
+/// client/server union, and as a `JSONRPCMessage`.
+#[test]
+fn every_request_and_notification_envelope_validates() {
+    let schema = schema();
+    let id = || RequestId::Number(1);
+    let to = |v: &dyn erased::Ser| v.value();
+    let params: Vec<(&str, &str, Option<Value>, bool, &str)> = vec![
+        (
+            "InitializeRequest",
+            methods::INITIALIZE,
+            Some(to(&InitializeRequestParams {
+                protocol_version: "2025-11-25".into(),
+                capabilities: ClientCapabilities::default(),
+                client_info: Implementation::new("c", "1"),
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        ("PingRequest", methods::PING, None, true, "ClientRequest"),
+        (
+            "ListToolsRequest",
+            methods::TOOLS_LIST,
+            Some(to(&PaginatedRequestParams::default())),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "CallToolRequest",
+            methods::TOOLS_CALL,
+            Some(to(&CallToolRequestParams {
+                name: "t".into(),
+                arguments: Some(JsonObject::new()),
+                task: None,
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "ListResourcesRequest",
+            methods::RESOURCES_LIST,
+            None,
+            true,
+            "ClientRequest",
+        ),
+        (
+            "ListResourceTemplatesRequest",
+            methods::RESOURCES_TEMPLATES_LIST,
+            None,
+            true,
+            "ClientRequest",
+        ),
+        (
+            "ReadResourceRequest",
+            methods::RESOURCES_READ,
+            Some(to(&ResourceRequestParams {
+                uri: "a://b".into(),
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "SubscribeRequest",
+            methods::RESOURCES_SUBSCRIBE,
+            Some(to(&ResourceRequestParams {
+                uri: "a://b".into(),
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "UnsubscribeRequest",
+            methods::RESOURCES_UNSUBSCRIBE,
+            Some(to(&ResourceRequestParams {
+                uri: "a://b".into(),
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "ListPromptsRequest",
+            methods::PROMPTS_LIST,
+            None,
+            true,
+            "ClientRequest",
+        ),
+        (
+            "GetPromptRequest",
+            methods::PROMPTS_GET,
+            Some(to(&GetPromptRequestParams {
+                name: "p".into(),
+                arguments: None,
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "CompleteRequest",
+            methods::COMPLETION_COMPLETE,
+            Some(to(&CompleteRequestParams {
+                reference: CompletionReference::Prompt(PromptReference::new("p")),
+                argument: CompletionArgument {
+                    name: "a".into(),
+                    value: "v".into(),
+                },
+                context: None,
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "SetLevelRequest",
+            methods::LOGGING_SET_LEVEL,
+            Some(to(&SetLevelRequestParams {
+                level: LoggingLevel::Info,
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "GetTaskRequest",
+            methods::TASKS_GET,
+            Some(to(&TaskIdParams {
+                task_id: "t".into(),
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "GetTaskPayloadRequest",
+            methods::TASKS_RESULT,
+            Some(to(&TaskIdParams {
+                task_id: "t".into(),
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "CancelTaskRequest",
+            methods::TASKS_CANCEL,
+            Some(to(&TaskIdParams {
+                task_id: "t".into(),
+                meta: None,
+            })),
+            true,
+            "ClientRequest",
+        ),
+        (
+            "ListTasksRequest",
+            methods::TASKS_LIST,
+            None,
+            true,
+            "ClientRequest",
+        ),
+        (
+            "CreateMessageRequest",
+            methods::SAMPLING_CREATE_MESSAGE,
+            Some(to(&CreateMessageRequestParams {
+                messages: vec![SamplingMessage::user_text("hi")],
+                max_tokens: 10,
+                ..Default::default()
+            })),
+            true,
+            "ServerRequest",
+        ),
+        (
+            "ElicitRequest",
+            methods::ELICITATION_CREATE,
+            Some(to(&ElicitRequestParams::Url(ElicitRequestURLParams {
+                mode: UrlMode::Url,
+                message: "m".into(),
+                url: "https://x".into(),
+                elicitation_id: "e".into(),
+                task: None,
+                meta: None,
+            }))),
+            true,
+            "ServerRequest",
+        ),
+        (
+            "ListRootsRequest",
+            methods::ROOTS_LIST,
+            None,
+            true,
+            "ServerRequest",
+        ),
+        (
+            "InitializedNotification",
+            methods::INITIALIZED,
+            None,
+            false,
+            "ClientNotification",
+        ),
+        (
+            "CancelledNotification",
+            methods::CANCELLED,
+            Some(to(&CancelledNotificationParams {
+                request_id: Some(id()),
+                reason: None,
+                meta: None,
+            })),
+            false,
+            "ClientNotification",
+        ),
+        (
+            "ProgressNotification",
+            methods::PROGRESS,
+            Some(to(&ProgressNotificationParams {
+                progress_token: ProgressToken::String("p".into()),
+                progress: 1.0,
+                total: None,
+                message: None,
+                meta: None,
+            })),
+            false,
+            "ServerNotification",
+        ),
+        (
+            "RootsListChangedNotification",
+            methods::ROOTS_LIST_CHANGED,
+            None,
+            false,
+            "ClientNotification",
+        ),
+        (
+            "LoggingMessageNotification",
+            methods::MESSAGE,
+            Some(to(&LoggingMessageNotificationParams::default())),
+            false,
+            "ServerNotification",
+        ),
+        (
+            "ResourceUpdatedNotification",
+            methods::RESOURCES_UPDATED,
+            Some(to(&ResourceRequestParams {
+                uri: "a://b".into(),
+                meta: None,
+            })),
+            false,
+            "ServerNotification",
+        ),
+        (
+            "ResourceListChangedNotification",
+            methods::RESOURCES_LIST_CHANGED,
+            None,
+            false,
+            "ServerNotification",
+        ),
+        (
+            "ToolListChangedNotification",
+            methods::TOOLS_LIST_CHANGED,
+            None,
+            false,
+            "ServerNotification",
+        ),
+        (
+            "PromptListChangedNotification",
+            methods::PROMPTS_LIST_CHANGED,
+            None,
+            false,
+            "ServerNotification",
+        ),
+        (
+            "ElicitationCompleteNotification",
+            methods::ELICITATION_COMPLETE,
+            Some(to(&ElicitationCompleteNotificationParams {
+                elicitation_id: "e".into(),
+            })),
+            false,
+            "ServerNotification",
+        ),
+        (
+            "TaskStatusNotification",
+            methods::TASKS_STATUS,
+            Some(to(&GetTaskResult {
+                task: task(TaskStatus::Working),
+                meta: None,
+            })),
+            false,
+            "ServerNotification",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (definition, method, p, is_request, union) in &params {
+        let expected = schema["$defs"][definition]["properties"]["method"]["const"]
+            .as_str()
+            .unwrap_or_default();
+        if expected != *method {
+            failures.push(format!(
+                "{definition}: methods constant {method:?} but the schema says {expected:?}"
+            ));
+        }
+        let message = if *is_request {
+            JsonRpcMessage::request(id(), *method, p.clone())
+        } else {
+            JsonRpcMessage::notification(*method, p.clone())
+        };
+        let value = serde_json::to_value(&message).expect("serialises");
+        for def in [*definition, *union, "JSONRPCMessage"] {
+            for e in errors(&schema, def, &value) {
+                failures.push(format!("{definition} as {def}: {e}\n    value: {value}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(
+        params.len(),
+        31,
+        "every request and notification definition of the schema"
+    );
+}
+
+/// Object-safe serialisation for the table above.
+mod erased {
+    pub trait Ser {
+        fn value(&self) -> serde_json::Value;
+    }
+
+    impl<T: serde::Serialize> Ser for T {
+        fn value(&self) -> serde_json::Value {
+            serde_json::to_value(self).expect("serialises")
+        }
+    }
+}
