@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod authoring;
+pub mod branch;
 pub mod client;
 pub mod context;
 pub mod elicitation;

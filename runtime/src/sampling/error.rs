@@ -34,6 +34,16 @@ pub enum SampleError {
         /// Every attempt, in order.
         attempts: Vec<Attempt>,
     },
+    /// A branch's token budget would be exceeded: nothing was sent.
+    #[error(
+        "the branch's token budget is exhausted: {remaining} token(s) left, this request may use {needed}"
+    )]
+    BudgetExceeded {
+        /// Tokens left.
+        remaining: u64,
+        /// Tokens the request may use (prompt estimate + `maxTokens`).
+        needed: u64,
+    },
     /// The helper was used wrongly (e.g. `sample_tools` with no tools).
     #[error("{0}")]
     Usage(String),

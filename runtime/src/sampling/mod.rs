@@ -80,6 +80,7 @@ impl<'c, M> std::fmt::Debug for Sample<'c, M> {
 #[must_use = "a sampling request does nothing until awaited"]
 pub struct Sample<'c, M> {
     ctx: Ctx,
+    budget: Option<std::sync::Arc<crate::branch::TokenBudget>>,
     lifetime: PhantomData<&'c ()>,
     history: Vec<SamplingMessage>,
     turn: Vec<SamplingMessage>,
@@ -124,6 +125,7 @@ impl<'c, M> Sample<'c, M> {
     fn new(ctx: Ctx) -> Self {
         Sample {
             ctx,
+            budget: None,
             lifetime: PhantomData,
             history: Vec::new(),
             turn: Vec::new(),
@@ -211,6 +213,30 @@ impl<'c, M> Sample<'c, M> {
         self
     }
 
+    /// Counts this request against a branch's token budget.
+    pub(crate) fn with_budget(
+        mut self,
+        budget: Option<std::sync::Arc<crate::branch::TokenBudget>>,
+    ) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Sends one request, checking and charging the token budget if there is one.
+    async fn send(
+        &self,
+        request: &CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, SampleError> {
+        if let Some(budget) = &self.budget {
+            budget.check(request)?;
+        }
+        let response = self.ctx.create_message(request.clone()).await?;
+        if let Some(budget) = &self.budget {
+            budget.charge(request, &response);
+        }
+        Ok(response)
+    }
+
     /// The request for a conversation.
     fn request(&self, conversation: &[SamplingMessage]) -> CreateMessageRequestParams {
         let mut p = self.params.clone();
@@ -236,7 +262,7 @@ impl<'c> IntoFuture for Sample<'c, Raw> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
             let request = self.request(&self.turn);
-            let response = self.ctx.create_message(request.clone()).await?;
+            let response = self.send(&request).await?;
             let mut messages = self.turn_messages();
             messages.push(assistant_message(&response));
             Ok(SampleExchange {
@@ -271,7 +297,7 @@ impl<'c> IntoFuture for Sample<'c, Tools> {
             let mut attempts = Vec::new();
             for _ in 0..=self.retries {
                 let request = self.request(&conversation);
-                let response = self.ctx.create_message(request.clone()).await?;
+                let response = self.send(&request).await?;
                 let calls = tool_calls(&response);
                 if !calls.is_empty() {
                     let mut messages = self.turn_messages();
@@ -359,7 +385,7 @@ impl<'c, T: DeserializeOwned + JsonSchema + Send + 'c> IntoFuture for Sample<'c,
             let mut attempts = Vec::new();
             for attempt in 0..=self.retries {
                 let request = self.request(&conversation);
-                let response = self.ctx.create_message(request.clone()).await?;
+                let response = self.send(&request).await?;
                 let calls = tool_calls(&response);
                 let schema_call = calls.iter().find(|c| c.name == SCHEMA_TOOL);
                 let candidate = match schema_call {

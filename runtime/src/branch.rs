@@ -1,0 +1,332 @@
+//! Structured-concurrency branches: `ctx.branch(|b| async move { ... })`.
+//!
+//! A branch is a plain future that lives inside the tool call's future, so structure comes
+//! from ownership: run several with `join!` / `try_join!`; when the call is cancelled
+//! (`notifications/cancelled`), the client disconnects, a sibling fails in a `try_join!`, or
+//! a branch's timeout fires, the branch futures are dropped — their outstanding sampling
+//! requests are withdrawn with `notifications/cancelled` and nothing further is sent.
+//!
+//! A [`Branch`] can sample (with its own history, system prompt and token budget) and
+//! branch again (up to a depth limit that children can only tighten), but it cannot
+//! elicit: only the call's own `Ctx` talks to the user, so interleaved branches never race
+//! for the user's attention. That is a type rule — `Branch` has no elicitation methods.
+
+use crate::context::Ctx;
+use crate::protocol::{
+    CreateMessageRequestParams, CreateMessageResult, LoggingLevel, SamplingMessage,
+};
+use crate::sampling::{Raw, Sample, SampleError, Schema, Tools};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Default maximum nesting of branches.
+pub const DEFAULT_MAX_DEPTH: usize = 4;
+
+/// How a branch is set up. Unset fields inherit from the parent.
+#[derive(Debug, Clone, Default)]
+pub struct BranchOptions {
+    history: Option<Vec<SamplingMessage>>,
+    system: Option<Option<String>>,
+    max_depth: Option<usize>,
+    token_budget: Option<u64>,
+    timeout: Option<Duration>,
+}
+
+impl BranchOptions {
+    /// Inherit everything.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Replace the inherited message history.
+    pub fn history(mut self, messages: Vec<SamplingMessage>) -> Self {
+        self.history = Some(messages);
+        self
+    }
+
+    /// Replace the inherited system prompt (`None` clears it).
+    pub fn system(mut self, system: Option<String>) -> Self {
+        self.system = Some(system);
+        self
+    }
+
+    /// Limit nesting below this branch (only ever tightens the parent's limit).
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = Some(depth);
+        self
+    }
+
+    /// Tokens this branch (and its children) may spend on sampling; a child's budget is
+    /// also charged to its parent's.
+    pub fn token_budget(mut self, tokens: u64) -> Self {
+        self.token_budget = Some(tokens);
+        self
+    }
+
+    /// Give up (dropping the branch) after this long.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+/// Why a branch did not produce its value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BranchError {
+    /// Nesting would exceed the depth limit.
+    #[error("branch depth {depth} exceeds the limit of {max}")]
+    TooDeep {
+        /// The depth the branch would have.
+        depth: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The timeout fired; the branch was dropped.
+    #[error("the branch timed out after {0:?}")]
+    Timeout(Duration),
+}
+
+/// A token budget shared by a branch and its children.
+#[derive(Debug)]
+pub struct TokenBudget {
+    remaining: AtomicU64,
+    parent: Option<Arc<TokenBudget>>,
+}
+
+impl TokenBudget {
+    fn new(tokens: u64, parent: Option<Arc<TokenBudget>>) -> Arc<Self> {
+        Arc::new(TokenBudget {
+            remaining: AtomicU64::new(tokens),
+            parent,
+        })
+    }
+
+    /// Tokens left (the tightest of this budget and its ancestors).
+    pub fn remaining(&self) -> u64 {
+        let own = self.remaining.load(Ordering::Acquire);
+        self.parent.as_ref().map_or(own, |p| own.min(p.remaining()))
+    }
+
+    /// Refuses a request that may not fit: prompt estimate plus `maxTokens`.
+    pub(crate) fn check(&self, request: &CreateMessageRequestParams) -> Result<(), SampleError> {
+        let needed = estimate_prompt(request) + request.max_tokens;
+        let remaining = self.remaining();
+        if needed > remaining {
+            return Err(SampleError::BudgetExceeded { remaining, needed });
+        }
+        Ok(())
+    }
+
+    /// Charges what a request used: the client's reported usage when it gives one
+    /// (`usage.inputTokens` + `usage.outputTokens`), else an estimate.
+    pub(crate) fn charge(
+        &self,
+        request: &CreateMessageRequestParams,
+        response: &CreateMessageResult,
+    ) {
+        let reported = response.extra.get("usage").and_then(|u| {
+            let n = |k: &str| u.get(k).and_then(serde_json::Value::as_u64);
+            match (n("inputTokens"), n("outputTokens")) {
+                (None, None) => None,
+                (i, o) => Some(i.unwrap_or(0) + o.unwrap_or(0)),
+            }
+        });
+        let used = reported.unwrap_or_else(|| {
+            estimate_prompt(request)
+                + estimate_text(&serde_json::to_string(&response.content).unwrap_or_default())
+        });
+        self.spend(used);
+    }
+
+    fn spend(&self, used: u64) {
+        let _ = self
+            .remaining
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |r| {
+                Some(r.saturating_sub(used))
+            });
+        if let Some(p) = &self.parent {
+            p.spend(used);
+        }
+    }
+}
+
+/// About four characters per token.
+fn estimate_text(text: &str) -> u64 {
+    (text.len() as u64).div_ceil(4)
+}
+
+fn estimate_prompt(request: &CreateMessageRequestParams) -> u64 {
+    let messages = serde_json::to_string(&request.messages).unwrap_or_default();
+    estimate_text(&messages) + request.system_prompt.as_deref().map_or(0, estimate_text)
+}
+
+/// A sub-branch of a tool call: samples with its own history, system prompt and budget;
+/// cannot elicit.
+#[derive(Debug, Clone)]
+pub struct Branch {
+    ctx: Ctx,
+    depth: usize,
+    max_depth: usize,
+    history: Vec<SamplingMessage>,
+    system: Option<String>,
+    budget: Option<Arc<TokenBudget>>,
+}
+
+impl Branch {
+    fn child(&self, options: BranchOptions) -> Result<(Branch, Option<Duration>), BranchError> {
+        let depth = self.depth + 1;
+        if depth > self.max_depth {
+            return Err(BranchError::TooDeep {
+                depth,
+                max: self.max_depth,
+            });
+        }
+        let max_depth = options
+            .max_depth
+            .map_or(self.max_depth, |m| m.min(self.max_depth));
+        let budget = match options.token_budget {
+            Some(tokens) => Some(TokenBudget::new(tokens, self.budget.clone())),
+            None => self.budget.clone(),
+        };
+        let branch = Branch {
+            ctx: self.ctx.clone(),
+            depth,
+            max_depth,
+            history: options.history.unwrap_or_else(|| self.history.clone()),
+            system: options.system.unwrap_or_else(|| self.system.clone()),
+            budget,
+        };
+        Ok((branch, options.timeout))
+    }
+
+    /// Runs a nested branch.
+    pub async fn branch<F, Fut, T>(&self, f: F) -> Result<T, BranchError>
+    where
+        F: FnOnce(Branch) -> Fut,
+        Fut: Future<Output = T>,
+    {
+        self.branch_with(BranchOptions::new(), f).await
+    }
+
+    /// Runs a nested branch with options.
+    pub async fn branch_with<F, Fut, T>(
+        &self,
+        options: BranchOptions,
+        f: F,
+    ) -> Result<T, BranchError>
+    where
+        F: FnOnce(Branch) -> Fut,
+        Fut: Future<Output = T>,
+    {
+        let (child, timeout) = self.child(options)?;
+        match timeout {
+            Some(t) => tokio::time::timeout(t, f(child))
+                .await
+                .map_err(|_| BranchError::Timeout(t)),
+            None => Ok(f(child).await),
+        }
+    }
+
+    fn prepared<'s, M>(&'s self, sample: Sample<'s, M>) -> Sample<'s, M> {
+        let sample = sample
+            .history(self.history.clone())
+            .with_budget(self.budget.clone());
+        match &self.system {
+            Some(s) => sample.system(s.clone()),
+            None => sample,
+        }
+    }
+
+    /// Raw sampling with this branch's history, system prompt and budget.
+    pub fn sample(&self) -> Sample<'_, Raw> {
+        self.prepared(self.ctx.sample())
+    }
+
+    /// `sample_tools` with this branch's history, system prompt and budget.
+    pub fn sample_tools(&self) -> Sample<'_, Tools> {
+        self.prepared(self.ctx.sample_tools())
+    }
+
+    /// `sample_schema::<T>` with this branch's history, system prompt and budget.
+    pub fn sample_schema<T: DeserializeOwned + JsonSchema>(&self) -> Sample<'_, Schema<T>> {
+        self.prepared(self.ctx.sample_schema::<T>())
+    }
+
+    /// Adds messages to this branch's history (e.g. an exchange's `messages`).
+    pub fn push_history(&mut self, messages: impl IntoIterator<Item = SamplingMessage>) {
+        self.history.extend(messages);
+    }
+
+    /// This branch's history.
+    pub fn history(&self) -> &[SamplingMessage] {
+        &self.history
+    }
+
+    /// Nesting depth (1 for a branch of the call).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Tokens left in this branch's budget, if it has one.
+    pub fn remaining_tokens(&self) -> Option<u64> {
+        self.budget.as_ref().map(|b| b.remaining())
+    }
+
+    /// Logs through the call's context.
+    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        self.ctx.log(level, data).await
+    }
+
+    /// Whether the call was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.ctx.is_cancelled()
+    }
+}
+
+impl<K> Ctx<K> {
+    /// Runs `f` as a branch of this call (inheriting no history, the default depth limit,
+    /// no budget, no timeout).
+    ///
+    /// ```no_run
+    /// # async fn demo(ctx: &tracksuit::Ctx) -> Result<(), Box<dyn std::error::Error>> {
+    /// let (a, b) = tokio::try_join!(
+    ///     ctx.branch(|b| async move { b.sample().prompt("Argue for").await }),
+    ///     ctx.branch(|b| async move { b.sample().prompt("Argue against").await }),
+    /// )?;
+    /// # let _ = (a, b); Ok(()) }
+    /// ```
+    pub async fn branch<F, Fut, T>(&self, f: F) -> Result<T, BranchError>
+    where
+        F: FnOnce(Branch) -> Fut,
+        Fut: Future<Output = T>,
+    {
+        self.branch_with(BranchOptions::new(), f).await
+    }
+
+    /// [`Ctx::branch`] with options.
+    pub async fn branch_with<F, Fut, T>(
+        &self,
+        options: BranchOptions,
+        f: F,
+    ) -> Result<T, BranchError>
+    where
+        F: FnOnce(Branch) -> Fut,
+        Fut: Future<Output = T>,
+    {
+        let root = Branch {
+            ctx: self.erased(),
+            depth: 0,
+            max_depth: DEFAULT_MAX_DEPTH,
+            history: Vec::new(),
+            system: None,
+            budget: None,
+        };
+        root.branch_with(options, f).await
+    }
+}
