@@ -13,6 +13,7 @@ use proc_macro::TokenStream;
 
 mod common;
 mod elicits;
+mod handoff;
 mod internals;
 mod prompt;
 mod resource;

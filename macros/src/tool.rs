@@ -292,8 +292,14 @@ pub fn generate(
 }
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut func: ItemFn = match syn::parse2(item) {
+    let mut func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
+        Err(_) if syn::parse2::<syn::ItemImpl>(item.clone()).is_ok() => {
+            return match syn::parse2::<syn::ItemImpl>(item) {
+                Ok(block) => crate::handoff::expand(attr, block),
+                Err(e) => e.to_compile_error(),
+            };
+        }
         Err(e) => {
             let e = syn::Error::new(
                 e.span(),

@@ -36,6 +36,20 @@ struct CtxInner {
     request_id: RequestId,
     progress_token: Option<ProgressToken>,
     cancel: CancellationToken,
+    log: std::sync::Mutex<Vec<LoggedExchange>>,
+}
+
+/// One answer the client gave during a call (sampling or elicitation), in order. A handoff
+/// tool's `client` phase is deterministic given its inputs and these answers, which is what
+/// lets a stateless engine (MCP 2026-07-28 MRTR, durable tasks) replay it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LoggedExchange {
+    /// The request method (`sampling/createMessage`, `elicitation/create`).
+    pub method: String,
+    /// The request params.
+    pub params: Value,
+    /// The client's result.
+    pub result: Value,
 }
 
 impl<K> std::fmt::Debug for Ctx<K> {
@@ -59,6 +73,7 @@ impl Ctx {
                 request_id,
                 progress_token,
                 cancel,
+                log: std::sync::Mutex::default(),
             }),
             keys: std::marker::PhantomData,
         }
@@ -266,6 +281,9 @@ impl<K> Ctx<K> {
         }
         let params =
             serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
+        let logged =
+            method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE;
+        let params_for_log = logged.then(|| params.clone());
         let value = self
             .inner
             .session
@@ -277,6 +295,18 @@ impl<K> Ctx<K> {
                 timeout,
             )
             .await?;
+        if method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE {
+            crate::peer::lock(&self.inner.log).push(LoggedExchange {
+                method: method.to_owned(),
+                params: params_for_log.unwrap_or(Value::Null),
+                result: value.clone(),
+            });
+        }
         serde_json::from_value(value).map_err(|e| RequestError::Decode(e.to_string()))
+    }
+
+    /// Every sampling and elicitation answer of this call so far, in order.
+    pub fn exchange_log(&self) -> Vec<LoggedExchange> {
+        crate::peer::lock(&self.inner.log).clone()
     }
 }

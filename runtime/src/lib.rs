@@ -27,6 +27,7 @@ pub mod branch;
 pub mod client;
 pub mod context;
 pub mod elicitation;
+pub mod handoff;
 pub mod peer;
 pub mod protocol;
 pub mod sampling;
@@ -34,8 +35,9 @@ pub mod server;
 pub mod transport;
 
 pub use authoring::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
-pub use context::Ctx;
+pub use context::{Ctx, LoggedExchange};
 pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
+pub use handoff::PhaseCtx;
 pub use peer::RequestError;
 pub use sampling::{SampleError, SampleExchange};
 pub use server::{

@@ -1,0 +1,575 @@
+//! Tic-tac-toe against the client's model, the seed's worked example.
+//!
+//! `tictactoe` is a handoff tool: `before` assigns X / O at random, `client` alternates
+//! model turns (`ctx.sample` with the whole game as history) and user turns (the keyed
+//! elicitation `PickMove`, whose exchange joins the history with the board as its
+//! arguments), and `after` shapes the result. `tictactoe_strategist` plays the model's turns
+//! differently: two branches size up the board concurrently, `sample_tools` picks an
+//! offensive or defensive strategy, and `sample_schema::<Cell>` returns the move.
+//!
+//! ```text
+//! cargo run -p tracksuit-examples --bin tictactoe              # demo: a full game, in process
+//! cargo run -p tracksuit-examples --bin tictactoe -- --stdio   # serve over stdio
+//! cargo run -p tracksuit-examples --bin tictactoe -- --port 8003
+//! ```
+
+use clap::Parser;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tracksuit::client::{Client, connect_in_memory};
+use tracksuit::protocol::*;
+use tracksuit::transport::http::HttpOptions;
+use tracksuit::{Ctx, Elicited, Elicits, Json, PhaseCtx, Server, ToolError, mcp_tool};
+
+#[derive(Parser)]
+struct Args {
+    /// Serve over stdio.
+    #[arg(long)]
+    stdio: bool,
+    /// Serve Streamable HTTP on this port.
+    #[arg(long)]
+    port: Option<u16>,
+}
+
+/// A cell, as the user or the model names it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Elicits, schemars::JsonSchema)]
+struct Cell {
+    /// Row, 0 to 2
+    #[elicit(min = 0, max = 2)]
+    #[schemars(range(max = 2))]
+    row: u8,
+    /// Column, 0 to 2
+    #[elicit(min = 0, max = 2)]
+    #[schemars(range(max = 2))]
+    col: u8,
+}
+
+/// What the game may ask the user.
+#[derive(Elicits)]
+#[allow(dead_code)]
+enum GameKeys {
+    /// Your move: pick a free cell.
+    #[elicit(response = Cell)]
+    PickMove {
+        /// The board, rows separated by `|`, `.` for free cells.
+        board: String,
+        /// Your symbol.
+        you: char,
+    },
+}
+
+/// The board: 9 cells, row by row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Board([char; 9]);
+
+impl Board {
+    fn new() -> Self {
+        Board(['.'; 9])
+    }
+
+    /// `X..|.O.|...`
+    fn compact(&self) -> String {
+        self.0
+            .chunks(3)
+            .map(|r| r.iter().collect::<String>())
+            .collect::<Vec<_>>()
+            .join("|")
+    }
+
+    fn pretty(&self) -> String {
+        self.0
+            .chunks(3)
+            .map(|r| {
+                r.iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn free(&self, cell: Cell) -> bool {
+        cell.row < 3 && cell.col < 3 && self.0[(cell.row * 3 + cell.col) as usize] == '.'
+    }
+
+    fn play(&mut self, cell: Cell, symbol: char) {
+        self.0[(cell.row * 3 + cell.col) as usize] = symbol;
+    }
+
+    fn first_free(&self) -> Option<Cell> {
+        self.0.iter().position(|c| *c == '.').map(|i| Cell {
+            row: (i / 3) as u8,
+            col: (i % 3) as u8,
+        })
+    }
+
+    fn winner(&self) -> Option<char> {
+        const LINES: [[usize; 3]; 8] = [
+            [0, 1, 2],
+            [3, 4, 5],
+            [6, 7, 8],
+            [0, 3, 6],
+            [1, 4, 7],
+            [2, 5, 8],
+            [0, 4, 8],
+            [2, 4, 6],
+        ];
+        LINES.iter().find_map(|l| {
+            let c = self.0[l[0]];
+            (c != '.' && c == self.0[l[1]] && c == self.0[l[2]]).then_some(c)
+        })
+    }
+
+    fn full(&self) -> bool {
+        !self.0.contains(&'.')
+    }
+}
+
+/// Who plays what; decided in `before`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Symbols {
+    user: char,
+    model: char,
+}
+
+/// How the game ended.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Outcome {
+    board: Board,
+    winner: Option<char>,
+    moves: usize,
+    abandoned: bool,
+}
+
+/// The final result.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+struct GameResult {
+    /// `"user"`, `"model"`, `"draw"` or `"abandoned"`.
+    result: String,
+    /// The final board.
+    board: String,
+    /// Moves played.
+    moves: usize,
+    /// The user's symbol.
+    you_played: char,
+}
+
+/// No arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct NewGame {}
+
+/// Picks X or O for the user without a dependency: the low bits of the clock.
+fn coin() -> bool {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() & 1 == 0)
+        .unwrap_or(true)
+}
+
+fn parse_cell(text: &str) -> Option<Cell> {
+    let digits: Vec<u8> = text
+        .chars()
+        .filter_map(|c| c.to_digit(10))
+        .map(|d| d as u8)
+        .collect();
+    match digits[..] {
+        [row, col, ..] => Some(Cell { row, col }),
+        _ => None,
+    }
+}
+
+fn model_prompt(board: &Board, symbol: char) -> String {
+    format!(
+        "You play {symbol}. Board (rows separated by |, . is free): board={}\nReply with your move as row,col (0-2).",
+        board.compact()
+    )
+}
+
+/// How a model turn is played.
+#[derive(Clone, Copy)]
+enum Style {
+    Plain,
+    Strategist,
+}
+
+/// The interactive loop both variants share. Deterministic given its inputs and the
+/// answers it receives (replayable from the exchange log).
+async fn play_game(
+    symbols: &Symbols,
+    ctx: &Ctx<GameKeys>,
+    style: Style,
+) -> Result<Outcome, ToolError> {
+    let mut board = Board::new();
+    let mut history: Vec<SamplingMessage> = Vec::new();
+    let mut moves = 0;
+    let mut turn = 'X';
+    loop {
+        if let Some(w) = board.winner() {
+            return Ok(Outcome {
+                board,
+                winner: Some(w),
+                moves,
+                abandoned: false,
+            });
+        }
+        if board.full() {
+            return Ok(Outcome {
+                board,
+                winner: None,
+                moves,
+                abandoned: false,
+            });
+        }
+        if turn == symbols.model {
+            let cell = match style {
+                Style::Plain => model_move(ctx, &board, symbols.model, &mut history).await?,
+                Style::Strategist => {
+                    strategist_move(ctx, &board, symbols.model, &mut history).await?
+                }
+            };
+            board.play(cell, symbols.model);
+        } else {
+            let ask = PickMove {
+                board: board.compact(),
+                you: symbols.user,
+            };
+            match ctx.elicit(ask).await? {
+                Elicited::Accept { value, exchange } if board.free(value) => {
+                    history.extend(
+                        exchange
+                            .with_arguments(|c| json!({ "board": c.board }))
+                            .messages(),
+                    );
+                    board.play(value, symbols.user);
+                }
+                Elicited::Accept { value, .. } => {
+                    ctx.log(
+                        LoggingLevel::Warning,
+                        format!("cell {},{} is taken; try again", value.row, value.col),
+                    )
+                    .await;
+                    continue;
+                }
+                Elicited::Decline | Elicited::Cancel => {
+                    return Ok(Outcome {
+                        board,
+                        winner: None,
+                        moves,
+                        abandoned: true,
+                    });
+                }
+            }
+        }
+        moves += 1;
+        ctx.log(
+            LoggingLevel::Info,
+            format!("move {moves} ({turn}):\n{}", board.pretty()),
+        )
+        .await;
+        turn = if turn == 'X' { 'O' } else { 'X' };
+    }
+}
+
+/// A plain model turn: sample with the game so far; invalid answers are re-asked twice,
+/// then the first free cell is played (the game never crashes on a bad move).
+async fn model_move(
+    ctx: &Ctx<GameKeys>,
+    board: &Board,
+    symbol: char,
+    history: &mut Vec<SamplingMessage>,
+) -> Result<Cell, ToolError> {
+    let mut prompt = model_prompt(board, symbol);
+    for _ in 0..3 {
+        let out = ctx
+            .sample()
+            .system("You play tic-tac-toe.")
+            .history(history.clone())
+            .prompt(prompt.clone())
+            .max_tokens(20)
+            .await?;
+        history.extend(out.messages.clone());
+        match parse_cell(&out.text()) {
+            Some(cell) if board.free(cell) => return Ok(cell),
+            _ => prompt = format!("That is not a free cell. {}", model_prompt(board, symbol)),
+        }
+    }
+    board
+        .first_free()
+        .ok_or_else(|| ToolError::new("no free cell"))
+}
+
+/// A strategist turn: two concurrent branches size up the board, `sample_tools` picks a
+/// strategy, `sample_schema::<Cell>` gives the move.
+async fn strategist_move(
+    ctx: &Ctx<GameKeys>,
+    board: &Board,
+    symbol: char,
+    history: &mut Vec<SamplingMessage>,
+) -> Result<Cell, ToolError> {
+    let view = model_prompt(board, symbol);
+    let (threats, chances) = tokio::try_join!(
+        ctx.branch(|b| {
+            let v = view.clone();
+            async move {
+                b.sample()
+                    .prompt(format!("List the opponent's threats. {v}"))
+                    .max_tokens(60)
+                    .await
+            }
+        }),
+        ctx.branch(|b| {
+            let v = view.clone();
+            async move {
+                b.sample()
+                    .prompt(format!("List your winning chances. {v}"))
+                    .max_tokens(60)
+                    .await
+            }
+        }),
+    )?;
+    let notes = format!("Threats: {}\nChances: {}", threats?.text(), chances?.text());
+    let mut offensive = Tool::new("offensive", Default::default());
+    offensive.description = Some("Play to win this turn or set up a win".into());
+    let mut defensive = Tool::new("defensive", Default::default());
+    defensive.description = Some("Block the opponent's threat".into());
+    let choice = ctx
+        .sample_tools()
+        .history(history.clone())
+        .prompt(format!("{notes}\nChoose a strategy. {view}"))
+        .tools([offensive, defensive])
+        .await?;
+    history.extend(choice.messages.clone());
+    let results = choice
+        .parsed
+        .iter()
+        .map(|c| c.result(format!("strategy {} chosen", c.name)))
+        .collect();
+    history.push(tracksuit::sampling::tool_results(results));
+    let mv = ctx
+        .sample_schema::<Cell>()
+        .history(history.clone())
+        .prompt(format!("Now your move. {view}"))
+        .await?;
+    history.extend(mv.messages.clone());
+    if board.free(mv.parsed) {
+        Ok(mv.parsed)
+    } else {
+        ctx.log(
+            LoggingLevel::Warning,
+            "the model picked a taken cell; playing the first free one",
+        )
+        .await;
+        board
+            .first_free()
+            .ok_or_else(|| ToolError::new("no free cell"))
+    }
+}
+
+fn shape(symbols: &Symbols, out: &Outcome) -> Json<GameResult> {
+    let result = match (out.abandoned, out.winner) {
+        (true, _) => "abandoned",
+        (false, Some(w)) if w == symbols.user => "user",
+        (false, Some(_)) => "model",
+        (false, None) => "draw",
+    };
+    Json(GameResult {
+        result: result.into(),
+        board: out.board.compact(),
+        moves: out.moves,
+        you_played: symbols.user,
+    })
+}
+
+/// Play tic-tac-toe against the client's model.
+struct TicTacToe;
+
+/// Play tic-tac-toe against the client's model.
+#[mcp_tool(elicits = GameKeys, name = "tictactoe")]
+impl TicTacToe {
+    async fn before(_game: NewGame, ctx: &PhaseCtx) -> Result<Symbols, ToolError> {
+        let symbols = if coin() {
+            Symbols {
+                user: 'X',
+                model: 'O',
+            }
+        } else {
+            Symbols {
+                user: 'O',
+                model: 'X',
+            }
+        };
+        ctx.log(LoggingLevel::Info, format!("you play {}", symbols.user))
+            .await;
+        Ok(symbols)
+    }
+
+    async fn client(symbols: &Symbols, ctx: &Ctx<GameKeys>) -> Result<Outcome, ToolError> {
+        play_game(symbols, ctx, Style::Plain).await
+    }
+
+    async fn after(symbols: Symbols, out: Outcome, _ctx: &PhaseCtx) -> Json<GameResult> {
+        shape(&symbols, &out)
+    }
+}
+
+/// Tic-tac-toe against a model that thinks in branches and tools.
+struct Strategist;
+
+/// Play tic-tac-toe against a strategist: concurrent analysis branches, a strategy tool,
+/// then a structured move.
+#[mcp_tool(elicits = GameKeys, name = "tictactoe_strategist")]
+impl Strategist {
+    async fn before(_game: NewGame, _ctx: &PhaseCtx) -> Result<Symbols, ToolError> {
+        Ok(if coin() {
+            Symbols {
+                user: 'X',
+                model: 'O',
+            }
+        } else {
+            Symbols {
+                user: 'O',
+                model: 'X',
+            }
+        })
+    }
+
+    async fn client(symbols: &Symbols, ctx: &Ctx<GameKeys>) -> Result<Outcome, ToolError> {
+        play_game(symbols, ctx, Style::Strategist).await
+    }
+
+    async fn after(symbols: Symbols, out: Outcome, _ctx: &PhaseCtx) -> Json<GameResult> {
+        shape(&symbols, &out)
+    }
+}
+
+/// Requests being served right now, besides this one (the interop tests check it returns to
+/// zero after a cancelled game).
+#[mcp_tool]
+async fn server_stats(ctx: &Ctx) -> String {
+    json!({ "inFlight": ctx.server().in_flight_requests().saturating_sub(1) }).to_string()
+}
+
+fn server() -> Server {
+    Server::new(Implementation::new(
+        "tracksuit-tictactoe",
+        env!("CARGO_PKG_VERSION"),
+    ))
+    .tool(TicTacToe)
+    .tool(Strategist)
+    .tool(server_stats)
+}
+
+/// The built-in model of the demo: the centre if free, else the first free cell.
+fn demo_model(params: &CreateMessageRequestParams) -> Value {
+    let prompt = params
+        .messages
+        .last()
+        .and_then(|m| {
+            m.content
+                .iter()
+                .find_map(|c| c.as_text())
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    let board = prompt
+        .split("board=")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or(".........")
+        .replace('|', "");
+    let cells: Vec<char> = board.chars().collect();
+    let pick = if cells.get(4) == Some(&'.') {
+        4
+    } else {
+        cells.iter().position(|c| *c == '.').unwrap_or(0)
+    };
+    let (row, col) = (pick / 3, pick % 3);
+    let tools: Vec<String> = params
+        .tools
+        .iter()
+        .flatten()
+        .map(|t| t.name.clone())
+        .collect();
+    let content = if tools.iter().any(|t| t == "__schema__") {
+        json!([{ "type": "tool_use", "id": "m1", "name": "__schema__", "input": { "row": row, "col": col } }])
+    } else if let Some(t) = tools.first() {
+        json!([{ "type": "tool_use", "id": "s1", "name": t, "input": {} }])
+    } else {
+        json!({ "type": "text", "text": format!("{row},{col}") })
+    };
+    json!({ "role": "assistant", "model": "built-in", "content": content })
+}
+
+/// The built-in user of the demo: the last free cell.
+fn demo_user(params: &ElicitRequestParams) -> Value {
+    let ElicitRequestParams::Form(form) = params else {
+        return json!({ "action": "decline" });
+    };
+    let board = form
+        .meta
+        .as_ref()
+        .and_then(|m| {
+            m["io.tracksuit/elicitation"]["context"]["board"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .unwrap_or_default()
+        .replace('|', "");
+    let pick = board
+        .chars()
+        .collect::<Vec<_>>()
+        .iter()
+        .rposition(|c| *c == '.')
+        .unwrap_or(0);
+    json!({ "action": "accept", "content": { "row": pick / 3, "col": pick % 3 } })
+}
+
+async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    let client = connect_in_memory(
+        server(),
+        Client::builder()
+            .on_sampling(|p| async move {
+                serde_json::from_value(demo_model(&p)).map_err(ErrorObject::internal)
+            })
+            .on_elicitation(|p| async move {
+                serde_json::from_value(demo_user(&p)).map_err(ErrorObject::internal)
+            }),
+    )
+    .await?;
+    let mut notes = client.notifications();
+    let printer = tokio::spawn(async move {
+        while let Ok(n) = notes.recv().await {
+            if n.method == methods::MESSAGE
+                && let Some(text) = n.params.as_ref().and_then(|p| p["data"].as_str())
+            {
+                println!("{text}\n");
+            }
+        }
+    });
+    println!("tic-tac-toe: the built-in model against a built-in user (no API key needed)\n");
+    let result = client.call_tool("tictactoe", json!({})).await?;
+    tokio::task::yield_now().await;
+    printer.abort();
+    let r = result.structured_content.unwrap_or_default();
+    println!(
+        "result: {} after {} moves (the user played {})",
+        r["result"], r["moves"], r["you_played"]
+    );
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
+    if args.stdio {
+        return Ok(server().serve_stdio().await?);
+    }
+    if let Some(port) = args.port {
+        eprintln!("tracksuit tic-tac-toe on http://127.0.0.1:{port}/mcp");
+        return Ok(server()
+            .serve_http_with(("127.0.0.1", port), HttpOptions::default())
+            .await?);
+    }
+    demo().await
+}
