@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-cargo build --quiet -p tracksuit-examples --bin conformance --bin sampling
+cargo build --quiet -p tracksuit-examples --bin conformance --bin sampling --bin tictactoe
 binary="$root/target/debug/conformance"
 
 echo "--- TypeScript SDK client ($(node --version))"
@@ -14,6 +14,7 @@ echo "--- TypeScript SDK client ($(node --version))"
 node tests/interop/node/client.mjs "$binary"
 node tests/interop/node/sampling.mjs "$root/target/debug/sampling"
 node tests/interop/node/elicitation.mjs "$binary"
+node tests/interop/node/tictactoe.mjs "$root/target/debug/tictactoe"
 
 echo "--- Python mcp client"
 venv="$root/.tools/venv"

@@ -19,7 +19,9 @@ pub fn schema_for<T: JsonSchema + ?Sized>() -> JsonObject {
     let schema = schemars::generate::SchemaSettings::draft2020_12()
         .into_generator()
         .into_root_schema_for::<T>();
-    match schema.to_value() {
+    let mut value = schema.to_value();
+    strip_numeric_formats(&mut value);
+    match value {
         Value::Object(map) => map,
         // `true` / `false` schemas: anything / nothing.
         Value::Bool(true) => JsonObject::new(),
@@ -27,6 +29,25 @@ pub fn schema_for<T: JsonSchema + ?Sized>() -> JsonObject {
             .as_object()
             .cloned()
             .unwrap_or_default(),
+    }
+}
+
+/// Drops schemars' non-standard numeric `format`s (`int32`, `uint8`, `double`, ...): JSON
+/// Schema 2020-12 does not define them, and strict validators (ajv in the TypeScript SDK)
+/// warn about every one. The ranges they imply are already `minimum` / `maximum`.
+fn strip_numeric_formats(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let numeric = map.get("format").and_then(Value::as_str).is_some_and(|f| {
+                f.starts_with("int") || f.starts_with("uint") || f == "float" || f == "double"
+            });
+            if numeric {
+                map.remove("format");
+            }
+            map.values_mut().for_each(strip_numeric_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_numeric_formats),
+        _ => {}
     }
 }
 

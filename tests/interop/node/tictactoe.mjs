@@ -1,0 +1,148 @@
+// Complete tic-tac-toe games against the official TypeScript SDK client: a scripted user
+// in its elicitation handler, a scripted model in its sampling handler. Asserts the model's
+// last turn sees every earlier move as MCP content blocks; then cancels a strategist game
+// while two branches are sampling and asserts no sampling request follows the cancel and
+// the server's in-flight count returns to zero. stdio and HTTP.
+// Usage: node tictactoe.mjs <path-to-tictactoe-binary>
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { spawn } from "node:child_process";
+import net from "node:net";
+
+const binary = process.argv[2];
+let failures = 0;
+function check(name, ok, detail = "") {
+  console.log(`${ok ? "PASS" : "FAIL"} ${name}${detail ? ` — ${detail}` : ""}`);
+  if (!ok) failures++;
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const boardOf = (text) => (text.split("board=")[1] ?? "").split(/\s/)[0].replaceAll("|", "");
+const lastText = (params) => {
+  const m = params.messages.at(-1);
+  const blocks = Array.isArray(m.content) ? m.content : [m.content];
+  return blocks.filter((b) => b.type === "text").map((b) => b.text).join("");
+};
+
+async function connect(transport, opts) {
+  const seen = { sampling: [], elicitations: 0, hang: false };
+  const client = new Client({ name: "tracksuit-tictactoe-interop", version: "1.0.0" }, { capabilities: { sampling: { tools: {} }, elicitation: { form: {} } } });
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    const p = request.params;
+    seen.sampling.push(p);
+    if (seen.hang) return new Promise(() => {});
+    const cells = boardOf(lastText(p)).split("");
+    const pick = cells[4] === "." ? 4 : cells.indexOf(".");
+    const tools = (p.tools ?? []).map((t) => t.name);
+    if (tools.includes("__schema__")) {
+      return { role: "assistant", model: "scripted", stopReason: "toolUse", content: [{ type: "tool_use", id: `s${seen.sampling.length}`, name: "__schema__", input: { row: Math.floor(pick / 3), col: pick % 3 } }] };
+    }
+    if (tools.length) {
+      return { role: "assistant", model: "scripted", stopReason: "toolUse", content: [{ type: "tool_use", id: `t${seen.sampling.length}`, name: tools[0], input: {} }] };
+    }
+    return { role: "assistant", model: "scripted", stopReason: "endTurn", content: { type: "text", text: `${Math.floor(pick / 3)},${pick % 3}` } };
+  });
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    seen.elicitations++;
+    const ctx = request.params._meta?.["io.tracksuit/elicitation"]?.context;
+    const cells = (ctx?.board ?? "").replaceAll("|", "").split("");
+    const pick = cells.lastIndexOf(".");
+    return { action: "accept", content: { row: Math.floor(pick / 3), col: pick % 3 } };
+  });
+  await client.connect(transport);
+  return { client, seen };
+}
+
+async function games(label, client, seen) {
+  const { tools } = await client.listTools();
+  const game = tools.find((t) => t.name === "tictactoe");
+  const keys = game?._meta?.["io.tracksuit/elicitation-keys"] ?? [];
+  check(`${label}: the game publishes its elicitation key`, keys[0]?.key === "PickMove" && keys[0]?.responseSchema?.properties?.row?.type === "integer", JSON.stringify(keys));
+
+  for (let n = 0; n < 2; n++) {
+    seen.sampling = [];
+    seen.elicitations = 0;
+    const r = await client.callTool({ name: "tictactoe", arguments: {} });
+    const s = r.structuredContent ?? {};
+    check(`${label}: game ${n + 1} finished`, ["user", "model", "draw"].includes(s.result) && s.moves >= 5, JSON.stringify(s));
+    const last = seen.sampling.at(-1);
+    const history = last?.messages ?? [];
+    const flat = history.flatMap((m) => (Array.isArray(m.content) ? m.content : [m.content]).map((b) => ({ role: m.role, ...b })));
+    const userMoves = flat.filter((b) => b.type === "tool_use" && b.name === "PickMove");
+    const results = flat.filter((b) => b.type === "tool_result");
+    const modelMoves = flat.filter((b) => b.role === "assistant" && b.type === "text");
+    // A user move after the model's last turn (the game's final move) is not in its history.
+    const userMovedLast = s.result === "user" || (s.result === "draw" && s.you_played === "X");
+    const before = seen.elicitations - (userMovedLast ? 1 : 0);
+    check(`${label}: game ${n + 1}: the model's last turn sees every earlier user move as tool_use + tool_result`, userMoves.length === results.length && userMoves.length === before && userMoves.every((u) => typeof u.input?.board === "string"), `${userMoves.length} tool_use / ${results.length} tool_result / ${seen.elicitations} elicitations`);
+    check(`${label}: game ${n + 1}: and every earlier model move as assistant text`, modelMoves.length === seen.sampling.length - 1, `${modelMoves.length} of ${seen.sampling.length - 1}`);
+  }
+
+  // Cancel a strategist game while two branches are sampling.
+  seen.sampling = [];
+  seen.hang = true;
+  const controller = new AbortController();
+  const pending = client.callTool({ name: "tictactoe_strategist", arguments: {} }, undefined, { signal: controller.signal }).catch(() => "cancelled");
+  for (let i = 0; i < 200 && seen.sampling.length < 2; i++) await sleep(10);
+  if (seen.sampling.length < 2) {
+    // The user moved first; the model's turn follows the first elicitation.
+    for (let i = 0; i < 300 && seen.sampling.length < 2; i++) await sleep(10);
+  }
+  check(`${label}: two branches sampling concurrently`, seen.sampling.length === 2, `${seen.sampling.length} pending`);
+  controller.abort("interop test cancels the game");
+  await pending;
+  const atCancel = seen.sampling.length;
+  await sleep(300);
+  check(`${label}: no sampling request after the cancel`, seen.sampling.length === atCancel, `${atCancel} -> ${seen.sampling.length}`);
+  seen.hang = false;
+  let inFlight = -1;
+  for (let i = 0; i < 50 && inFlight !== 0; i++) {
+    const stats = await client.callTool({ name: "server_stats", arguments: {} });
+    inFlight = JSON.parse(stats.content[0].text).inFlight;
+    if (inFlight !== 0) await sleep(20);
+  }
+  check(`${label}: the server's in-flight count returns to zero`, inFlight === 0, String(inFlight));
+}
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+try {
+  {
+    const { client, seen } = await connect(new StdioClientTransport({ command: binary, args: ["--stdio"], stderr: "inherit" }));
+    await games("stdio", client, seen);
+    await client.close();
+  }
+  {
+    const port = await freePort();
+    const server = spawn(binary, ["--port", String(port)], { stdio: ["ignore", "inherit", "inherit"] });
+    try {
+      for (let i = 0; i < 100; i++) {
+        const up = await new Promise((r) => {
+          const s = net.connect(port, "127.0.0.1", () => (s.end(), r(true)));
+          s.on("error", () => r(false));
+        });
+        if (up) break;
+        await sleep(100);
+      }
+      const { client, seen } = await connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+      await games("http", client, seen);
+      await client.close();
+    } finally {
+      server.kill();
+    }
+  }
+} catch (e) {
+  check("no unexpected exception", false, e?.stack ?? String(e));
+}
+console.log(failures === 0 ? "node tictactoe interop: all checks passed" : `node tictactoe interop: ${failures} check(s) failed`);
+process.exit(failures === 0 ? 0 : 1);
