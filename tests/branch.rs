@@ -317,3 +317,41 @@ async fn history_and_system_prompt_inherit_or_are_replaced() {
     assert_eq!(reqs[1]["messages"][0]["content"]["text"], "child replaces");
     assert!(reqs[1].get("systemPrompt").is_none());
 }
+
+#[tokio::test]
+async fn a_disconnecting_client_cancels_every_branch() {
+    use tracksuit::transport::memory;
+    use tracksuit::transport::{MessageSink, MessageStream, Transport};
+    let server = server();
+    let (server_end, client_end) = memory::pair();
+    let serving = tokio::spawn(server.clone().serve(server_end));
+    let (mut stream, mut sink) = client_end.split();
+    let send = |v: Value| serde_json::from_value::<JsonRpcMessage>(v).expect("message");
+    sink.send(send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}))).await.expect("send");
+    sink.send(send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"both","arguments":{}}}))).await.expect("send");
+    // Wait for both branches' sampling requests, answer neither, then vanish.
+    let mut sampling = 0;
+    while sampling < 2 {
+        let msg = tokio::time::timeout(Duration::from_secs(5), stream.next())
+            .await
+            .expect("in time")
+            .expect("open")
+            .expect("valid");
+        if matches!(&msg, JsonRpcMessage::Request(r) if r.method == "sampling/createMessage") {
+            sampling += 1;
+        }
+    }
+    assert_eq!(server.in_flight_requests(), 1);
+    drop((stream, sink));
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("the session ends")
+        .expect("join")
+        .expect("io");
+    assert_eq!(
+        server.in_flight_requests(),
+        0,
+        "the call and its branches were dropped"
+    );
+    assert_eq!(server.session_count(), 0);
+}

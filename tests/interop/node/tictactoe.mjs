@@ -27,7 +27,7 @@ const lastText = (params) => {
 };
 
 async function connect(transport, opts) {
-  const seen = { sampling: [], elicitations: 0, hang: false };
+  const seen = { sampling: [], elicitations: 0, hang: false, badMoves: 0 };
   const client = new Client({ name: "tracksuit-tictactoe-interop", version: "1.0.0" }, { capabilities: { sampling: { tools: {} }, elicitation: { form: {} } } });
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     const p = request.params;
@@ -36,6 +36,13 @@ async function connect(transport, opts) {
     const cells = boardOf(lastText(p)).split("");
     const pick = cells[4] === "." ? 4 : cells.indexOf(".");
     const tools = (p.tools ?? []).map((t) => t.name);
+    if (seen.badMoves > 0 && !tools.length) {
+      // A model that first answers off the board, then a taken cell.
+      seen.badMoves--;
+      const taken = cells.indexOf("X") >= 0 ? cells.indexOf("X") : cells.indexOf("O");
+      const text = seen.badMoves === 1 || taken < 0 ? "9,9" : `${Math.floor(taken / 3)},${taken % 3}`;
+      return { role: "assistant", model: "scripted", stopReason: "endTurn", content: { type: "text", text } };
+    }
     if (tools.includes("__schema__")) {
       return { role: "assistant", model: "scripted", stopReason: "toolUse", content: [{ type: "tool_use", id: `s${seen.sampling.length}`, name: "__schema__", input: { row: Math.floor(pick / 3), col: pick % 3 } }] };
     }
@@ -79,6 +86,20 @@ async function games(label, client, seen) {
     check(`${label}: game ${n + 1}: the model's last turn sees every earlier user move as tool_use + tool_result`, userMoves.length === results.length && userMoves.length === before && userMoves.every((u) => typeof u.input?.board === "string"), `${userMoves.length} tool_use / ${results.length} tool_result / ${seen.elicitations} elicitations`);
     check(`${label}: game ${n + 1}: and every earlier model move as assistant text`, modelMoves.length === seen.sampling.length - 1, `${modelMoves.length} of ${seen.sampling.length - 1}`);
   }
+
+  // A model that makes invalid moves: re-asked, and the game still finishes.
+  seen.sampling = [];
+  seen.badMoves = 2;
+  const messy = await client.callTool({ name: "tictactoe", arguments: {} });
+  const reasks = seen.sampling.filter((p) => lastText(p).startsWith("That is not a free cell")).length;
+  check(`${label}: invalid model moves are re-asked and the game finishes`, reasks === 2 && ["user", "model", "draw"].includes(messy.structuredContent?.result), `${reasks} re-asks, ${JSON.stringify(messy.structuredContent)}`);
+
+  // A strategist game to the end: branches, a strategy tool, a structured move.
+  seen.sampling = [];
+  const strat = await client.callTool({ name: "tictactoe_strategist", arguments: {} });
+  const schemaCalls = seen.sampling.filter((p) => (p.tools ?? []).some((t) => t.name === "__schema__")).length;
+  const strategyCalls = seen.sampling.filter((p) => (p.tools ?? []).some((t) => t.name === "offensive")).length;
+  check(`${label}: strategist game finished via sample_tools + sample_schema`, ["user", "model", "draw"].includes(strat.structuredContent?.result) && schemaCalls > 0 && schemaCalls === strategyCalls, `${JSON.stringify(strat.structuredContent)} schema=${schemaCalls} strategy=${strategyCalls}`);
 
   // Cancel a strategist game while two branches are sampling.
   seen.sampling = [];
