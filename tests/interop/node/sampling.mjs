@@ -4,20 +4,10 @@
 // budget, and the plan_trip example (sample_tools then sample_schema). stdio and HTTP.
 // Usage: node sampling.mjs <path-to-sampling-binary>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { spawn } from "node:child_process";
-import net from "node:net";
+import { check, overBothTransports, sleep, textOf } from "./harness.mjs";
 
 const binary = process.argv[2];
-let failures = 0;
-function check(name, ok, detail = "") {
-  console.log(`${ok ? "PASS" : "FAIL"} ${name}${detail ? ` — ${detail}` : ""}`);
-  if (!ok) failures++;
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const textOf = (r) => (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
 
 const say = (text) => ({ role: "assistant", model: "scripted", stopReason: "endTurn", content: { type: "text", text } });
 const use = (...calls) => ({
@@ -93,43 +83,4 @@ async function scenarios(label, client, model) {
   check(`${label}: the second sample sees the first exchange and its tool_result`, history.includes("get_weather") && history.includes('"toolUseId":"r1"') && history.includes("4°C, rain"), history);
 }
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-try {
-  {
-    const { client, model } = await connect(new StdioClientTransport({ command: binary, args: ["--stdio"], stderr: "inherit" }));
-    await scenarios("stdio", client, model);
-    await client.close();
-  }
-  {
-    const port = await freePort();
-    const server = spawn(binary, ["--port", String(port)], { stdio: ["ignore", "inherit", "inherit"] });
-    try {
-      for (let i = 0; i < 100; i++) {
-        const up = await new Promise((r) => {
-          const s = net.connect(port, "127.0.0.1", () => (s.end(), r(true)));
-          s.on("error", () => r(false));
-        });
-        if (up) break;
-        await sleep(100);
-      }
-      const { client, model } = await connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
-      await scenarios("http", client, model);
-      await client.close();
-    } finally {
-      server.kill();
-    }
-  }
-} catch (e) {
-  check("no unexpected exception", false, e?.stack ?? String(e));
-}
-console.log(failures === 0 ? "node sampling interop: all checks passed" : `node sampling interop: ${failures} check(s) failed`);
-process.exit(failures === 0 ? 0 : 1);
+await overBothTransports("sampling", binary, connect, (label, { client, model }) => scenarios(label, client, model));

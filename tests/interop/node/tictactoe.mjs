@@ -5,19 +5,10 @@
 // the server's in-flight count returns to zero. stdio and HTTP.
 // Usage: node tictactoe.mjs <path-to-tictactoe-binary>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { spawn } from "node:child_process";
-import net from "node:net";
+import { check, overBothTransports, sleep, textOf } from "./harness.mjs";
 
 const binary = process.argv[2];
-let failures = 0;
-function check(name, ok, detail = "") {
-  console.log(`${ok ? "PASS" : "FAIL"} ${name}${detail ? ` — ${detail}` : ""}`);
-  if (!ok) failures++;
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const boardOf = (text) => (text.split("board=")[1] ?? "").split(/\s/)[0].replaceAll("|", "");
 const lastText = (params) => {
@@ -127,43 +118,4 @@ async function games(label, client, seen) {
   check(`${label}: the server's in-flight count returns to zero`, inFlight === 0, String(inFlight));
 }
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-try {
-  {
-    const { client, seen } = await connect(new StdioClientTransport({ command: binary, args: ["--stdio"], stderr: "inherit" }));
-    await games("stdio", client, seen);
-    await client.close();
-  }
-  {
-    const port = await freePort();
-    const server = spawn(binary, ["--port", String(port)], { stdio: ["ignore", "inherit", "inherit"] });
-    try {
-      for (let i = 0; i < 100; i++) {
-        const up = await new Promise((r) => {
-          const s = net.connect(port, "127.0.0.1", () => (s.end(), r(true)));
-          s.on("error", () => r(false));
-        });
-        if (up) break;
-        await sleep(100);
-      }
-      const { client, seen } = await connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
-      await games("http", client, seen);
-      await client.close();
-    } finally {
-      server.kill();
-    }
-  }
-} catch (e) {
-  check("no unexpected exception", false, e?.stack ?? String(e));
-}
-console.log(failures === 0 ? "node tictactoe interop: all checks passed" : `node tictactoe interop: ${failures} check(s) failed`);
-process.exit(failures === 0 ? 0 : 1);
+await overBothTransports("tictactoe", binary, connect, (label, { client, seen }) => games(label, client, seen));
