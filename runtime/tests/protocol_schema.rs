@@ -236,6 +236,7 @@ fn every_type_validates_against_schema_json() {
             requests: Some(obj(
                 json!({"sampling": {"createMessage": {}}, "elicitation": {"create": {}}}),
             )),
+            extra: JsonObject::new(),
         }),
         extra: JsonObject::new(),
     };
@@ -258,6 +259,7 @@ fn every_type_validates_against_schema_json() {
             list: Some(JsonObject::new()),
             cancel: Some(JsonObject::new()),
             requests: Some(obj(json!({"tools": {"call": {}}}))),
+            extra: JsonObject::new(),
         }),
         extra: JsonObject::new(),
     };
@@ -425,6 +427,7 @@ fn every_type_validates_against_schema_json() {
             tools: vec![tool()],
             next_cursor: Some("n".into()),
             meta: None,
+            extra: JsonObject::new(),
         },
     );
     c.check(
@@ -484,6 +487,7 @@ fn every_type_validates_against_schema_json() {
             resources: vec![resource],
             next_cursor: None,
             meta: None,
+            extra: JsonObject::new(),
         },
     );
     c.check(
@@ -492,6 +496,7 @@ fn every_type_validates_against_schema_json() {
             resource_templates: vec![template],
             next_cursor: Some("x".into()),
             meta: None,
+            extra: JsonObject::new(),
         },
     );
     let rr = ResourceRequestParams {
@@ -538,6 +543,7 @@ fn every_type_validates_against_schema_json() {
             prompts: vec![prompt],
             next_cursor: None,
             meta: None,
+            extra: JsonObject::new(),
         },
     );
     c.check(
@@ -914,6 +920,7 @@ fn every_type_validates_against_schema_json() {
         &CreateTaskResult {
             task: task(TaskStatus::Working),
             meta: None,
+            extra: JsonObject::new(),
         },
     );
     c.check(
@@ -921,6 +928,7 @@ fn every_type_validates_against_schema_json() {
         &GetTaskResult {
             task: task(TaskStatus::Completed),
             meta: None,
+            extra: JsonObject::new(),
         },
     );
     c.check(
@@ -928,6 +936,7 @@ fn every_type_validates_against_schema_json() {
         &GetTaskResult {
             task: task(TaskStatus::Cancelled),
             meta: None,
+            extra: JsonObject::new(),
         },
     );
     c.check(
@@ -935,6 +944,7 @@ fn every_type_validates_against_schema_json() {
         &GetTaskResult {
             task: task(TaskStatus::InputRequired),
             meta: None,
+            extra: JsonObject::new(),
         },
     );
     c.check(
@@ -943,12 +953,240 @@ fn every_type_validates_against_schema_json() {
             tasks: vec![task(TaskStatus::Working)],
             next_cursor: Some("c".into()),
             meta: None,
+            extra: JsonObject::new(),
         },
     );
     c.check(
         "GetTaskPayloadResult",
         &obj(json!({"content": [{"type": "text", "text": "done"}]})),
     );
+
+    // the SEP-1330 enum unions
+    let titled_single = TitledSingleSelectEnumSchema {
+        kind: StringType::String,
+        title: Some("Pick".into()),
+        description: None,
+        one_of: opts(),
+        default: Some("v1".into()),
+    };
+    let untitled_single = UntitledSingleSelectEnumSchema {
+        kind: StringType::String,
+        title: None,
+        description: None,
+        values: vec!["a".into(), "b".into()],
+        default: None,
+    };
+    let titled_many = TitledMultiSelectEnumSchema {
+        kind: ArrayType::Array,
+        title: None,
+        description: None,
+        min_items: Some(0),
+        max_items: None,
+        items: TitledItems { any_of: opts() },
+        default: Some(vec![]),
+    };
+    let untitled_many = UntitledMultiSelectEnumSchema {
+        kind: ArrayType::Array,
+        title: None,
+        description: None,
+        min_items: None,
+        max_items: None,
+        items: UntitledItems {
+            kind: StringType::String,
+            values: vec!["x".into()],
+        },
+        default: None,
+    };
+    let singles = [
+        SingleSelectEnumSchema::Titled(titled_single),
+        SingleSelectEnumSchema::Untitled(untitled_single),
+    ];
+    let multis = [
+        MultiSelectEnumSchema::Titled(titled_many),
+        MultiSelectEnumSchema::Untitled(untitled_many),
+    ];
+    for single in singles {
+        c.check("SingleSelectEnumSchema", &single);
+        let e = EnumSchema::from(single);
+        c.check("EnumSchema", &e);
+        c.check(
+            "PrimitiveSchemaDefinition",
+            &PrimitiveSchemaDefinition::from(e),
+        );
+    }
+    for multi in multis {
+        c.check("MultiSelectEnumSchema", &multi);
+        let e = EnumSchema::from(multi);
+        c.check("EnumSchema", &e);
+        c.check(
+            "PrimitiveSchemaDefinition",
+            &PrimitiveSchemaDefinition::from(e),
+        );
+    }
+    let legacy = EnumSchema::LegacyTitledEnum(LegacyTitledEnumSchema {
+        kind: StringType::String,
+        title: None,
+        description: None,
+        values: vec!["o1".into()],
+        enum_names: vec!["One".into()],
+        default: None,
+    });
+    c.check("EnumSchema", &legacy);
+
+    // base definitions and mixins
+    c.check("NotificationParams", &NotificationParams { meta: meta() });
+    c.check("Cursor", &Cursor::from("opaque"));
+    c.check(
+        "TaskAugmentedRequestParams",
+        &CallToolRequestParams {
+            name: "t".into(),
+            task: Some(TaskMetadata { ttl: None }),
+            ..Default::default()
+        },
+    );
+    c.check("BaseMetadata", &tool());
+    c.check("Icons", &tool());
+    c.check(
+        "Result",
+        &EmptyResult {
+            meta: meta(),
+            extra: obj(json!({"anything": [1]})),
+        },
+    );
+    c.check(
+        "PaginatedResult",
+        &ListToolsResult {
+            tools: vec![],
+            next_cursor: Some("n".into()),
+            meta: None,
+            extra: JsonObject::new(),
+        },
+    );
+    c.check_value(
+        "Request",
+        json!({"method": methods::TOOLS_LIST, "params": PaginatedRequestParams::default()}),
+    );
+    c.check_value(
+        "PaginatedRequest",
+        serde_json::to_value(JsonRpcMessage::request(
+            9.into(),
+            methods::PROMPTS_LIST,
+            Some(json!(PaginatedRequestParams {
+                cursor: Some("c".into()),
+                meta: None
+            })),
+        ))
+        .unwrap(),
+    );
+    c.check("Role", &Role::User);
+    c.check("Role", &Role::Assistant);
+    c.check("ResourceContents", &ResourceContents::text("a://b", "x"));
+    c.check(
+        "ResourceContents",
+        &ResourceContents::blob_with_mime("a://c", "image/png", "AA=="),
+    );
+    c.check_value(
+        "Notification",
+        json!({"method": methods::INITIALIZED, "params": NotificationParams::default()}),
+    );
+
+    // every result type is a member of the union of its sender
+    let call_result = serde_json::to_value(CallToolResult::text("ok")).unwrap();
+    let results: Vec<(&'static str, Value)> = vec![
+        ("ServerResult", json!({})),
+        (
+            "ServerResult",
+            serde_json::to_value(InitializeResult {
+                protocol_version: LATEST_PROTOCOL_VERSION.into(),
+                server_info: Implementation::new("s", "1"),
+                ..Default::default()
+            })
+            .unwrap(),
+        ),
+        ("ServerResult", call_result.clone()),
+        (
+            "ServerResult",
+            serde_json::to_value(ListToolsResult::default()).unwrap(),
+        ),
+        (
+            "ServerResult",
+            serde_json::to_value(ListPromptsResult::default()).unwrap(),
+        ),
+        (
+            "ServerResult",
+            serde_json::to_value(ListResourcesResult::default()).unwrap(),
+        ),
+        (
+            "ServerResult",
+            serde_json::to_value(ListResourceTemplatesResult::default()).unwrap(),
+        ),
+        (
+            "ServerResult",
+            serde_json::to_value(ReadResourceResult::new(vec![ResourceContents::text(
+                "a://b", "x",
+            )]))
+            .unwrap(),
+        ),
+        (
+            "ServerResult",
+            serde_json::to_value(GetPromptResult::new(vec![PromptMessage::user_text("x")]))
+                .unwrap(),
+        ),
+        (
+            "ServerResult",
+            serde_json::to_value(CompleteResult::default()).unwrap(),
+        ),
+        (
+            "ServerResult",
+            serde_json::to_value(GetTaskResult::new(task(TaskStatus::Working))).unwrap(),
+        ),
+        (
+            "ServerResult",
+            serde_json::to_value(ListTasksResult::default()).unwrap(),
+        ),
+        ("ServerResult", call_result),
+        (
+            "ClientResult",
+            serde_json::to_value(CreateMessageResult {
+                role: Role::Assistant,
+                content: SamplingMessageContentBlock::text("x").into(),
+                model: "m".into(),
+                stop_reason: Some(StopReason::EndTurn),
+                meta: None,
+                extra: JsonObject::new(),
+            })
+            .unwrap(),
+        ),
+        (
+            "ClientResult",
+            serde_json::to_value(ListRootsResult {
+                roots: vec![Root::new("file:///x")],
+                ..Default::default()
+            })
+            .unwrap(),
+        ),
+        (
+            "ClientResult",
+            serde_json::to_value(ElicitResult {
+                action: ElicitAction::Cancel,
+                content: None,
+                meta: None,
+                extra: JsonObject::new(),
+            })
+            .unwrap(),
+        ),
+        (
+            "ClientResult",
+            serde_json::to_value(CreateTaskResult::new(task(TaskStatus::Working))).unwrap(),
+        ),
+    ];
+    for (union, value) in results {
+        c.check_value(union, value.clone());
+        c.check_value(
+            "JSONRPCResponse",
+            serde_json::to_value(JsonRpcMessage::response(5.into(), value)).unwrap(),
+        );
+    }
 
     assert!(
         c.failures.is_empty(),
@@ -959,15 +1197,34 @@ fn every_type_validates_against_schema_json() {
     let mut distinct = c.checked.clone();
     distinct.sort();
     distinct.dedup();
+    // Request/notification envelopes and the unions of them are covered by
+    // `every_request_and_notification_envelope_validates`; everything else must be here.
+    let defs = c.schema["$defs"].as_object().expect("$defs");
+    let missing: Vec<&String> = defs
+        .iter()
+        .filter(|(name, def)| {
+            let envelope = def["properties"]["method"]["const"].is_string();
+            let union = matches!(
+                name.as_str(),
+                "ClientRequest"
+                    | "ServerRequest"
+                    | "ClientNotification"
+                    | "ServerNotification"
+                    | "JSONRPCMessage"
+            );
+            !envelope && !union && !distinct.contains(&name.as_str())
+        })
+        .map(|(name, _)| name)
+        .collect();
     assert!(
-        distinct.len() >= 90,
-        "only {} definitions covered",
-        distinct.len()
+        missing.is_empty(),
+        "definitions with no value checked: {missing:?}"
     );
     println!(
-        "validated {} values against {} definitions",
+        "validated {} values against {} of the schema's {} definitions here",
         c.checked.len(),
-        distinct.len()
+        distinct.len(),
+        defs.len()
     );
 }
 
@@ -991,7 +1248,7 @@ fn sampling_content_is_one_block_or_an_array() {
     .unwrap();
     assert!(matches!(msg.content, OneOrMany::Many(ref v) if v.len() == 1));
     let unknown: StopReason = serde_json::from_value(json!("pauseTurn")).unwrap();
-    assert_eq!(unknown, StopReason::Unknown("pauseTurn".into()));
+    assert_eq!(unknown, StopReason::Other("pauseTurn".into()));
 }
 
 #[test]
@@ -1320,6 +1577,7 @@ fn every_request_and_notification_envelope_validates() {
             Some(to(&GetTaskResult {
                 task: task(TaskStatus::Working),
                 meta: None,
+                extra: JsonObject::new(),
             })),
             false,
             "ServerNotification",
@@ -1365,5 +1623,90 @@ mod erased {
         fn value(&self) -> serde_json::Value {
             serde_json::to_value(self).expect("serialises")
         }
+    }
+}
+
+/// Every type with an `extra` map keeps unknown members and `_meta` through a round trip.
+#[test]
+fn unknown_fields_and_meta_survive_on_every_extensible_type() {
+    fn survives<T: Serialize + DeserializeOwned>(name: &str, mut value: Value, has_meta: bool) {
+        let map = value.as_object_mut().expect("object");
+        map.insert("x-vendor".into(), json!({"nested": [1, "two", null]}));
+        if has_meta {
+            map.insert("_meta".into(), json!({"io.example/k": true}));
+        }
+        let typed: T = serde_json::from_value(value.clone())
+            .unwrap_or_else(|e| panic!("{name} deserialises: {e}"));
+        assert_eq!(serde_json::to_value(&typed).unwrap(), value, "{name}");
+    }
+    let t = serde_json::to_value(task(TaskStatus::Working)).unwrap();
+    survives::<Implementation>("Implementation", json!({"name":"n","version":"1"}), false);
+    survives::<ClientCapabilities>("ClientCapabilities", json!({"roots":{}}), false);
+    survives::<ServerCapabilities>("ServerCapabilities", json!({"tools":{}}), false);
+    survives::<TasksCapability>("TasksCapability", json!({"list":{}}), false);
+    survives::<Tool>(
+        "Tool",
+        json!({"name":"t","inputSchema":{"type":"object"}}),
+        true,
+    );
+    survives::<Resource>("Resource", json!({"uri":"a://b","name":"b"}), true);
+    survives::<ResourceTemplate>(
+        "ResourceTemplate",
+        json!({"uriTemplate":"a://{b}","name":"b"}),
+        true,
+    );
+    survives::<Prompt>("Prompt", json!({"name":"p"}), true);
+    survives::<EmptyResult>("EmptyResult", json!({}), true);
+    survives::<InitializeResult>(
+        "InitializeResult",
+        json!({"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}),
+        true,
+    );
+    survives::<CallToolResult>("CallToolResult", json!({"content":[]}), true);
+    survives::<ListToolsResult>("ListToolsResult", json!({"tools":[]}), true);
+    survives::<ListPromptsResult>("ListPromptsResult", json!({"prompts":[]}), true);
+    survives::<ListResourcesResult>("ListResourcesResult", json!({"resources":[]}), true);
+    survives::<ListResourceTemplatesResult>(
+        "ListResourceTemplatesResult",
+        json!({"resourceTemplates":[]}),
+        true,
+    );
+    survives::<ReadResourceResult>("ReadResourceResult", json!({"contents":[]}), true);
+    survives::<GetPromptResult>("GetPromptResult", json!({"messages":[]}), true);
+    survives::<CreateMessageResult>(
+        "CreateMessageResult",
+        json!({"role":"assistant","content":{"type":"text","text":"t"},"model":"m"}),
+        true,
+    );
+    survives::<ElicitResult>(
+        "ElicitResult",
+        json!({"action":"accept","content":{"a":1}}),
+        true,
+    );
+    survives::<ListRootsResult>("ListRootsResult", json!({"roots":[]}), true);
+    survives::<ListTasksResult>("ListTasksResult", json!({"tasks":[t.clone()]}), true);
+    survives::<CreateTaskResult>("CreateTaskResult", json!({"task": t.clone()}), true);
+    // The task's own fields are flattened next to `_meta` and the unknown members.
+    survives::<GetTaskResult>("GetTaskResult", t.clone(), true);
+    let with_null_ttl =
+        json!({"taskId":"t","status":"working","createdAt":"c","lastUpdatedAt":"u","ttl":null});
+    survives::<GetTaskResult>("GetTaskResult (ttl null)", with_null_ttl, true);
+}
+
+#[test]
+fn stop_reasons_are_an_open_string() {
+    for (wire, known) in [
+        ("endTurn", StopReason::EndTurn),
+        ("stopSequence", StopReason::StopSequence),
+        ("maxTokens", StopReason::MaxTokens),
+        ("toolUse", StopReason::ToolUse),
+        ("refusal", StopReason::Refusal),
+        ("other", StopReason::Other("other".into())),
+        ("pauseTurn", StopReason::Other("pauseTurn".into())),
+    ] {
+        let parsed: StopReason = serde_json::from_value(json!(wire)).unwrap();
+        assert_eq!(parsed, known);
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), json!(wire));
+        assert_eq!(parsed.to_string(), wire);
     }
 }

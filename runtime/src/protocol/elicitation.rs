@@ -293,6 +293,74 @@ pub enum PrimitiveSchemaDefinition {
     Boolean(BooleanSchema),
 }
 
+/// `SingleSelectEnumSchema`: a single-select enum, with or without titles (SEP-1330).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SingleSelectEnumSchema {
+    /// Titled (`oneOf` of `const`/`title`).
+    Titled(TitledSingleSelectEnumSchema),
+    /// Untitled (`enum`).
+    Untitled(UntitledSingleSelectEnumSchema),
+}
+
+/// `MultiSelectEnumSchema`: a multi-select enum, with or without titles (SEP-1330).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum MultiSelectEnumSchema {
+    /// Titled (`items.anyOf`).
+    Titled(TitledMultiSelectEnumSchema),
+    /// Untitled (`items.enum`).
+    Untitled(UntitledMultiSelectEnumSchema),
+}
+
+/// `EnumSchema`: every enum shape a form field may take (SEP-1330).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EnumSchema {
+    /// Titled single select (`oneOf`).
+    TitledSingleSelect(TitledSingleSelectEnumSchema),
+    /// Legacy titled enum (`enumNames`); tried before the untitled shape it extends.
+    LegacyTitledEnum(LegacyTitledEnumSchema),
+    /// Untitled single select (`enum`).
+    UntitledSingleSelect(UntitledSingleSelectEnumSchema),
+    /// Titled multi select.
+    TitledMultiSelect(TitledMultiSelectEnumSchema),
+    /// Untitled multi select.
+    UntitledMultiSelect(UntitledMultiSelectEnumSchema),
+}
+
+impl From<SingleSelectEnumSchema> for EnumSchema {
+    fn from(s: SingleSelectEnumSchema) -> Self {
+        match s {
+            SingleSelectEnumSchema::Titled(t) => EnumSchema::TitledSingleSelect(t),
+            SingleSelectEnumSchema::Untitled(u) => EnumSchema::UntitledSingleSelect(u),
+        }
+    }
+}
+
+impl From<MultiSelectEnumSchema> for EnumSchema {
+    fn from(m: MultiSelectEnumSchema) -> Self {
+        match m {
+            MultiSelectEnumSchema::Titled(t) => EnumSchema::TitledMultiSelect(t),
+            MultiSelectEnumSchema::Untitled(u) => EnumSchema::UntitledMultiSelect(u),
+        }
+    }
+}
+
+impl From<EnumSchema> for PrimitiveSchemaDefinition {
+    fn from(e: EnumSchema) -> Self {
+        match e {
+            EnumSchema::TitledSingleSelect(t) => PrimitiveSchemaDefinition::TitledSingleSelect(t),
+            EnumSchema::LegacyTitledEnum(l) => PrimitiveSchemaDefinition::LegacyTitledEnum(l),
+            EnumSchema::UntitledSingleSelect(u) => {
+                PrimitiveSchemaDefinition::UntitledSingleSelect(u)
+            }
+            EnumSchema::TitledMultiSelect(t) => PrimitiveSchemaDefinition::TitledMultiSelect(t),
+            EnumSchema::UntitledMultiSelect(u) => PrimitiveSchemaDefinition::UntitledMultiSelect(u),
+        }
+    }
+}
+
 /// The object type tag.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ObjectType {

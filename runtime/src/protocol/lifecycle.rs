@@ -87,6 +87,9 @@ pub struct TasksCapability {
     /// The request types that may be task-augmented, e.g. `{"tools": {"call": {}}}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<JsonObject>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
 }
 
 /// The client's `tasks` capability.

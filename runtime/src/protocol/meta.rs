@@ -206,6 +206,17 @@ pub struct RequestParams {
     pub meta: Option<Meta>,
 }
 
+/// Params of notifications that take nothing but `_meta` (`notifications/initialized`, ...).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NotificationParams {
+    /// Notification metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// An opaque pagination cursor.
+pub type Cursor = String;
+
 /// A result with no fields but `_meta` (and whatever else the sender adds).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EmptyResult {

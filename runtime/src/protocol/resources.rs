@@ -102,6 +102,9 @@ pub struct ListResourcesResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
 }
 
 /// `resources/templates/list` result.
@@ -116,6 +119,9 @@ pub struct ListResourceTemplatesResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
 }
 
 /// Params naming one resource (`resources/read`, `subscribe`, `unsubscribe`).

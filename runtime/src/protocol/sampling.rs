@@ -138,23 +138,23 @@ pub struct CreateMessageRequestParams {
     pub meta: Option<Meta>,
 }
 
-/// Why the model stopped.
+/// Why the model stopped. The schema keeps this an open string: the five well-known
+/// reasons get variants, anything else (including the SEP-1577 catch-all `"other"`)
+/// is kept verbatim in [`StopReason::Other`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum StopReason {
-    /// Natural end of turn.
+    /// `endTurn`: natural end of turn.
     EndTurn,
-    /// A stop sequence was produced.
+    /// `stopSequence`: a stop sequence was produced.
     StopSequence,
-    /// `maxTokens` was reached.
+    /// `maxTokens`: `maxTokens` was reached.
     MaxTokens,
-    /// The model wants tool calls answered.
+    /// `toolUse`: the model wants its tool calls answered.
     ToolUse,
-    /// The model refused.
+    /// `refusal`: the model refused.
     Refusal,
-    /// Another reason the provider named `other`.
-    Other,
-    /// A reason this crate does not know.
-    Unknown(String),
+    /// Any other reason, as sent (`"other"`, provider-specific strings).
+    Other(String),
 }
 
 impl StopReason {
@@ -166,8 +166,7 @@ impl StopReason {
             StopReason::MaxTokens => "maxTokens",
             StopReason::ToolUse => "toolUse",
             StopReason::Refusal => "refusal",
-            StopReason::Other => "other",
-            StopReason::Unknown(s) => s,
+            StopReason::Other(s) => s,
         }
     }
 }
@@ -180,9 +179,23 @@ impl From<&str> for StopReason {
             "maxTokens" => StopReason::MaxTokens,
             "toolUse" => StopReason::ToolUse,
             "refusal" => StopReason::Refusal,
-            "other" => StopReason::Other,
-            other => StopReason::Unknown(other.to_owned()),
+            other => StopReason::Other(other.to_owned()),
         }
+    }
+}
+
+impl From<String> for StopReason {
+    fn from(s: String) -> Self {
+        match StopReason::from(s.as_str()) {
+            StopReason::Other(_) => StopReason::Other(s),
+            known => known,
+        }
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -194,8 +207,7 @@ impl Serialize for StopReason {
 
 impl<'de> Deserialize<'de> for StopReason {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Ok(StopReason::from(s.as_str()))
+        Ok(StopReason::from(String::deserialize(d)?))
     }
 }
 

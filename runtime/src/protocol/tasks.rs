@@ -65,6 +65,20 @@ pub struct CreateTaskResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
+}
+
+impl CreateTaskResult {
+    /// The result announcing `task`.
+    pub fn new(task: Task) -> Self {
+        CreateTaskResult {
+            task,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
 }
 
 /// Params of `tasks/get`, `tasks/result`, `tasks/cancel`.
@@ -78,6 +92,13 @@ pub struct TaskIdParams {
     pub meta: Option<Meta>,
 }
 
+/// `tasks/get` params.
+pub type GetTaskRequestParams = TaskIdParams;
+/// `tasks/result` params.
+pub type GetTaskPayloadRequestParams = TaskIdParams;
+/// `tasks/cancel` params.
+pub type CancelTaskRequestParams = TaskIdParams;
+
 /// `tasks/get` and `tasks/cancel` results: the task, with result metadata.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetTaskResult {
@@ -87,6 +108,20 @@ pub struct GetTaskResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
+}
+
+impl GetTaskResult {
+    /// The result carrying `task`.
+    pub fn new(task: Task) -> Self {
+        GetTaskResult {
+            task,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
 }
 
 /// `tasks/cancel` result.
@@ -107,6 +142,9 @@ pub struct ListTasksResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Unknown fields, kept.
+    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
+    pub extra: JsonObject,
 }
 
 /// `notifications/tasks/status` params: the task as it now is.
