@@ -21,8 +21,12 @@ pub const KEYS: &[(&str, Kind)] = &[
     ("icons", Kind::StrList),
     ("meta", Kind::Str),
     ("elicits", Kind::Path),
+    ("task_support", Kind::Str),
     ("crate", Kind::Path),
 ];
+
+/// The values `task_support = "..."` accepts, as the spec spells them.
+const TASK_SUPPORT: &[&str] = &["forbidden", "optional", "required"];
 
 /// What the tool descriptor needs from the attribute, checked.
 pub struct ToolAttrs {
@@ -34,6 +38,8 @@ pub struct ToolAttrs {
     pub icons: Vec<String>,
     pub meta: Option<String>,
     pub elicits: Option<syn::Path>,
+    /// `Forbidden` / `Optional` / `Required`, when declared.
+    pub task_support: Option<Ident>,
     pub krate: TokenStream,
 }
 
@@ -64,9 +70,29 @@ impl ToolAttrs {
             }
             lit.value()
         });
+        let task_support = args.str("task_support").and_then(|lit| {
+            let value = lit.value();
+            if TASK_SUPPORT.contains(&value.as_str()) {
+                let mut variant = value.clone();
+                variant[..1].make_ascii_uppercase();
+                return Some(Ident::new(&variant, lit.span()));
+            }
+            let hint = match check::suggest(&value.to_ascii_lowercase(), TASK_SUPPORT) {
+                Some(s) => format!("; did you mean \"{s}\"?"),
+                None => String::new(),
+            };
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "`task_support` is \"forbidden\", \"optional\" or \"required\", not {value:?}{hint}"
+                ),
+            );
+            None
+        });
         ToolAttrs {
             name,
             name_span,
+            task_support,
             title: args.str("title").map(LitStr::value),
             description: args
                 .str("description")
@@ -138,6 +164,12 @@ impl ToolAttrs {
             }},
             None => base_meta,
         };
+        let execution = match &self.task_support {
+            Some(variant) => quote!(::core::option::Option::Some(#krate::protocol::ToolExecution {
+                task_support: ::core::option::Option::Some(#krate::protocol::TaskSupport::#variant),
+            })),
+            None => quote!(::core::option::Option::None),
+        };
         quote! {{
             let mut tool = #krate::protocol::Tool::new(#name, #input_schema);
             tool.title = #title;
@@ -146,6 +178,7 @@ impl ToolAttrs {
             tool.annotations = #annotations;
             tool.icons = #icons;
             tool.meta = #meta;
+            tool.execution = #execution;
             tool
         }}
     }

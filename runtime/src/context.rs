@@ -5,6 +5,7 @@
 use crate::peer::RequestError;
 use crate::protocol::*;
 use crate::server::{Server, ServerSession};
+use crate::task::{AskingGuard, LiveTask};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -37,6 +38,8 @@ struct CtxInner {
     progress_token: Option<ProgressToken>,
     cancel: CancellationToken,
     log: std::sync::Mutex<Vec<LoggedExchange>>,
+    /// The task this call runs as, if it was task-augmented.
+    task: Option<Arc<LiveTask>>,
 }
 
 /// One answer the client gave during a call (sampling or elicitation), in order. A handoff
@@ -74,6 +77,28 @@ impl Ctx {
                 progress_token,
                 cancel,
                 log: std::sync::Mutex::default(),
+                task: None,
+            }),
+            keys: std::marker::PhantomData,
+        }
+    }
+
+    /// The context of a call running as a task.
+    pub(crate) fn for_task(
+        session: Arc<ServerSession>,
+        request_id: RequestId,
+        progress_token: Option<ProgressToken>,
+        cancel: CancellationToken,
+        task: Arc<LiveTask>,
+    ) -> Self {
+        Ctx {
+            inner: Arc::new(CtxInner {
+                session,
+                request_id,
+                progress_token,
+                cancel,
+                log: std::sync::Mutex::default(),
+                task: Some(task),
             }),
             keys: std::marker::PhantomData,
         }
@@ -98,6 +123,21 @@ impl<K> Ctx<K> {
     /// The id of the request being served.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.request_id
+    }
+
+    /// The id of the task this call runs as, when the client asked for a task-augmented
+    /// call (`tools/call` with `task`); `None` for a plain call.
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task.as_deref().map(LiveTask::id)
+    }
+
+    /// The request this call's messages belong to: the call itself, or for a task the
+    /// pending `tasks/result` that now carries its messages.
+    fn related(&self) -> RequestId {
+        match &self.inner.task {
+            Some(task) => task.route(),
+            None => self.inner.request_id.clone(),
+        }
     }
 
     /// The progress token the client attached to this request, if any.
@@ -185,22 +225,24 @@ impl<K> Ctx<K> {
     }
 
     /// Sends a notification on this request's stream.
+    ///
+    /// In a task, the notification carries the task's `related-task` metadata.
     pub fn notify(&self, method: &str, params: impl Serialize) {
-        let params = serde_json::to_value(params).ok();
+        let mut params = serde_json::to_value(params).ok();
+        if let (Some(task), Some(params)) = (&self.inner.task, params.as_mut()) {
+            task.tag(params);
+        }
         self.inner
             .session
             .peer()
-            .notify(method, params, Some(self.inner.request_id.clone()));
+            .notify(method, params, Some(self.related()));
     }
 
     /// Closes this request's SSE stream on Streamable HTTP so the client reconnects with
     /// `Last-Event-ID` (SEP-1699). Messages sent meanwhile are kept for the resumed stream.
     /// Other transports ignore it.
     pub fn close_sse_stream(&self) {
-        self.inner
-            .session
-            .peer()
-            .close_stream(self.inner.request_id.clone());
+        self.inner.session.peer().close_stream(self.related());
     }
 
     /// Asks the client's model for a message (`sampling/createMessage`).
@@ -279,8 +321,16 @@ impl<K> Ctx<K> {
         if self.inner.session.is_stateless() {
             return Err(RequestError::Unsupported);
         }
-        let params =
+        let mut params =
             serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
+        // A task waiting on its requestor is `input_required` until the answer arrives.
+        let asking = match &self.inner.task {
+            Some(task) => {
+                task.tag(&mut params);
+                Some(AskingGuard::new(&self.server().inner.tasks, task).await)
+            }
+            None => None,
+        };
         let logged =
             method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE;
         let params_for_log = logged.then(|| params.clone());
@@ -288,13 +338,12 @@ impl<K> Ctx<K> {
             .inner
             .session
             .peer()
-            .request(
-                method,
-                Some(params),
-                Some(self.inner.request_id.clone()),
-                timeout,
-            )
-            .await?;
+            .request(method, Some(params), Some(self.related()), timeout)
+            .await;
+        if let Some(asking) = asking {
+            asking.answered().await;
+        }
+        let value = value?;
         if method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE {
             crate::peer::lock(&self.inner.log).push(LoggedExchange {
                 method: method.to_owned(),

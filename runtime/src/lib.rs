@@ -7,6 +7,7 @@
 //! - [`server`]: the [`Server`] and its per-connection dispatch;
 //! - [`context`]: [`Ctx`], what a handler sees (log, progress, cancellation, sampling,
 //!   elicitation, roots);
+//! - [`task`]: task-augmented tool calls and the stores that keep them;
 //! - [`transport`]: stdio, in-memory and Streamable HTTP;
 //! - [`client`]: an MCP client on the same engine.
 //!
@@ -32,6 +33,7 @@ pub mod peer;
 pub mod protocol;
 pub mod sampling;
 pub mod server;
+pub mod task;
 pub mod transport;
 
 pub use authoring::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};

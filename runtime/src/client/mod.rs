@@ -326,6 +326,56 @@ impl Client {
         self.request(methods::TOOLS_CALL, params).await
     }
 
+    /// `tools/call` as a task (`task: {ttl}`): the server answers at once with the task;
+    /// follow it with [`Client::get_task`] and [`Client::task_result`].
+    pub async fn call_tool_as_task(
+        &self,
+        name: &str,
+        arguments: Value,
+        ttl: Option<u64>,
+    ) -> Result<CreateTaskResult, RequestError> {
+        let task = TaskMetadata { ttl };
+        self.request(
+            methods::TOOLS_CALL,
+            json!({ "name": name, "arguments": arguments, "task": task }),
+        )
+        .await
+    }
+
+    /// `tasks/get`.
+    pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult, RequestError> {
+        self.request(methods::TASKS_GET, json!({ "taskId": task_id }))
+            .await
+    }
+
+    /// `tasks/result` for a tool task: waits until the task finishes and returns what the
+    /// `tools/call` would have (a JSON-RPC error comes back as [`RequestError::Peer`]).
+    pub async fn task_result(&self, task_id: &str) -> Result<CallToolResult, RequestError> {
+        self.request(methods::TASKS_RESULT, json!({ "taskId": task_id }))
+            .await
+    }
+
+    /// `tasks/list` (one page).
+    pub async fn list_tasks(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListTasksResult, RequestError> {
+        self.request(
+            methods::TASKS_LIST,
+            PaginatedRequestParams {
+                cursor,
+                ..Default::default()
+            },
+        )
+        .await
+    }
+
+    /// `tasks/cancel`.
+    pub async fn cancel_task(&self, task_id: &str) -> Result<GetTaskResult, RequestError> {
+        self.request(methods::TASKS_CANCEL, json!({ "taskId": task_id }))
+            .await
+    }
+
     /// `prompts/list` (one page).
     pub async fn list_prompts(
         &self,

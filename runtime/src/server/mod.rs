@@ -11,6 +11,7 @@ mod uri_template;
 pub use prompt::{Prompt, PromptFn};
 pub use resource::{Resource, ResourceFn, ResourceTemplate, ResourceTemplateFn};
 pub use session::ServerSession;
+pub(crate) use session::{decode, encode};
 pub use tool::{ServerTools, Tool, ToolError, ToolFn, ToolSet};
 pub use uri_template::UriTemplate;
 
@@ -33,6 +34,8 @@ pub struct ServerOptions {
     pub page_size: usize,
     /// The largest message accepted, in bytes.
     pub max_message_size: usize,
+    /// How task-augmented requests run.
+    pub tasks: crate::task::TaskOptions,
 }
 
 impl Default for ServerOptions {
@@ -41,6 +44,7 @@ impl Default for ServerOptions {
             request_timeout: Duration::from_secs(300),
             page_size: 100,
             max_message_size: 4 * 1024 * 1024,
+            tasks: crate::task::TaskOptions::default(),
         }
     }
 }
@@ -66,6 +70,12 @@ impl ServerOptions {
     /// Sets the largest accepted message, in bytes.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
+        self
+    }
+
+    /// Sets how task-augmented requests run (ttl, polling interval, limits).
+    pub fn tasks(mut self, tasks: crate::task::TaskOptions) -> Self {
+        self.tasks = tasks;
         self
     }
 }
@@ -94,6 +104,7 @@ pub(crate) struct ServerInner {
     pub(crate) templates:
         RwLock<Registry<Entry<crate::protocol::ResourceTemplate, dyn ResourceTemplate>>>,
     pub(crate) sessions: Mutex<Vec<Weak<ServerSession>>>,
+    pub(crate) tasks: Arc<crate::task::TaskEngine>,
 }
 
 /// An MCP server: its identity, options and registries. Cheap to clone (it is an `Arc`);
@@ -134,12 +145,13 @@ impl Server {
             inner: Arc::new(ServerInner {
                 info,
                 instructions: None,
-                options,
                 tools: RwLock::default(),
                 prompts: RwLock::default(),
                 resources: RwLock::default(),
                 templates: RwLock::default(),
                 sessions: Mutex::default(),
+                tasks: crate::task::TaskEngine::new(options.tasks.clone()),
+                options,
             }),
         }
     }
@@ -151,6 +163,19 @@ impl Server {
             None => tracing::warn!("Server::instructions called after the server was shared"),
         }
         self
+    }
+
+    /// Keeps tasks in `store` instead of memory (e.g. `SqliteTaskStore`, feature `sqlite`,
+    /// so finished results survive a restart). Set it before serving: tasks already created
+    /// stay in the previous store.
+    pub fn task_store(self, store: impl crate::task::TaskStore) -> Self {
+        self.inner.tasks.set_store(Arc::new(store));
+        self
+    }
+
+    /// Number of tasks running in this process.
+    pub fn running_tasks(&self) -> usize {
+        self.inner.tasks.running()
     }
 
     /// The server's options.

@@ -201,6 +201,22 @@ impl ServerSession {
             match method.as_str() {
                 methods::TOOLS_LIST => this.list_tools(params),
                 methods::TOOLS_CALL => this.call_tool(ctx, params).await,
+                methods::TASKS_GET => this.server.inner.tasks.get(params).await,
+                methods::TASKS_RESULT => {
+                    this.server
+                        .inner
+                        .tasks
+                        .result(params, ctx.request_id().clone())
+                        .await
+                }
+                methods::TASKS_CANCEL => this.server.inner.tasks.cancel(params).await,
+                methods::TASKS_LIST if this.server.inner.tasks.options().list => {
+                    this.server
+                        .inner
+                        .tasks
+                        .list(params, this.server.inner.options.page_size)
+                        .await
+                }
                 methods::PROMPTS_LIST => this.list_prompts(params),
                 methods::PROMPTS_GET => this.get_prompt(ctx, params).await,
                 methods::RESOURCES_LIST => this.list_resources(params),
@@ -257,6 +273,12 @@ impl ServerSession {
             }),
             logging: Some(JsonObject::new()),
             completions: Some(JsonObject::new()),
+            tasks: Some(TasksCapability {
+                list: self.server.inner.tasks.options().list.then(JsonObject::new),
+                cancel: Some(JsonObject::new()),
+                requests: serde_json::from_value(json!({ "tools": { "call": {} } })).ok(),
+                ..Default::default()
+            }),
             ..Default::default()
         }
     }
@@ -315,28 +337,65 @@ impl ServerSession {
         })
     }
 
-    async fn call_tool(&self, ctx: Ctx, params: Option<Value>) -> Result<Value, ErrorObject> {
+    async fn call_tool(
+        self: &Arc<Self>,
+        ctx: Ctx,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
         let p: CallToolRequestParams = decode(params)?;
-        let tool = read(&self.server.inner.tools)
-            .get(&p.name)
-            .map(|e| e.item.clone());
-        let Some(tool) = tool else {
+        let entry = read(&self.server.inner.tools).get(&p.name).cloned();
+        let Some(entry) = entry else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
                 p.name
             )));
         };
+        let support = entry
+            .descriptor
+            .execution
+            .as_ref()
+            .and_then(|e| e.task_support)
+            .unwrap_or(TaskSupport::Forbidden);
         let arguments = p.arguments.unwrap_or_default();
-        let outcome = AssertUnwindSafe(tool.call(ctx, arguments))
-            .catch_unwind()
-            .await;
-        let result = match outcome {
-            Ok(Ok(result)) => result,
-            Ok(Err(super::ToolError::Execution(message))) => CallToolResult::error_text(message),
-            Ok(Err(super::ToolError::Protocol(error))) => return Err(error),
-            Err(panic) => CallToolResult::error_text(panic_message(&panic)),
-        };
-        encode(result)
+        let tool = entry.item;
+        match (p.task, support) {
+            (Some(_), TaskSupport::Forbidden) => Err(ErrorObject::new(
+                METHOD_NOT_FOUND,
+                format!(
+                    "tool `{}` cannot run as a task (its execution.taskSupport is \"forbidden\"); call it without `task`",
+                    p.name
+                ),
+            )),
+            (None, TaskSupport::Required) => Err(ErrorObject::new(
+                METHOD_NOT_FOUND,
+                format!(
+                    "tool `{}` must run as a task (its execution.taskSupport is \"required\"); add `task` to the params",
+                    p.name
+                ),
+            )),
+            (Some(task), _) => {
+                let progress = ctx.progress_token().cloned();
+                let origin = ctx.request_id().clone();
+                let session = self.clone();
+                let task = self
+                    .server
+                    .inner
+                    .tasks
+                    .start(
+                        self,
+                        origin.clone(),
+                        methods::TOOLS_CALL,
+                        task.ttl,
+                        move |live, cancel| {
+                            let ctx = Ctx::for_task(session, origin, progress, cancel, live);
+                            run_tool(tool, ctx, arguments)
+                        },
+                    )
+                    .await?;
+                encode(CreateTaskResult::new(task))
+            }
+            (None, _) => run_tool(tool, ctx, arguments).await,
+        }
     }
 
     async fn get_prompt(&self, ctx: Ctx, params: Option<Value>) -> Result<Value, ErrorObject> {
@@ -442,6 +501,25 @@ impl ServerSession {
             meta: None,
         })
     }
+}
+
+/// Runs a tool to the answer `tools/call` gives: execution errors and panics become
+/// `isError` results, protocol errors stay JSON-RPC errors.
+async fn run_tool(
+    tool: Arc<dyn super::Tool>,
+    ctx: Ctx,
+    arguments: JsonObject,
+) -> Result<Value, ErrorObject> {
+    let outcome = AssertUnwindSafe(tool.call(ctx, arguments))
+        .catch_unwind()
+        .await;
+    let result = match outcome {
+        Ok(Ok(result)) => result,
+        Ok(Err(super::ToolError::Execution(message))) => CallToolResult::error_text(message),
+        Ok(Err(super::ToolError::Protocol(error))) => return Err(error),
+        Err(panic) => CallToolResult::error_text(panic_message(&panic)),
+    };
+    encode(result)
 }
 
 /// The spec caps completion values at 100 per response.

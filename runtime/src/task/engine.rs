@@ -1,0 +1,602 @@
+//! The task engine of one [`Server`](crate::Server): starts task-augmented requests in the
+//! background, drives each task's status machine (serialising its transitions and writing
+//! every one to the [`TaskStore`]), and answers `tasks/get`, `tasks/list`, `tasks/cancel`
+//! and `tasks/result`.
+
+use super::store::{InMemoryTaskStore, TaskOutcome, TaskRecord, TaskStore};
+use super::{RELATED_TASK_META, TaskOptions};
+use crate::peer::lock;
+use crate::protocol::*;
+use crate::server::ServerSession;
+use base64::Engine as _;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// An RFC 3339 timestamp (UTC, milliseconds) for `createdAt` / `lastUpdatedAt`.
+pub(crate) fn timestamp() -> String {
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+}
+
+/// Whether `status` is final.
+pub(crate) fn is_terminal(status: TaskStatus) -> bool {
+    matches!(
+        status,
+        TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+    )
+}
+
+fn status_name(status: TaskStatus) -> &'static str {
+    match status {
+        TaskStatus::Working => "working",
+        TaskStatus::InputRequired => "input_required",
+        TaskStatus::Completed => "completed",
+        TaskStatus::Failed => "failed",
+        TaskStatus::Cancelled => "cancelled",
+    }
+}
+
+/// A task running in this process.
+pub(crate) struct LiveTask {
+    id: String,
+    method: String,
+    expires_at: Option<u64>,
+    /// The task as it is now; holding the lock serialises transitions.
+    state: tokio::sync::Mutex<Task>,
+    status: watch::Sender<TaskStatus>,
+    cancel: CancellationToken,
+    session: Weak<ServerSession>,
+    /// The request that created the task.
+    origin: RequestId,
+    /// Pending `tasks/result` requests, newest last: the task's messages go to the newest.
+    waiting: Mutex<Vec<RequestId>>,
+    /// Server→client requests the task has outstanding.
+    asking: AtomicUsize,
+}
+
+impl LiveTask {
+    /// The task's id.
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The request the task's messages belong to: the newest pending `tasks/result`, so
+    /// Streamable HTTP delivers them on its stream, else the request that created the task.
+    pub(crate) fn route(&self) -> RequestId {
+        lock(&self.waiting)
+            .last()
+            .cloned()
+            .unwrap_or_else(|| self.origin.clone())
+    }
+
+    /// Adds `_meta["io.modelcontextprotocol/related-task"]` to a request's or notification's
+    /// params.
+    pub(crate) fn tag(&self, params: &mut Value) {
+        if let Value::Object(map) = params {
+            let meta = map
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Default::default()));
+            if let Value::Object(meta) = meta {
+                meta.insert(RELATED_TASK_META.to_owned(), json!({ "taskId": self.id }));
+            }
+        }
+    }
+}
+
+/// Counts one outstanding server→client request of a task; the task is `input_required`
+/// while any is outstanding. Dropping the guard (answered or abandoned) uncounts it.
+pub(crate) struct AskingGuard {
+    engine: Weak<TaskEngine>,
+    live: Arc<LiveTask>,
+    armed: bool,
+}
+
+impl AskingGuard {
+    pub(crate) async fn new(engine: &Arc<TaskEngine>, live: &Arc<LiveTask>) -> Self {
+        live.asking.fetch_add(1, Ordering::AcqRel);
+        engine.sync_input_required(live).await;
+        AskingGuard {
+            engine: Arc::downgrade(engine),
+            live: live.clone(),
+            armed: true,
+        }
+    }
+
+    /// The answer arrived: the task is back to `working` (unless it still waits on another
+    /// request) before the tool goes on.
+    pub(crate) async fn answered(mut self) {
+        self.armed = false;
+        self.live.asking.fetch_sub(1, Ordering::AcqRel);
+        if let Some(engine) = self.engine.upgrade() {
+            engine.sync_input_required(&self.live).await;
+        }
+    }
+}
+
+impl Drop for AskingGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        self.live.asking.fetch_sub(1, Ordering::AcqRel);
+        if let (Some(engine), Ok(rt)) =
+            (self.engine.upgrade(), tokio::runtime::Handle::try_current())
+        {
+            let live = self.live.clone();
+            rt.spawn(async move { engine.sync_input_required(&live).await });
+        }
+    }
+}
+
+/// Removes a `tasks/result` request from a task's waiting list when it ends.
+struct WaitingGuard<'a> {
+    live: &'a LiveTask,
+    request: RequestId,
+}
+
+impl Drop for WaitingGuard<'_> {
+    fn drop(&mut self) {
+        lock(&self.live.waiting).retain(|r| *r != self.request);
+    }
+}
+
+/// The task engine (one per server).
+pub(crate) struct TaskEngine {
+    options: TaskOptions,
+    store: RwLock<Arc<dyn TaskStore>>,
+    live: Mutex<HashMap<String, Arc<LiveTask>>>,
+    last_purge: AtomicU64,
+}
+
+const CURSOR_PREFIX: &str = "tracksuit-task:";
+
+fn not_found(id: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Failed to retrieve task {id}: Task not found"))
+}
+
+fn store_error(e: super::TaskStoreError) -> ErrorObject {
+    ErrorObject::internal(e)
+}
+
+impl TaskEngine {
+    pub(crate) fn new(options: TaskOptions) -> Arc<Self> {
+        Arc::new(TaskEngine {
+            options,
+            store: RwLock::new(Arc::new(InMemoryTaskStore::new())),
+            live: Mutex::new(HashMap::new()),
+            last_purge: AtomicU64::new(0),
+        })
+    }
+
+    pub(crate) fn options(&self) -> &TaskOptions {
+        &self.options
+    }
+
+    pub(crate) fn set_store(&self, store: Arc<dyn TaskStore>) {
+        *self.store.write().unwrap_or_else(|p| p.into_inner()) = store;
+    }
+
+    fn store(&self) -> Arc<dyn TaskStore> {
+        self.store.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Tasks running in this process.
+    pub(crate) fn running(&self) -> usize {
+        lock(&self.live).len()
+    }
+
+    fn live(&self, id: &str) -> Option<Arc<LiveTask>> {
+        lock(&self.live).get(id).cloned()
+    }
+
+    /// Deletes expired records, at most once a second.
+    async fn purge(&self) {
+        let now = now_ms();
+        let last = self.last_purge.load(Ordering::Relaxed);
+        if now.saturating_sub(last) < 1000
+            || self
+                .last_purge
+                .compare_exchange(last, now, Ordering::AcqRel, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        if let Err(e) = self.store().remove_expired(now).await {
+            tracing::warn!(error = %e, "could not delete expired tasks");
+        }
+    }
+
+    /// Creates a task for a request and runs `work` (given the task) in the background.
+    /// Returns the new task, `working`.
+    pub(crate) async fn start<F, Fut>(
+        self: &Arc<Self>,
+        session: &Arc<ServerSession>,
+        origin: RequestId,
+        method: &str,
+        requested_ttl: Option<u64>,
+        work: F,
+    ) -> Result<Task, ErrorObject>
+    where
+        F: FnOnce(Arc<LiveTask>, CancellationToken) -> Fut,
+        Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+    {
+        self.purge().await;
+        if self.running() >= self.options.max_running {
+            return Err(ErrorObject::internal(format!(
+                "too many running tasks (the limit is {}); try again later",
+                self.options.max_running
+            )));
+        }
+        let ttl = self.options.ttl_for(requested_ttl);
+        let created = timestamp();
+        let task = Task {
+            task_id: uuid::Uuid::new_v4().to_string(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: created.clone(),
+            last_updated_at: created,
+            ttl,
+            poll_interval: Some(self.options.poll_interval.as_millis() as u64),
+        };
+        let expires_at = ttl.map(|ms| now_ms().saturating_add(ms));
+        let live = Arc::new(LiveTask {
+            id: task.task_id.clone(),
+            method: method.to_owned(),
+            expires_at,
+            state: tokio::sync::Mutex::new(task.clone()),
+            status: watch::channel(TaskStatus::Working).0,
+            cancel: CancellationToken::new(),
+            session: Arc::downgrade(session),
+            origin,
+            waiting: Mutex::new(Vec::new()),
+            asking: AtomicUsize::new(0),
+        });
+        let record = TaskRecord {
+            task: task.clone(),
+            method: method.to_owned(),
+            outcome: None,
+            expires_at,
+        };
+        self.store().put(record).await.map_err(store_error)?;
+        lock(&self.live).insert(task.task_id.clone(), live.clone());
+        let fut = work(live.clone(), live.cancel.clone());
+        let engine = self.clone();
+        tokio::spawn(async move {
+            let deadline = async {
+                match live.expires_at {
+                    Some(at) => {
+                        tokio::time::sleep(Duration::from_millis(at.saturating_sub(now_ms()))).await
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                _ = live.cancel.cancelled() => {}
+                _ = deadline => {
+                    let error = ErrorObject::internal("the task's ttl ran out before it finished");
+                    engine
+                        .finish(&live, TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error))
+                        .await;
+                }
+                outcome = fut => {
+                    let (status, message, outcome) = match outcome {
+                        Ok(result) => {
+                            let failed = result.get("isError").and_then(Value::as_bool) == Some(true);
+                            let message = failed.then(|| first_text(&result)).flatten();
+                            let status = if failed { TaskStatus::Failed } else { TaskStatus::Completed };
+                            (status, message, TaskOutcome::Result(result))
+                        }
+                        Err(error) => (TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error)),
+                    };
+                    engine.finish(&live, status, message, outcome).await;
+                }
+            }
+            live.cancel.cancel();
+            lock(&engine.live).remove(&live.id);
+        });
+        Ok(task)
+    }
+
+    /// Moves `live` to a terminal status with its outcome.
+    async fn finish(
+        &self,
+        live: &LiveTask,
+        status: TaskStatus,
+        message: Option<String>,
+        outcome: TaskOutcome,
+    ) {
+        self.transition(live, |_| Some((status, message)), Some(outcome))
+            .await;
+    }
+
+    /// Applies `change` (given the current status, returns the new status and message, or
+    /// `None` to leave it) unless the task is terminal; writes the record and tells the
+    /// requestor. Returns the task after the change, or `None` if nothing changed.
+    async fn transition(
+        &self,
+        live: &LiveTask,
+        change: impl FnOnce(TaskStatus) -> Option<(TaskStatus, Option<String>)>,
+        outcome: Option<TaskOutcome>,
+    ) -> Option<Task> {
+        let mut task = live.state.lock().await;
+        if is_terminal(task.status) {
+            return None;
+        }
+        let (status, message) = change(task.status)?;
+        task.status = status;
+        task.status_message = message;
+        task.last_updated_at = timestamp();
+        let record = TaskRecord {
+            task: task.clone(),
+            method: live.method.clone(),
+            outcome,
+            expires_at: live.expires_at,
+        };
+        if let Err(e) = self.store().put(record).await {
+            tracing::error!(task = %live.id, error = %e, "could not store a task transition");
+        }
+        live.status.send_replace(status);
+        if let Some(session) = live.session.upgrade() {
+            let params = serde_json::to_value(GetTaskResult::new(task.clone())).ok();
+            session
+                .peer()
+                .notify(methods::TASKS_STATUS, params, Some(live.route()));
+        }
+        Some(task.clone())
+    }
+
+    /// Puts the task in `input_required` while it has server→client requests outstanding,
+    /// back in `working` when it has none.
+    pub(crate) async fn sync_input_required(&self, live: &LiveTask) {
+        self.transition(
+            live,
+            |current| {
+                let want = if live.asking.load(Ordering::Acquire) > 0 {
+                    TaskStatus::InputRequired
+                } else {
+                    TaskStatus::Working
+                };
+                (current != want).then_some((want, None))
+            },
+            None,
+        )
+        .await;
+    }
+
+    /// The stored record of `id`: not found if unknown or expired; a task that was running
+    /// when a previous server process stopped is settled as failed.
+    async fn record(&self, id: &str) -> Result<TaskRecord, ErrorObject> {
+        self.purge().await;
+        let record = self
+            .store()
+            .get(id)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(|| not_found(id))?;
+        if record.is_expired(now_ms()) {
+            return Err(ErrorObject::invalid_params(format!(
+                "Failed to retrieve task {id}: Task has expired"
+            )));
+        }
+        self.settle_orphan(record).await
+    }
+
+    /// A non-terminal record no task in this process is running belongs to a server that
+    /// stopped: it will never finish, so it is failed.
+    async fn settle_orphan(&self, mut record: TaskRecord) -> Result<TaskRecord, ErrorObject> {
+        if is_terminal(record.task.status) || self.live(&record.task.task_id).is_some() {
+            return Ok(record);
+        }
+        // It may have finished between the store read and the live check.
+        if let Some(fresh) = self
+            .store()
+            .get(&record.task.task_id)
+            .await
+            .map_err(store_error)?
+            && is_terminal(fresh.task.status)
+        {
+            return Ok(fresh);
+        }
+        let message = "the server stopped while the task was running".to_owned();
+        record.task.status = TaskStatus::Failed;
+        record.task.status_message = Some(message.clone());
+        record.task.last_updated_at = timestamp();
+        record.outcome = Some(TaskOutcome::Error(ErrorObject::internal(message)));
+        self.store()
+            .put(record.clone())
+            .await
+            .map_err(store_error)?;
+        Ok(record)
+    }
+
+    /// `tasks/get`.
+    pub(crate) async fn get(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let p: TaskIdParams = crate::server::decode(params)?;
+        let record = self.record(&p.task_id).await?;
+        crate::server::encode(GetTaskResult::new(record.task))
+    }
+
+    /// `tasks/list`.
+    pub(crate) async fn list(
+        &self,
+        params: Option<Value>,
+        page_size: usize,
+    ) -> Result<Value, ErrorObject> {
+        let p: PaginatedRequestParams = match params {
+            None | Some(Value::Null) => PaginatedRequestParams::default(),
+            Some(v) => serde_json::from_value(v).map_err(ErrorObject::invalid_params)?,
+        };
+        let after = p.cursor.as_deref().map(decode_cursor).transpose()?;
+        self.purge().await;
+        let page = self
+            .store()
+            .list(after.as_deref(), page_size.max(1))
+            .await
+            .map_err(|e| match e {
+                super::TaskStoreError::UnknownCursor => ErrorObject::invalid_params(format!(
+                    "invalid cursor {:?}: it names no task (expired?)",
+                    p.cursor.as_deref().unwrap_or_default()
+                )),
+                other => store_error(other),
+            })?;
+        let now = now_ms();
+        let next_cursor = page
+            .more
+            .then(|| page.records.last().map(|r| encode_cursor(&r.task.task_id)))
+            .flatten();
+        let mut tasks = Vec::with_capacity(page.records.len());
+        for record in page.records {
+            if !record.is_expired(now) {
+                tasks.push(self.settle_orphan(record).await?.task);
+            }
+        }
+        crate::server::encode(ListTasksResult {
+            tasks,
+            next_cursor,
+            ..Default::default()
+        })
+    }
+
+    /// `tasks/cancel`.
+    pub(crate) async fn cancel(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let p: TaskIdParams = crate::server::decode(params)?;
+        let record = self.record(&p.task_id).await?;
+        let refuse = |status| {
+            ErrorObject::invalid_params(format!(
+                "Cannot cancel task {}: already in terminal status '{}'",
+                p.task_id,
+                status_name(status)
+            ))
+        };
+        if is_terminal(record.task.status) {
+            return Err(refuse(record.task.status));
+        }
+        let Some(live) = self.live(&p.task_id) else {
+            return Err(not_found(&p.task_id));
+        };
+        let changed = self
+            .transition(
+                &live,
+                |_| {
+                    Some((
+                        TaskStatus::Cancelled,
+                        Some("The task was cancelled by request.".to_owned()),
+                    ))
+                },
+                None,
+            )
+            .await;
+        live.cancel.cancel();
+        match changed {
+            Some(task) => crate::server::encode(GetTaskResult::new(task)),
+            // It reached a terminal status first.
+            None => Err(refuse(live.state.lock().await.status)),
+        }
+    }
+
+    /// `tasks/result`: waits for a terminal status, then answers exactly what the
+    /// underlying request would have, tagged with the task.
+    pub(crate) async fn result(
+        &self,
+        params: Option<Value>,
+        request: RequestId,
+    ) -> Result<Value, ErrorObject> {
+        let p: TaskIdParams = crate::server::decode(params)?;
+        if let Some(live) = self.live(&p.task_id) {
+            lock(&live.waiting).push(request.clone());
+            let _waiting = WaitingGuard {
+                live: &live,
+                request,
+            };
+            let mut rx = live.status.subscribe();
+            let _ = rx.wait_for(|s| is_terminal(*s)).await;
+        }
+        let record = self.record(&p.task_id).await?;
+        let tag = json!({ "taskId": p.task_id });
+        match (record.task.status, record.outcome) {
+            (TaskStatus::Cancelled, _) => Err(ErrorObject::invalid_params(format!(
+                "Task {} was cancelled: it has no result",
+                p.task_id
+            ))
+            .with_data(json!({ "taskId": p.task_id, "status": "cancelled" }))),
+            (_, Some(TaskOutcome::Result(mut value))) => {
+                if let Value::Object(map) = &mut value {
+                    let meta = map
+                        .entry("_meta")
+                        .or_insert_with(|| Value::Object(Default::default()));
+                    if let Value::Object(meta) = meta {
+                        meta.insert(RELATED_TASK_META.to_owned(), tag);
+                    }
+                }
+                Ok(value)
+            }
+            (_, Some(TaskOutcome::Error(error))) => Err(error),
+            (status, None) => Err(ErrorObject::internal(format!(
+                "task {} is {} but has no outcome",
+                p.task_id,
+                status_name(status)
+            ))),
+        }
+    }
+}
+
+/// The first text block of a tool result (the status message of a failed tool task).
+fn first_text(result: &Value) -> Option<String> {
+    result
+        .get("content")?
+        .as_array()?
+        .iter()
+        .find_map(|c| c.get("text").and_then(Value::as_str))
+        .map(str::to_owned)
+}
+
+fn encode_cursor(id: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{CURSOR_PREFIX}{id}"))
+}
+
+fn decode_cursor(cursor: &str) -> Result<String, ErrorObject> {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|s| s.strip_prefix(CURSOR_PREFIX).map(str::to_owned))
+        .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_garbage() {
+        assert_eq!(
+            decode_cursor(&encode_cursor("abc")).ok().as_deref(),
+            Some("abc")
+        );
+        assert_eq!(
+            decode_cursor("garbage").map_err(|e| e.code),
+            Err(INVALID_PARAMS)
+        );
+    }
+
+    #[test]
+    fn timestamps_are_rfc3339_utc() {
+        let t = timestamp();
+        assert!(t.ends_with('Z') && t.contains('T'), "{t}");
+        assert!(humantime::parse_rfc3339(&t).is_ok());
+    }
+}

@@ -1,0 +1,131 @@
+//! Tasks (MCP 2025-11-25, experimental): a client adds `task: {ttl}` to a `tools/call` and
+//! gets a `CreateTaskResult` at once; the tool runs in the background and the client polls
+//! `tasks/get`, waits on `tasks/result`, lists with `tasks/list` or stops it with
+//! `tasks/cancel`.
+//!
+//! A tool opts in with `#[mcp_tool(task_support = "optional")]` (or `"required"`); the
+//! default is `"forbidden"`, as the spec says. Every server declares the `tasks` capability
+//! and keeps its tasks in a [`TaskStore`]: [`InMemoryTaskStore`] by default,
+//! `SqliteTaskStore` (feature `sqlite`) to keep results across restarts.
+//!
+//! While a task's tool waits on the client (sampling, elicitation, roots), the task is
+//! `input_required` and the request carries `_meta["io.modelcontextprotocol/related-task"]`;
+//! on Streamable HTTP it travels on the stream of a pending `tasks/result` when there is
+//! one, else on the session's GET stream. Every transition is announced with
+//! `notifications/tasks/status` and written to the store.
+//!
+//! Security: tracksuit has no authorization layer yet, so tasks are not bound to an
+//! authorization context. Task ids are random v4 UUIDs (122 bits from the OS's secure
+//! generator), the default ttl is an hour, and `tasks/list` shows every task the server
+//! holds; turn listing off with [`TaskOptions::list`] on a server shared by several users.
+//!
+//! ```
+//! use tracksuit::{Server, ServerOptions, task::{InMemoryTaskStore, TaskOptions}};
+//! use std::time::Duration;
+//! let options = ServerOptions::default()
+//!     .tasks(TaskOptions::default().default_ttl(Duration::from_secs(600)));
+//! let server = Server::with_options(tracksuit::crate_info!(), options)
+//!     .task_store(InMemoryTaskStore::new());
+//! # let _ = server;
+//! ```
+
+mod engine;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+mod store;
+
+pub(crate) use engine::{AskingGuard, LiveTask, TaskEngine};
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteTaskStore;
+pub use store::{InMemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError};
+
+use std::time::Duration;
+
+/// The `_meta` key tying a message to its task.
+pub const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
+
+/// How a server runs tasks; every field has a default.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct TaskOptions {
+    /// The ttl of a task whose request named none (default one hour).
+    pub default_ttl: Duration,
+    /// The longest ttl granted; longer requests are shortened (default 24 hours).
+    /// `None` grants any ttl, and a request without one then gets `default_ttl`.
+    pub max_ttl: Option<Duration>,
+    /// The `pollInterval` suggested to requestors (default 500 ms).
+    pub poll_interval: Duration,
+    /// How many tasks may run at once; more are refused with `-32603` (default 1024).
+    pub max_running: usize,
+    /// Whether `tasks/list` is offered (default true).
+    pub list: bool,
+}
+
+impl Default for TaskOptions {
+    fn default() -> Self {
+        TaskOptions {
+            default_ttl: Duration::from_secs(3600),
+            max_ttl: Some(Duration::from_secs(24 * 3600)),
+            poll_interval: Duration::from_millis(500),
+            max_running: 1024,
+            list: true,
+        }
+    }
+}
+
+impl TaskOptions {
+    /// Sets the ttl of tasks whose request named none.
+    ///
+    /// ```
+    /// # use tracksuit::task::TaskOptions; use std::time::Duration;
+    /// let o = TaskOptions::default().default_ttl(Duration::from_secs(60));
+    /// assert_eq!(o.default_ttl.as_secs(), 60);
+    /// ```
+    pub fn default_ttl(mut self, ttl: Duration) -> Self {
+        self.default_ttl = ttl;
+        self
+    }
+
+    /// Sets the longest ttl granted (`None`: unlimited).
+    pub fn max_ttl(mut self, ttl: Option<Duration>) -> Self {
+        self.max_ttl = ttl;
+        self
+    }
+
+    /// Sets the suggested polling interval.
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// Sets how many tasks may run at once.
+    pub fn max_running(mut self, n: usize) -> Self {
+        self.max_running = n;
+        self
+    }
+
+    /// Offers `tasks/list` or not.
+    pub fn list(mut self, on: bool) -> Self {
+        self.list = on;
+        self
+    }
+
+    /// The ttl granted for a requested one, in milliseconds.
+    ///
+    /// ```
+    /// # use tracksuit::task::TaskOptions; use std::time::Duration;
+    /// let o = TaskOptions::default().max_ttl(Some(Duration::from_secs(10)));
+    /// assert_eq!(o.ttl_for(Some(60_000)), Some(10_000));
+    /// assert_eq!(o.ttl_for(Some(5_000)), Some(5_000));
+    /// assert_eq!(o.ttl_for(None), Some(10_000));
+    /// ```
+    pub fn ttl_for(&self, requested: Option<u64>) -> Option<u64> {
+        let default = self.default_ttl.as_millis() as u64;
+        let max = self.max_ttl.map(|d| d.as_millis() as u64);
+        let wanted = requested.unwrap_or(default);
+        Some(match max {
+            Some(max) => wanted.min(max),
+            None => wanted,
+        })
+    }
+}
