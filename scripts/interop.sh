@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-cargo build --quiet -p tracksuit-examples --bin conformance --bin sampling --bin tictactoe
+cargo build --quiet -p tracksuit-examples --bin conformance --bin sampling --bin tictactoe --bin tasks
 binary="$root/target/debug/conformance"
 
 echo "--- TypeScript SDK client ($(node --version))"
@@ -15,6 +15,7 @@ node tests/interop/node/client.mjs "$binary"
 node tests/interop/node/sampling.mjs "$root/target/debug/sampling"
 node tests/interop/node/elicitation.mjs "$binary"
 node tests/interop/node/tictactoe.mjs "$root/target/debug/tictactoe"
+node tests/interop/node/tasks.mjs "$root/target/debug/tasks"
 
 echo "--- Python mcp client"
 venv="$root/.tools/venv"

@@ -18,7 +18,8 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The text blocks of a tool result, concatenated. */
 export const textOf = (r) => (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
 
-async function freePort() {
+/** A free TCP port on 127.0.0.1. */
+export async function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.listen(0, "127.0.0.1", () => {
@@ -29,7 +30,8 @@ async function freePort() {
   });
 }
 
-async function waitForPort(port) {
+/** Waits until something listens on `port`. */
+export async function waitForPort(port) {
   for (let i = 0; i < 100; i++) {
     const up = await new Promise((r) => {
       const s = net.connect(port, "127.0.0.1", () => (s.end(), r(true)));
@@ -44,9 +46,10 @@ async function waitForPort(port) {
 /**
  * Runs `scenario(label, session)` over stdio, then over HTTP. `connect(transport, label)`
  * makes the client (and whatever the scenario needs) and returns an object with `client`.
- * Exits the process with the tally.
+ * Then runs `more()` if given (scenarios that manage their own servers). Exits the process
+ * with the tally.
  */
-export async function overBothTransports(name, binary, connect, scenario) {
+export async function overBothTransports(name, binary, connect, scenario, more = async () => {}) {
   if (!binary) {
     console.error(`usage: node ${name}.mjs <server-binary>`);
     process.exit(2);
@@ -70,6 +73,7 @@ export async function overBothTransports(name, binary, connect, scenario) {
         server.kill();
       }
     }
+    await more();
   } catch (e) {
     check("no unexpected exception", false, e?.stack ?? String(e));
   }
