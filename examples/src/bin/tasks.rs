@@ -84,7 +84,9 @@ async fn deploy(ctx: &Ctx, service: String) -> Result<String, ToolError> {
             value: Approval { approve: true },
             ..
         } => Ok(format!("deployed {service}")),
-        _ => Err(ToolError::new(format!("deployment of {service} not approved"))),
+        _ => Err(ToolError::new(format!(
+            "deployment of {service} not approved"
+        ))),
     }
 }
 
@@ -111,9 +113,8 @@ async fn flaky() -> Result<String, ToolError> {
 }
 
 fn build(args: &Args) -> Result<Server, Box<dyn std::error::Error>> {
-    let options = ServerOptions::default().tasks(
-        TaskOptions::default().poll_interval(Duration::from_millis(args.poll_ms)),
-    );
+    let options = ServerOptions::default()
+        .tasks(TaskOptions::default().poll_interval(Duration::from_millis(args.poll_ms)));
     let mut server = Server::with_options(tracksuit::crate_info!(), options)
         .tool(crunch)
         .tool(nightly_report)
@@ -138,7 +139,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         server.serve_stdio().await?;
         return Ok(());
     }
-    eprintln!("tracksuit tasks server on http://127.0.0.1:{}/mcp", args.port);
+    eprintln!(
+        "tracksuit tasks server on http://127.0.0.1:{}/mcp",
+        args.port
+    );
     server
         .serve_http_with(("127.0.0.1", args.port), HttpOptions::default())
         .await?;
