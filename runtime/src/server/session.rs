@@ -206,7 +206,7 @@ impl ServerSession {
                     this.server
                         .inner
                         .tasks
-                        .result(params, ctx.request_id().clone())
+                        .result(params, &this, ctx.request_id().clone())
                         .await
                 }
                 methods::TASKS_CANCEL => this.server.inner.tasks.cancel(params).await,

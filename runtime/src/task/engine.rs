@@ -61,8 +61,9 @@ pub(crate) struct LiveTask {
     session: Weak<ServerSession>,
     /// The request that created the task.
     origin: RequestId,
-    /// Pending `tasks/result` requests, newest last: the task's messages go to the newest.
-    waiting: Mutex<Vec<RequestId>>,
+    /// Pending `tasks/result` requests (with the session they came on), newest last: the
+    /// task's messages go to the newest one made on the task's own session.
+    waiting: Mutex<Vec<(SessionKey, RequestId)>>,
     /// Server→client requests the task has outstanding.
     asking: AtomicUsize,
 }
@@ -76,9 +77,12 @@ impl LiveTask {
     /// The request the task's messages belong to: the newest pending `tasks/result`, so
     /// Streamable HTTP delivers them on its stream, else the request that created the task.
     pub(crate) fn route(&self) -> RequestId {
+        let own = session_key(&self.session);
         lock(&self.waiting)
-            .last()
-            .cloned()
+            .iter()
+            .rev()
+            .find(|(session, _)| *session == own)
+            .map(|(_, request)| request.clone())
             .unwrap_or_else(|| self.origin.clone())
     }
 
@@ -141,15 +145,22 @@ impl Drop for AskingGuard {
     }
 }
 
+/// Identifies a session (request ids are only unique within one).
+type SessionKey = usize;
+
+fn session_key(session: &Weak<ServerSession>) -> SessionKey {
+    session.as_ptr() as usize
+}
+
 /// Removes a `tasks/result` request from a task's waiting list when it ends.
 struct WaitingGuard<'a> {
     live: &'a LiveTask,
-    request: RequestId,
+    entry: (SessionKey, RequestId),
 }
 
 impl Drop for WaitingGuard<'_> {
     fn drop(&mut self) {
-        lock(&self.live.waiting).retain(|r| *r != self.request);
+        lock(&self.live.waiting).retain(|e| *e != self.entry);
     }
 }
 
@@ -513,15 +524,14 @@ impl TaskEngine {
     pub(crate) async fn result(
         &self,
         params: Option<Value>,
+        session: &Arc<ServerSession>,
         request: RequestId,
     ) -> Result<Value, ErrorObject> {
         let p: TaskIdParams = crate::server::decode(params)?;
         if let Some(live) = self.live(&p.task_id) {
-            lock(&live.waiting).push(request.clone());
-            let _waiting = WaitingGuard {
-                live: &live,
-                request,
-            };
+            let entry = (session_key(&Arc::downgrade(session)), request);
+            lock(&live.waiting).push(entry.clone());
+            let _waiting = WaitingGuard { live: &live, entry };
             let mut rx = live.status.subscribe();
             let _ = rx.wait_for(|s| is_terminal(*s)).await;
         }
