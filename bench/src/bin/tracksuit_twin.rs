@@ -1,0 +1,65 @@
+//! The benchmark server on tracksuit: `echo` (text) and `add` (structured output).
+//! `--stdio`, or Streamable HTTP on `--port` with `GET /stats` (live sessions, requests in
+//! flight, running tasks) for the robustness run.
+
+use axum::routing::get;
+use clap::Parser;
+use tracksuit::transport::http::{HttpOptions, StreamableHttp};
+use tracksuit::{Json, Server, mcp_tool};
+
+#[derive(Parser)]
+struct Args {
+    #[arg(long)]
+    stdio: bool,
+    #[arg(long, default_value_t = 9101)]
+    port: u16,
+}
+
+/// Echoes the text.
+#[mcp_tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+
+/// Adds two integers.
+#[mcp_tool]
+async fn add(a: i64, b: i64) -> Json<Sum> {
+    Json(Sum { sum: a + b })
+}
+
+fn main() -> std::io::Result<()> {
+    let args = Args::parse();
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(async move {
+        let server = Server::new(tracksuit::crate_info!()).tool(echo).tool(add);
+        if args.stdio {
+            return server.serve_stdio().await;
+        }
+        let stats = {
+            let server = server.clone();
+            move || {
+                let server = server.clone();
+                async move {
+                    axum::Json(serde_json::json!({
+                        "sessions": server.session_count(),
+                        "inFlight": server.in_flight_requests(),
+                        "tasks": server.running_tasks(),
+                    }))
+                }
+            }
+        };
+        let app = StreamableHttp::new(server, HttpOptions::default())
+            .router("/mcp")
+            .route("/stats", get(stats));
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port)).await?;
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, app).await
+    })
+}
