@@ -1,1 +1,436 @@
-fn main() {}
+//! The load driver: runs every scenario against the three twin servers and writes
+//! `docs/performance.md`. `scripts/bench.sh` builds everything and calls it.
+
+use clap::Parser;
+use std::path::PathBuf;
+use std::time::Duration;
+use tracksuit_bench::floor;
+use tracksuit_bench::http_load;
+use tracksuit_bench::payload::Tool;
+use tracksuit_bench::process::ServerSpec;
+use tracksuit_bench::report::{Report, Row, dur};
+use tracksuit_bench::robustness;
+use tracksuit_bench::stats::RunFigures;
+use tracksuit_bench::stdio_load::{self, StdioMode};
+
+#[derive(Parser)]
+struct Args {
+    /// The tracksuit twin binary.
+    #[arg(long)]
+    tracksuit: PathBuf,
+    /// The rmcp twin binary.
+    #[arg(long)]
+    rmcp: PathBuf,
+    /// The TypeScript twin's script (run with `--node`).
+    #[arg(long)]
+    ts: PathBuf,
+    /// Node.js.
+    #[arg(long, default_value = "node")]
+    node: PathBuf,
+    /// Where to write the report.
+    #[arg(long, default_value = "docs/performance.md")]
+    out: PathBuf,
+    /// Divide every call count by this (for a quick look).
+    #[arg(long, default_value_t = 1)]
+    scale_down: u64,
+    /// Lines `buildtime <server> key=value...` from bench/buildtime/run.sh.
+    #[arg(long)]
+    buildtime: Option<PathBuf>,
+    /// Lines `fuzz <target> ...` to quote in the report.
+    #[arg(long)]
+    fuzz: Option<PathBuf>,
+    /// Skip these parts: stdio, http, floor, idle, hold, robust.
+    #[arg(long, value_delimiter = ',')]
+    skip: Vec<String>,
+    /// Machine description lines (`key: value`), added to the report.
+    #[arg(long)]
+    machine: Option<PathBuf>,
+    /// The command to quote in the report's header.
+    #[arg(long, default_value = "scripts/bench.sh")]
+    command: String,
+}
+
+fn main() -> std::io::Result<()> {
+    let args = Args::parse();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(run(args))
+}
+
+fn log(line: impl AsRef<str>) {
+    eprintln!("[bench] {}", line.as_ref());
+}
+
+fn show(name: &str, scenario: &str, tool: Tool, f: &RunFigures) {
+    log(format!(
+        "{name:>9} {scenario:<24} {:<4} {:>8.0} calls/s  p50 {:>9}  p99 {:>9}  cpu/call {:>8}  rss {} MiB",
+        tool.name(),
+        f.throughput(),
+        dur(f.p50),
+        dur(f.p99),
+        dur(f.cpu_per_call()),
+        f.server_rss_kib / 1024
+    ));
+}
+
+async fn run(args: Args) -> std::io::Result<()> {
+    let servers = [
+        ServerSpec {
+            name: "tracksuit",
+            program: args.tracksuit.clone(),
+            args: vec![],
+            port: 9101,
+            http_args: vec![],
+        },
+        ServerSpec {
+            name: "rmcp",
+            program: args.rmcp.clone(),
+            args: vec![],
+            port: 9102,
+            http_args: vec![],
+        },
+        ServerSpec {
+            name: "TS SDK",
+            program: args.node.clone(),
+            args: vec![args.ts.display().to_string()],
+            port: 9103,
+            http_args: vec![],
+        },
+    ];
+    let skip = |part: &str| args.skip.iter().any(|s| s == part);
+    let n = |calls: u64| (calls / args.scale_down).max(10);
+    let mut report = Report {
+        servers: servers.iter().map(|s| s.name).collect(),
+        ..Report::default()
+    };
+    if let Some(path) = &args.machine {
+        report.machine = std::fs::read_to_string(path)?
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_owned)
+            .collect();
+    }
+
+    // Scenarios, every server in turn per scenario so drift hits them alike.
+    let mut scenarios: Vec<(String, Box<dyn Fn(&ServerSpec, Tool) -> Scenario>)> = Vec::new();
+    if !skip("stdio") {
+        scenarios.push((
+            "stdio sequential".into(),
+            Box::new(move |_, _| Scenario::Stdio(StdioMode::Sequential, n(1_000), n(20_000))),
+        ));
+        scenarios.push((
+            "stdio pipelined (32 in flight)".into(),
+            Box::new(move |_, _| Scenario::Stdio(StdioMode::Pipelined(32), n(2_000), n(60_000))),
+        ));
+    }
+    if !skip("http") {
+        for sessions in [1usize, 16, 64] {
+            let per = n(16_000) / sessions as u64;
+            scenarios.push((
+                format!("HTTP, {sessions} session{}", if sessions == 1 { "" } else { "s" }),
+                Box::new(move |_, _| Scenario::Http(sessions, (per / 10).max(5), per.max(10))),
+            ));
+        }
+    }
+    for (name, make) in &scenarios {
+        for tool in [Tool::Echo, Tool::Add] {
+            let mut row = Row {
+                scenario: name.clone(),
+                tool: tool.name(),
+                figures: vec![],
+            };
+            for spec in &servers {
+                let result = match make(spec, tool) {
+                    Scenario::Stdio(mode, warmup, calls) => {
+                        stdio_load::run(spec, mode, tool, warmup, calls).await
+                    }
+                    Scenario::Http(sessions, warmup, calls) => {
+                        http_load::run(spec, sessions, tool, warmup, calls).await
+                    }
+                };
+                match result {
+                    Ok(f) => {
+                        show(spec.name, name, tool, &f);
+                        row.figures.push(Some(f));
+                    }
+                    Err(e) => {
+                        let msg = format!("{} {name} {}: {e}", spec.name, tool.name());
+                        log(&msg);
+                        report.failures.push(msg);
+                        row.figures.push(None);
+                    }
+                }
+            }
+            report.rows.push(row);
+        }
+    }
+    load_targets(&mut report);
+
+    if !skip("floor") {
+        floor_section(&mut report, &args).await;
+    }
+    if !skip("idle") {
+        idle_section(&mut report, &servers, n(1_000) as usize).await;
+    }
+    if !skip("hold") {
+        hold_section(&mut report, &servers[0], 10_000).await;
+    }
+    if !skip("robust") {
+        robust_section(&mut report, &servers[0], 1_000).await;
+    }
+    if let Some(path) = &args.buildtime {
+        buildtime_section(&mut report, path)?;
+    }
+    if let Some(path) = &args.fuzz {
+        let body = std::fs::read_to_string(path)?;
+        report.sections.push((
+            "Fuzzing".into(),
+            format!("Last recorded `cargo fuzz` runs (see `fuzz/README.md`):\n\n```text\n{}\n```", body.trim()),
+        ));
+    }
+    std::fs::write(&args.out, report.render(&args.command))?;
+    log(format!("wrote {}", args.out.display()));
+    Ok(())
+}
+
+enum Scenario {
+    /// Mode, warm-up calls, measured calls.
+    Stdio(StdioMode, u64, u64),
+    /// Sessions, warm-up calls and measured calls per session.
+    Http(usize, u64, u64),
+}
+
+fn load_targets(report: &mut Report) {
+    let mut groups: Vec<String> = report.rows.iter().map(|r| r.scenario.clone()).collect();
+    groups.dedup();
+    for group in groups {
+        let rows: Vec<&Row> = report.rows.iter().filter(|r| r.scenario == group).collect();
+        let mut worst_tp = f64::INFINITY;
+        let mut worst_p99 = f64::INFINITY;
+        let mut worst_cpu = f64::INFINITY;
+        let mut complete = true;
+        for row in &rows {
+            let [Some(ours), rmcp, ts] = row.figures.as_slice() else {
+                complete = false;
+                continue;
+            };
+            let peers: Vec<&RunFigures> = [rmcp, ts].into_iter().flatten().collect();
+            if peers.is_empty() {
+                complete = false;
+                continue;
+            }
+            let best_tp = peers.iter().map(|p| p.throughput()).fold(0.0, f64::max);
+            let best_p99 = peers.iter().map(|p| p.p99.as_secs_f64()).fold(f64::INFINITY, f64::min);
+            let best_cpu = peers
+                .iter()
+                .map(|p| p.cpu_per_call().as_secs_f64())
+                .fold(f64::INFINITY, f64::min);
+            worst_tp = worst_tp.min(ours.throughput() / best_tp);
+            worst_p99 = worst_p99.min(best_p99 / ours.p99.as_secs_f64().max(1e-9));
+            worst_cpu = worst_cpu.min(best_cpu / ours.cpu_per_call().as_secs_f64().max(1e-9));
+        }
+        if !complete || worst_tp.is_infinite() {
+            report.targets.push((format!("{group}: all servers measured"), "incomplete".into(), false));
+            continue;
+        }
+        report.targets.push((
+            format!("{group}: throughput ≥ 1.5× the faster peer"),
+            format!("{worst_tp:.2}× (worst of echo/add)"),
+            worst_tp >= 1.5,
+        ));
+        report.targets.push((
+            format!("{group}: p99 no worse than either peer"),
+            format!("best peer p99 ÷ ours = {worst_p99:.2} (worst of echo/add)"),
+            worst_p99 >= 1.0,
+        ));
+        report.targets.push((
+            format!("{group}: CPU/call ≤ ½ the better peer's"),
+            format!("better peer ÷ ours = {worst_cpu:.2} (worst of echo/add)"),
+            worst_cpu >= 2.0,
+        ));
+    }
+}
+
+async fn floor_section(report: &mut Report, args: &Args) {
+    let iterations = (200_000 / args.scale_down as u32).max(1000);
+    let mut body = String::from(
+        "| tool | serde_json floor (typed parse + serialise) | tracksuit server, in-memory transport | ratio | tracksuit client + server, in-memory |\n|---|---|---|---|---|\n",
+    );
+    let mut worst: f64 = 0.0;
+    for tool in [Tool::Echo, Tool::Add] {
+        let serde = floor::serde_floor(tool, iterations);
+        let server = floor::tracksuit_in_memory(tool, iterations).await;
+        let client = floor::tracksuit_client_in_memory(tool, iterations / 2).await;
+        let r = server.as_secs_f64() / serde.as_secs_f64();
+        worst = worst.max(r);
+        log(format!(
+            "floor {}: serde {} · tracksuit in-memory {} ({r:.2}×) · with client {}",
+            tool.name(),
+            dur(serde),
+            dur(server),
+            dur(client)
+        ));
+        body.push_str(&format!(
+            "| {} | {} | {} | {r:.2}× | {} |\n",
+            tool.name(),
+            dur(serde),
+            dur(server),
+            dur(client)
+        ));
+    }
+    body.push_str(
+        "\nThe in-memory transport hands decoded messages across a channel, so its figure is \
+         the server's own work per call: dispatch, argument decoding and validation, the tool, \
+         and building the result. The floor parses the request bytes and writes the response \
+         bytes with serde_json and nothing else. The last column adds tracksuit's client \
+         (request building, response decoding into `CallToolResult`).",
+    );
+    report.targets.push((
+        "in-memory per-call cost ≤ 3× the serde floor".into(),
+        format!("{worst:.2}× (worst of echo/add)"),
+        worst <= 3.0,
+    ));
+    report.sections.push(("Floor: in-process cost per call".into(), body));
+}
+
+async fn idle_section(report: &mut Report, servers: &[ServerSpec], sessions: usize) {
+    let mut body = format!(
+        "{sessions} sessions opened (initialize + initialized), connections then closed; RSS \
+         difference ÷ sessions.\n\n| server | RSS before | RSS with sessions | per idle session |\n|---|---|---|---|\n"
+    );
+    for spec in servers {
+        match http_load::idle_sessions(spec, sessions).await {
+            Ok(f) => {
+                log(format!("{} idle: {:.1} KiB/session", spec.name, f.per_session_kib()));
+                body.push_str(&format!(
+                    "| {} | {} KiB | {} KiB | {:.1} KiB |\n",
+                    spec.name,
+                    f.rss_before_kib,
+                    f.rss_after_kib,
+                    f.per_session_kib()
+                ));
+                if spec.name == "tracksuit" {
+                    report.targets.push((
+                        "memory per idle HTTP session < 35 KiB".into(),
+                        format!("{:.1} KiB", f.per_session_kib()),
+                        f.per_session_kib() < 35.0,
+                    ));
+                }
+            }
+            Err(e) => report.failures.push(format!("{} idle sessions: {e}", spec.name)),
+        }
+    }
+    report.sections.push(("Memory per idle session".into(), body));
+}
+
+async fn hold_section(report: &mut Report, spec: &ServerSpec, sessions: usize) {
+    match http_load::hold_sessions(spec, sessions).await {
+        Ok(f) => {
+            log(format!("hold: {f:?}"));
+            let ok = f.opened == sessions && f.answered == sessions;
+            report.targets.push((
+                format!("{sessions} concurrent HTTP sessions held"),
+                format!("{} opened, {} answered a call with all open", f.opened, f.answered),
+                ok,
+            ));
+            report.sections.push((
+                format!("{sessions} concurrent sessions"),
+                format!(
+                    "Each session on its own kept-open TCP connection. Opened {} of {} in {:.1} s \
+                     (64 handshakes at a time); then every session called `add` while all were \
+                     open: {} answered, in {:.1} s. Server RSS with all open: {} MiB.",
+                    f.opened,
+                    f.wanted,
+                    f.open_time.as_secs_f64(),
+                    f.answered,
+                    f.call_time.as_secs_f64(),
+                    f.rss_kib / 1024
+                ),
+            ));
+        }
+        Err(e) => report.failures.push(format!("hold {sessions}: {e}")),
+    }
+}
+
+async fn robust_section(report: &mut Report, spec: &ServerSpec, sessions: usize) {
+    match robustness::run(spec, sessions, 0x5eed).await {
+        Ok(f) => {
+            log(format!("robustness: {f:?}"));
+            let settled = ["sessions", "inFlight", "tasks"]
+                .iter()
+                .all(|k| f.stats_after[k].as_u64() == Some(0));
+            let near = f.rss_after_kib as f64 <= f.rss_baseline_kib as f64 * 1.25;
+            report.targets.push((
+                format!("robustness: {sessions} misbehaving sessions leave no sessions, requests or tasks behind"),
+                format!("`/stats` afterwards: {} (settled in {})", f.stats_after, dur(f.settle)),
+                settled,
+            ));
+            report.targets.push((
+                "robustness: RSS back within 25 % of the pre-run baseline".into(),
+                format!(
+                    "{} → peak {} → {} KiB",
+                    f.rss_baseline_kib, f.rss_peak_kib, f.rss_after_kib
+                ),
+                near,
+            ));
+            report.sections.push((
+                "Robustness".into(),
+                format!(
+                    "{sessions} sessions at once, each doing 3–7 random actions then `DELETE`: plain \
+                     calls, dropping the TCP connection during a slow call, cancelling a slow \
+                     call (`notifications/cancelled` from a second connection), starting a \
+                     task-augmented call and cancelling it (`tasks/cancel`) or leaving it to run; \
+                     a fifth vanish mid-call before the final `DELETE`. Run took {:.1} s: {} \
+                     calls completed, {} disconnects, {} cancellations, {} tasks started ({} \
+                     cancelled), {} unexpected errors. Afterwards `/stats` = `{}` after {}; RSS \
+                     {} KiB before, {} KiB at peak, {} KiB after.",
+                    f.elapsed.as_secs_f64(),
+                    f.calls,
+                    f.disconnects,
+                    f.cancellations,
+                    f.tasks_started,
+                    f.tasks_cancelled,
+                    f.unexpected_errors,
+                    f.stats_after,
+                    dur(f.settle),
+                    f.rss_baseline_kib,
+                    f.rss_peak_kib,
+                    f.rss_after_kib
+                ),
+            ));
+        }
+        Err(e) => report.failures.push(format!("robustness: {e}")),
+    }
+}
+
+fn buildtime_section(report: &mut Report, path: &PathBuf) -> std::io::Result<()> {
+    let text = std::fs::read_to_string(path)?;
+    let mut body = String::from(
+        "A generated server with 50 tools (2–3 typed arguments each), dev profile, on this \
+         machine. *Clean* builds everything including dependencies; *own crate* rebuilds only \
+         the server crate with dependencies already built; *incremental* is the rebuild after \
+         editing one tool's body (median of 3).\n\n| server | clean | own crate | incremental |\n|---|---|---|---|\n",
+    );
+    for line in text.lines().filter(|l| l.starts_with("buildtime ")) {
+        let mut parts = line.split_whitespace().skip(1);
+        let name = parts.next().unwrap_or("?");
+        let get = |key: &str| {
+            line.split_whitespace()
+                .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+                .unwrap_or("?")
+                .to_owned()
+        };
+        body.push_str(&format!(
+            "| {name} | {} s | {} s | {} s |\n",
+            get("clean_s"),
+            get("own_s"),
+            get("incremental_s")
+        ));
+    }
+    report
+        .sections
+        .push(("Build time of a 50-tool server".into(), body));
+    let _ = Duration::ZERO;
+    Ok(())
+}

@@ -5,7 +5,7 @@
 use axum::routing::get;
 use clap::Parser;
 use tracksuit::transport::http::{HttpOptions, StreamableHttp};
-use tracksuit::{Json, Server, mcp_tool};
+
 
 #[derive(Parser)]
 struct Args {
@@ -15,28 +15,11 @@ struct Args {
     port: u16,
 }
 
-/// Echoes the text.
-#[mcp_tool]
-async fn echo(text: String) -> String {
-    text
-}
-
-#[derive(serde::Serialize, schemars::JsonSchema)]
-struct Sum {
-    sum: i64,
-}
-
-/// Adds two integers.
-#[mcp_tool]
-async fn add(a: i64, b: i64) -> Json<Sum> {
-    Json(Sum { sum: a + b })
-}
-
 fn main() -> std::io::Result<()> {
     let args = Args::parse();
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
-        let server = Server::new(tracksuit::crate_info!()).tool(echo).tool(add);
+        let server = tracksuit_bench::tracksuit_tools::server();
         if args.stdio {
             return server.serve_stdio().await;
         }

@@ -1,0 +1,139 @@
+//! The requests every server gets: `echo` of a 1 KiB string and `add` of two integers.
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+/// Protocol version the driver negotiates.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// The benchmark's tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    /// `echo` with a 1 KiB text.
+    Echo,
+    /// `add` with structured output.
+    Add,
+}
+
+impl Tool {
+    /// The tool's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Echo => "echo",
+            Tool::Add => "add",
+        }
+    }
+}
+
+/// The 1 KiB text echoed (printable ASCII, no escapes needed).
+pub fn echo_text() -> String {
+    (0..1024).map(|i| (b'a' + (i % 26) as u8) as char).collect()
+}
+
+/// Builds request bodies without a serializer on the hot path.
+#[derive(Debug, Clone)]
+pub struct Requests {
+    text: String,
+}
+
+impl Default for Requests {
+    fn default() -> Self {
+        Requests { text: echo_text() }
+    }
+}
+
+impl Requests {
+    /// `initialize`.
+    pub fn initialize(id: u64) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"tracksuit-bench","version":"0.1.0"}}}}}}"#
+        )
+    }
+
+    /// `notifications/initialized`.
+    pub fn initialized() -> &'static str {
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+    }
+
+    /// One `tools/call`.
+    pub fn call(&self, tool: Tool, id: u64) -> String {
+        match tool {
+            Tool::Echo => format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+                self.text
+            ),
+            Tool::Add => format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":{}}}}}}}"#,
+                id * 2
+            ),
+        }
+    }
+
+    /// `tools/call` of the robustness run's slow tool, optionally task-augmented.
+    pub fn sleep_call(id: u64, ms: u64, as_task: bool) -> String {
+        let task = if as_task { r#","task":{"ttl":60000}"# } else { "" };
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"sleep","arguments":{{"ms":{ms}}}{task}}}}}"#
+        )
+    }
+
+    /// `notifications/cancelled` for request `id`.
+    pub fn cancelled(id: u64) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"bench"}}}}"#
+        )
+    }
+}
+
+/// What the driver reads of a response on the hot path: its id and whether it failed.
+#[derive(Debug, Deserialize)]
+pub struct ResponseHead {
+    /// Request id (absent on notifications).
+    pub id: Option<u64>,
+    /// Present on success.
+    pub result: Option<ResultHead>,
+    /// Present on failure.
+    pub error: Option<IgnoredAny>,
+}
+
+/// The part of a result the driver checks.
+#[derive(Debug, Deserialize)]
+pub struct ResultHead {
+    /// Tool execution error flag.
+    #[serde(rename = "isError", default)]
+    pub is_error: bool,
+}
+
+impl ResponseHead {
+    /// Parses a line; `None` if it is not JSON-RPC.
+    pub fn parse(bytes: &[u8]) -> Option<ResponseHead> {
+        serde_json::from_slice(bytes).ok()
+    }
+
+    /// True for a successful, non-error tool result.
+    pub fn ok(&self) -> bool {
+        self.error.is_none() && self.result.as_ref().is_some_and(|r| !r.is_error)
+    }
+}
+
+/// Checks a full `tools/call` response for correctness (done once per server, off the clock).
+pub fn verify(tool: Tool, id: u64, response: &serde_json::Value) -> Result<(), String> {
+    let result = response
+        .get("result")
+        .ok_or_else(|| format!("no result: {response}"))?;
+    match tool {
+        Tool::Echo => {
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            if text != echo_text() {
+                return Err(format!("echo returned {text:.40}..."));
+            }
+        }
+        Tool::Add => {
+            let sum = result["structuredContent"]["sum"].as_i64();
+            if sum != Some((id * 3) as i64) {
+                return Err(format!("add returned {result}"));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,235 @@
+//! The robustness run: many concurrent sessions misbehaving at random — dropping the
+//! connection mid-call, cancelling calls, starting tasks and abandoning or cancelling
+//! them — then checking the server's own counts (`GET /stats`) and memory.
+
+use crate::http_load::HttpSession;
+use crate::payload::{Requests, Tool};
+use crate::process::ServerSpec;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio::task::JoinSet;
+
+/// What the robustness run saw.
+#[derive(Debug, Clone, Default)]
+pub struct RobustnessFigures {
+    /// Concurrent sessions.
+    pub sessions: usize,
+    /// Completed calls.
+    pub calls: u64,
+    /// Connections dropped mid-call.
+    pub disconnects: u64,
+    /// `notifications/cancelled` sent for in-flight calls.
+    pub cancellations: u64,
+    /// Task-augmented calls started.
+    pub tasks_started: u64,
+    /// `tasks/cancel` sent.
+    pub tasks_cancelled: u64,
+    /// Errors the driver saw where the server should have answered.
+    pub unexpected_errors: u64,
+    /// RSS after a warm-up, before the run.
+    pub rss_baseline_kib: u64,
+    /// RSS sampled at the busiest point.
+    pub rss_peak_kib: u64,
+    /// RSS once everything settled.
+    pub rss_after_kib: u64,
+    /// `/stats` once everything settled.
+    pub stats_after: serde_json::Value,
+    /// How long the counts took to reach zero.
+    pub settle: Duration,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+}
+
+#[derive(Default)]
+struct Counters {
+    calls: AtomicU64,
+    disconnects: AtomicU64,
+    cancellations: AtomicU64,
+    tasks_started: AtomicU64,
+    tasks_cancelled: AtomicU64,
+    unexpected: AtomicU64,
+}
+
+async fn stats(port: u16) -> io::Result<serde_json::Value> {
+    use http_body_util::BodyExt;
+    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .map_err(io::Error::other)?;
+    tokio::spawn(conn);
+    let request = hyper::Request::get("/stats")
+        .header(hyper::header::HOST, format!("127.0.0.1:{port}"))
+        .body(http_body_util::Empty::<bytes::Bytes>::new())
+        .map_err(io::Error::other)?;
+    let body = sender
+        .send_request(request)
+        .await
+        .map_err(io::Error::other)?
+        .into_body()
+        .collect()
+        .await
+        .map_err(io::Error::other)?
+        .to_bytes();
+    serde_json::from_slice(&body).map_err(io::Error::other)
+}
+
+fn settled(stats: &serde_json::Value) -> bool {
+    ["sessions", "inFlight", "tasks"]
+        .iter()
+        .all(|k| stats[k].as_u64() == Some(0))
+}
+
+/// One misbehaving session: a few random actions, then `DELETE`.
+async fn session_life(port: u16, seed: u64, counters: Arc<Counters>) -> io::Result<()> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let requests = Requests::default();
+    let mut session = HttpSession::open(port).await?;
+    let mut id = 1;
+    for _ in 0..rng.random_range(3..8) {
+        id += 1;
+        match rng.random_range(0..100) {
+            // A plain call.
+            0..55 => {
+                let tool = if rng.random_bool(0.5) { Tool::Echo } else { Tool::Add };
+                match session.call(requests.call(tool, id)).await {
+                    Ok(()) => counters.calls.fetch_add(1, Ordering::Relaxed),
+                    Err(_) => counters.unexpected.fetch_add(1, Ordering::Relaxed),
+                };
+            }
+            // Drop the connection while a slow call runs, then carry on on a new one.
+            55..70 => {
+                let ms = rng.random_range(50..400);
+                let wait = Duration::from_millis(rng.random_range(1..40));
+                let _ = tokio::time::timeout(wait, session.post(Requests::sleep_call(id, ms, false)))
+                    .await;
+                session.disconnect();
+                counters.disconnects.fetch_add(1, Ordering::Relaxed);
+                session.reconnect().await?;
+            }
+            // Cancel a slow call from a second connection.
+            70..85 => {
+                let mut side = session.fork().await?;
+                let call = session.post(Requests::sleep_call(id, 2_000, false));
+                let cancel = async {
+                    tokio::time::sleep(Duration::from_millis(rng.random_range(1..30))).await;
+                    side.post(Requests::cancelled(id)).await
+                };
+                let (call, cancel) =
+                    tokio::join!(tokio::time::timeout(Duration::from_secs(5), call), cancel);
+                counters.cancellations.fetch_add(1, Ordering::Relaxed);
+                if cancel.is_err() || call.is_err() {
+                    // The cancelled call's stream must end without waiting for the tool.
+                    counters.unexpected.fetch_add(1, Ordering::Relaxed);
+                    session.reconnect().await?;
+                }
+            }
+            // Start a task; cancel it, or leave it running.
+            _ => {
+                let ms = rng.random_range(50..800);
+                let reply = session.post(Requests::sleep_call(id, ms, true)).await?;
+                let task_id = reply
+                    .json()
+                    .and_then(|v| v["result"]["task"]["taskId"].as_str().map(str::to_owned));
+                let Some(task_id) = task_id else {
+                    counters.unexpected.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                };
+                counters.tasks_started.fetch_add(1, Ordering::Relaxed);
+                if rng.random_bool(0.5) {
+                    id += 1;
+                    let cancel = format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tasks/cancel","params":{{"taskId":"{task_id}"}}}}"#
+                    );
+                    match session.post(cancel).await {
+                        Ok(r) if r.head().is_some_and(|h| h.error.is_none()) => {
+                            counters.tasks_cancelled.fetch_add(1, Ordering::Relaxed);
+                        }
+                        // Already finished is a fine answer too.
+                        Ok(_) => {}
+                        Err(_) => {
+                            counters.unexpected.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if rng.random_bool(0.2) {
+        // Vanish mid-call, then come back only to end the session.
+        let _ = tokio::time::timeout(
+            Duration::from_millis(5),
+            session.post(Requests::sleep_call(id + 1, 300, false)),
+        )
+        .await;
+        session.reconnect().await?;
+    }
+    session.delete().await?;
+    Ok(())
+}
+
+/// Runs `sessions` misbehaving sessions at once against a server with `/stats`.
+pub async fn run(spec: &ServerSpec, sessions: usize, seed: u64) -> io::Result<RobustnessFigures> {
+    let server = spec.spawn_http().await?;
+    let port = spec.port;
+    // Warm-up: one round of well-behaved sessions.
+    let requests = Requests::default();
+    for s in crate::http_load::open_sessions(port, 64, 16).await {
+        let mut s = s?;
+        s.call(requests.call(Tool::Echo, 2)).await?;
+        s.delete().await?;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss_baseline_kib = server.rss_kib();
+    let counters = Arc::new(Counters::default());
+    let started = Instant::now();
+    let mut set = JoinSet::new();
+    for i in 0..sessions {
+        let counters = counters.clone();
+        set.spawn(session_life(port, seed.wrapping_add(i as u64), counters));
+    }
+    let mut rss_peak_kib = 0;
+    let mut failed = 0;
+    let mut sample = tokio::time::interval(Duration::from_millis(50));
+    loop {
+        tokio::select! {
+            joined = set.join_next() => match joined {
+                Some(Ok(Ok(()))) => {}
+                Some(_) => failed += 1,
+                None => break,
+            },
+            _ = sample.tick() => rss_peak_kib = rss_peak_kib.max(server.rss_kib()),
+        }
+    }
+    let elapsed = started.elapsed();
+    let settle_start = Instant::now();
+    let mut stats_after = stats(port).await?;
+    while !settled(&stats_after) && settle_start.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        stats_after = stats(port).await?;
+    }
+    let settle = settle_start.elapsed();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss_after_kib = server.rss_kib();
+    server.stop().await;
+    let c = &counters;
+    Ok(RobustnessFigures {
+        sessions,
+        calls: c.calls.load(Ordering::Relaxed),
+        disconnects: c.disconnects.load(Ordering::Relaxed),
+        cancellations: c.cancellations.load(Ordering::Relaxed),
+        tasks_started: c.tasks_started.load(Ordering::Relaxed),
+        tasks_cancelled: c.tasks_cancelled.load(Ordering::Relaxed),
+        unexpected_errors: c.unexpected.load(Ordering::Relaxed) + failed,
+        rss_baseline_kib,
+        rss_peak_kib,
+        rss_after_kib,
+        stats_after,
+        settle,
+        elapsed,
+    })
+}
