@@ -343,21 +343,24 @@ impl ServerSession {
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         let p: CallToolRequestParams = decode(params)?;
-        let entry = read(&self.server.inner.tools).get(&p.name).cloned();
-        let Some(entry) = entry else {
+        // Only the handler and its task support leave the lock: cloning the descriptor
+        // (schemas included) per call was a tenth of the in-memory call cost.
+        let found = read(&self.server.inner.tools).get(&p.name).map(|entry| {
+            let support = entry
+                .descriptor
+                .execution
+                .as_ref()
+                .and_then(|e| e.task_support)
+                .unwrap_or(TaskSupport::Forbidden);
+            (entry.item.clone(), support)
+        });
+        let Some((tool, support)) = found else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
                 p.name
             )));
         };
-        let support = entry
-            .descriptor
-            .execution
-            .as_ref()
-            .and_then(|e| e.task_support)
-            .unwrap_or(TaskSupport::Forbidden);
         let arguments = p.arguments.unwrap_or_default();
-        let tool = entry.item;
         match (p.task, support) {
             (Some(_), TaskSupport::Forbidden) => Err(ErrorObject::new(
                 METHOD_NOT_FOUND,
@@ -377,21 +380,18 @@ impl ServerSession {
                 let progress = ctx.progress_token().cloned();
                 let origin = ctx.request_id().clone();
                 let session = self.clone();
-                let task = self
-                    .server
-                    .inner
-                    .tasks
-                    .start(
-                        self,
-                        origin.clone(),
-                        methods::TOOLS_CALL,
-                        task.ttl,
-                        move |live, cancel| {
-                            let ctx = Ctx::for_task(session, origin, progress, cancel, live);
-                            run_tool(tool, ctx, arguments)
-                        },
-                    )
-                    .await?;
+                // Boxed: the task path's state would otherwise enlarge every call's future.
+                let task = Box::pin(self.server.inner.tasks.start(
+                    self,
+                    origin.clone(),
+                    methods::TOOLS_CALL,
+                    task.ttl,
+                    move |live, cancel| {
+                        let ctx = Ctx::for_task(session, origin, progress, cancel, live);
+                        run_tool(tool, ctx, arguments)
+                    },
+                ))
+                .await?;
                 encode(CreateTaskResult::new(task))
             }
             (None, _) => run_tool(tool, ctx, arguments).await,
