@@ -1,0 +1,398 @@
+#!/usr/bin/env bash
+# Build-time comparison: the same 50-tool stdio server written with tracksuit and with rmcp.
+#
+# Generates both crates into a fresh temp dir (outside the repo, each its own workspace,
+# each seeded with a copy of bench/Cargo.lock so dependency versions match the bench crate)
+# and measures, per crate, in the dev profile:
+#   clean_s        `cargo build` from an empty target dir, dependencies included
+#   own_s          `cargo build` after `cargo clean -p <crate>`: dependencies already built, so
+#                  this is the crate's own compile (macro expansion, type checking, codegen, link)
+#   incremental_s  `cargo build` after changing a string literal in one tool's body
+# own_s and incremental_s are the median of BUILDTIME_RUNS (default 3) runs.
+#
+# Output (stdout), one line per crate:
+#   buildtime tracksuit clean_s=... own_s=... incremental_s=... own_samples=a,b,c incremental_samples=a,b,c
+#   buildtime rmcp ...
+# Progress goes to stderr.
+#
+# Environment:
+#   BUILDTIME_JOBS   passed to cargo as -j (default: cargo's own, all cores)
+#   BUILDTIME_RUNS   repetitions of own_s and incremental_s (default 3)
+#   BUILDTIME_TOOLS  tools per server (default 50)
+#   BUILDTIME_ONLY   "tracksuit" or "rmcp" to measure just one
+#   BUILDTIME_TRACKSUIT_DEFAULT_FEATURES=0
+#                    build tracksuit with default-features = false (no Streamable HTTP
+#                    stack: closer to the rmcp crate, which has only transport-io)
+#   BUILDTIME_KEEP=1 keep the temp dir (sources, logs, target dirs) and print its path
+set -euo pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+bench_dir=$(cd "$script_dir/.." && pwd)
+repo_root=$(cd "$bench_dir/.." && pwd)
+runtime_dir="$repo_root/runtime"
+lockfile="$bench_dir/Cargo.lock"
+
+tools=${BUILDTIME_TOOLS:-50}
+runs=${BUILDTIME_RUNS:-3}
+only=${BUILDTIME_ONLY:-}
+edit_tool=$(( (tools + 1) / 2 ))   # 25 of 50: the tool whose body the incremental runs change
+jobs_args=()
+if [[ -n "${BUILDTIME_JOBS:-}" ]]; then
+  jobs_args=(-j "$BUILDTIME_JOBS")
+fi
+tracksuit_dep="tracksuit = { path = \"$runtime_dir\" }"
+if [[ "${BUILDTIME_TRACKSUIT_DEFAULT_FEATURES:-1}" == "0" ]]; then
+  tracksuit_dep="tracksuit = { path = \"$runtime_dir\", default-features = false }"
+fi
+
+[[ -f "$runtime_dir/Cargo.toml" ]] || { echo "no tracksuit runtime at $runtime_dir" >&2; exit 1; }
+[[ -f "$lockfile" ]] || { echo "no $lockfile" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tracksuit-buildtime.XXXXXX")
+cleanup() {
+  if [[ "${BUILDTIME_KEEP:-0}" == "1" ]]; then
+    echo "kept $work" >&2
+  else
+    rm -rf "$work"
+  fi
+}
+trap cleanup EXIT
+
+log() { echo "[buildtime] $*" >&2; }
+
+# Pads a tool number to two digits (three past 99) so names sort and stay distinct.
+num() { printf '%02d' "$1"; }
+
+# Which of three tool shapes tool $1 has: 0 = three args -> String, 1 = two args -> String,
+# 2 = two integers -> Json (structured output with its own output struct).
+kind() { echo $(( $1 % 3 )); }
+
+# --- tracksuit crate -------------------------------------------------------------------
+
+gen_tracksuit() {
+  local dir=$1 i n
+  mkdir -p "$dir/src"
+  cat >"$dir/Cargo.toml" <<EOF
+[package]
+name = "buildtime-tracksuit"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+$tracksuit_dep
+tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
+serde = { version = "1", features = ["derive"] }
+schemars = "1"
+EOF
+  {
+    echo "//! Generated: $tools tools on tracksuit, served over stdio."
+    echo
+    echo "use tracksuit::{Json, Server, mcp_tool};"
+    for ((i = 1; i <= tools; i++)); do
+      n=$(num "$i")
+      echo
+      case $(kind "$i") in
+        0) cat <<EOF
+/// Clips text $n to a length, optionally in upper case.
+#[mcp_tool]
+async fn clip_$n(
+    /// The text to clip.
+    text_$n: String,
+    /// Largest number of characters kept.
+    limit_$n: u64,
+    /// Upper-case the result.
+    upper_$n: bool,
+) -> String {
+    let clipped: String = text_$n.chars().take(limit_$n as usize).collect();
+    let clipped = if upper_$n { clipped.to_uppercase() } else { clipped };
+    format!("tool $i rev 0: {clipped}")
+}
+EOF
+        ;;
+        1) cat <<EOF
+/// Greets name $n a number of times.
+#[mcp_tool]
+async fn greet_$n(
+    /// Who to greet.
+    name_$n: String,
+    /// How many greetings.
+    times_$n: u32,
+) -> String {
+    let greeting = format!("hello {name_$n}! ");
+    format!("tool $i rev 0: {}", greeting.repeat(times_$n.min(16) as usize))
+}
+EOF
+        ;;
+        2) cat <<EOF
+/// The output of tool $n.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Total$n {
+    /// left + right, saturating.
+    total_$n: i64,
+}
+
+/// Adds two integers (tool $n).
+#[mcp_tool]
+async fn add_$n(
+    /// The left operand.
+    left_$n: i64,
+    /// The right operand.
+    right_$n: i64,
+) -> Json<Total$n> {
+    Json(Total$n { total_$n: left_$n.saturating_add(right_$n) })
+}
+EOF
+        ;;
+      esac
+    done
+    echo
+    echo "#[tokio::main]"
+    echo "async fn main() -> std::io::Result<()> {"
+    echo "    Server::new(tracksuit::crate_info!())"
+    for ((i = 1; i <= tools; i++)); do
+      n=$(num "$i")
+      case $(kind "$i") in
+        0) echo "        .tool(clip_$n)" ;;
+        1) echo "        .tool(greet_$n)" ;;
+        2) echo "        .tool(add_$n)" ;;
+      esac
+    done
+    echo "        .serve_stdio()"
+    echo "        .await"
+    echo "}"
+  } >"$dir/src/main.rs"
+}
+
+# --- rmcp crate ------------------------------------------------------------------------
+
+gen_rmcp() {
+  local dir=$1 i n
+  mkdir -p "$dir/src"
+  cat >"$dir/Cargo.toml" <<EOF
+[package]
+name = "buildtime-rmcp"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+rmcp = { version = "3.11", features = ["server", "macros", "transport-io"] }
+tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
+serde = { version = "1", features = ["derive"] }
+schemars = "1"
+EOF
+  {
+    echo "//! Generated: $tools tools on rmcp, served over stdio."
+    echo
+    echo "use rmcp::handler::server::router::tool::ToolRouter;"
+    echo "use rmcp::handler::server::wrapper::Parameters;"
+    echo "use rmcp::model::{ServerCapabilities, ServerConfig};"
+    echo "use rmcp::{Json, ServerHandler, ServiceExt, tool, tool_handler, tool_router};"
+    # Argument and output structs.
+    for ((i = 1; i <= tools; i++)); do
+      n=$(num "$i")
+      echo
+      case $(kind "$i") in
+        0) cat <<EOF
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Clip${n}Args {
+    /// The text to clip.
+    text_$n: String,
+    /// Largest number of characters kept.
+    limit_$n: u64,
+    /// Upper-case the result.
+    upper_$n: bool,
+}
+EOF
+        ;;
+        1) cat <<EOF
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Greet${n}Args {
+    /// Who to greet.
+    name_$n: String,
+    /// How many greetings.
+    times_$n: u32,
+}
+EOF
+        ;;
+        2) cat <<EOF
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Add${n}Args {
+    /// The left operand.
+    left_$n: i64,
+    /// The right operand.
+    right_$n: i64,
+}
+
+/// The output of tool $n.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Total$n {
+    /// left + right, saturating.
+    total_$n: i64,
+}
+EOF
+        ;;
+      esac
+    done
+    cat <<'EOF'
+
+#[derive(Debug, Clone)]
+struct Tools {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Tools {
+    fn new() -> Self {
+        Tools {
+            tool_router: Self::tool_router(),
+        }
+    }
+EOF
+    for ((i = 1; i <= tools; i++)); do
+      n=$(num "$i")
+      echo
+      case $(kind "$i") in
+        0) cat <<EOF
+    /// Clips text $n to a length, optionally in upper case.
+    #[tool]
+    async fn clip_$n(
+        &self,
+        Parameters(Clip${n}Args { text_$n, limit_$n, upper_$n }): Parameters<Clip${n}Args>,
+    ) -> String {
+        let clipped: String = text_$n.chars().take(limit_$n as usize).collect();
+        let clipped = if upper_$n { clipped.to_uppercase() } else { clipped };
+        format!("tool $i rev 0: {clipped}")
+    }
+EOF
+        ;;
+        1) cat <<EOF
+    /// Greets name $n a number of times.
+    #[tool]
+    async fn greet_$n(
+        &self,
+        Parameters(Greet${n}Args { name_$n, times_$n }): Parameters<Greet${n}Args>,
+    ) -> String {
+        let greeting = format!("hello {name_$n}! ");
+        format!("tool $i rev 0: {}", greeting.repeat(times_$n.min(16) as usize))
+    }
+EOF
+        ;;
+        2) cat <<EOF
+    /// Adds two integers (tool $n).
+    #[tool]
+    async fn add_$n(
+        &self,
+        Parameters(Add${n}Args { left_$n, right_$n }): Parameters<Add${n}Args>,
+    ) -> Json<Total$n> {
+        Json(Total$n { total_$n: left_$n.saturating_add(right_$n) })
+    }
+EOF
+        ;;
+      esac
+    done
+    cat <<'EOF'
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Tools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let service = Tools::new().serve(rmcp::transport::stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}
+EOF
+  } >"$dir/src/main.rs"
+}
+
+# --- measuring -------------------------------------------------------------------------
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+join() { local IFS=,; echo "$*"; }
+
+# Runs `cargo build` in $1 with its log in $2; prints the wall time in seconds.
+timed_build() {
+  local dir=$1 logfile=$2 start end
+  start=$(now)
+  if ! (cd "$dir" && cargo build ${jobs_args[@]+"${jobs_args[@]}"} >"$logfile" 2>&1); then
+    echo "cargo build failed in $dir; last lines of $logfile:" >&2
+    tail -n 40 "$logfile" >&2
+    return 1
+  fi
+  end=$(now)
+  elapsed "$start" "$end"
+}
+
+# Checks the built server answers initialize and lists all its tools over stdio.
+smoke_test() {
+  local binary=$1 listed
+  listed=$(
+    printf '%s\n' \
+      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"buildtime","version":"0"}}}' \
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+      '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' \
+      | timeout 20 "$binary" 2>/dev/null \
+      | grep '"id":1' | grep -o '"inputSchema"' | wc -l
+  ) || true
+  if [[ "$listed" -ne "$tools" ]]; then
+    echo "smoke test: $binary listed $listed tools, expected $tools" >&2
+    return 1
+  fi
+}
+
+measure() {
+  local name=$1 dir="$work/$1" crate="buildtime-$1" clean own inc k
+  local -a own_samples=() inc_samples=()
+  "gen_$name" "$dir"
+  cp "$lockfile" "$dir/Cargo.lock"
+  export CARGO_TARGET_DIR="$dir/target"
+  log "$name: fetching (untimed)"
+  (cd "$dir" && cargo fetch >"$dir/fetch.log" 2>&1) || { tail -n 40 "$dir/fetch.log" >&2; return 1; }
+
+  log "$name: clean build"
+  clean=$(timed_build "$dir" "$dir/build-clean.log")
+  log "$name: clean build ${clean}s"
+  smoke_test "$CARGO_TARGET_DIR/debug/$crate"
+
+  local marker="tool $edit_tool rev"
+  grep -q "\"$marker 0: " "$dir/src/main.rs" || { echo "no '$marker 0' literal to edit" >&2; return 1; }
+  for ((k = 1; k <= runs; k++)); do
+    sed -i "s/\"$marker [0-9]*: /\"$marker $k: /" "$dir/src/main.rs"
+    grep -q "\"$marker $k: " "$dir/src/main.rs" || { echo "edit $k did not apply" >&2; return 1; }
+    inc=$(timed_build "$dir" "$dir/build-incremental-$k.log")
+    log "$name: incremental build $k: ${inc}s"
+    inc_samples+=("$inc")
+  done
+
+  for ((k = 1; k <= runs; k++)); do
+    (cd "$dir" && cargo clean -p "$crate" >/dev/null 2>&1)
+    own=$(timed_build "$dir" "$dir/build-own-$k.log")
+    log "$name: own build $k: ${own}s"
+    own_samples+=("$own")
+  done
+  smoke_test "$CARGO_TARGET_DIR/debug/$crate"
+  unset CARGO_TARGET_DIR
+
+  echo "buildtime $name clean_s=$clean own_s=$(median "${own_samples[@]}") incremental_s=$(median "${inc_samples[@]}") own_samples=$(join "${own_samples[@]}") incremental_samples=$(join "${inc_samples[@]}")"
+}
+
+log "work dir $work; $tools tools; $runs runs; jobs ${BUILDTIME_JOBS:-default}; $(rustc --version)"
+echo "buildtime env rustc=\"$(rustc --version | cut -d' ' -f2)\" tools=$tools runs=$runs jobs=${BUILDTIME_JOBS:-default} cores=$(nproc) tracksuit_default_features=${BUILDTIME_TRACKSUIT_DEFAULT_FEATURES:-1}"
+for name in tracksuit rmcp; do
+  if [[ -z "$only" || "$only" == "$name" ]]; then
+    measure "$name"
+  fi
+done
