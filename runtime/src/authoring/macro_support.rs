@@ -76,16 +76,21 @@ pub fn finish_tool<R: IntoToolResult>(
     schemas: &ToolSchemas,
     out: R,
 ) -> Result<CallToolResult, ToolError> {
-    let result = out.into_tool_result()?;
-    if let (Some(schema), Some(structured)) = (schemas.output::<R>(), &result.structured_content) {
-        schemas
-            .output_validator
-            .validate(schema, &Value::Object(structured.clone()))
-            .map_err(|e| {
-                ToolError::new(format!(
-                    "the tool's structured output does not match its outputSchema: {e}"
-                ))
-            })?;
+    let mut result = out.into_tool_result()?;
+    if let (Some(schema), Some(structured)) =
+        (schemas.output::<R>(), result.structured_content.take())
+    {
+        // Validated as a `Value` without copying the map: moved in and back out.
+        let value = Value::Object(structured);
+        let checked = schemas.output_validator.validate(schema, &value);
+        if let Value::Object(structured) = value {
+            result.structured_content = Some(structured);
+        }
+        checked.map_err(|e| {
+            ToolError::new(format!(
+                "the tool's structured output does not match its outputSchema: {e}"
+            ))
+        })?;
     }
     Ok(result)
 }

@@ -89,6 +89,10 @@ impl SchemaValidator {
                 .map_err(|e| format!("invalid schema: {e}"))
         });
         let validator = compiled.as_ref().map_err(Clone::clone)?;
+        // The common case answers without collecting (or allocating) anything.
+        if validator.is_valid(value) {
+            return Ok(());
+        }
         let problems: Vec<String> = validator
             .iter_errors(value)
             .map(|e| {
