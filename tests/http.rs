@@ -37,6 +37,13 @@ fn server() -> Server {
             },
         ))
         .tool(ToolFn::new(
+            Tool::new("slow", obj(json!({"type":"object"}))),
+            |_, _| async move {
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                Ok(CallToolResult::text("too late"))
+            },
+        ))
+        .tool(ToolFn::new(
             Tool::new("ask", obj(json!({"type":"object"}))),
             |ctx, _| async move {
                 let roots = ctx.list_roots().await?;
@@ -384,5 +391,43 @@ async fn idle_sessions_expire() {
     assert_eq!(
         send(&app, post(ping, Some(&session))).await.status(),
         StatusCode::NOT_FOUND
+    );
+}
+
+/// Found by the robustness benchmark: a cancelled call's SSE stream stayed open until the
+/// client gave up, and its request id stayed "in flight" for the session's lifetime.
+#[tokio::test]
+async fn a_cancelled_call_ends_its_stream_without_a_response_and_frees_its_id() {
+    let app = app();
+    let session = initialize(&app).await;
+    let call =
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#;
+    let resp = send(&app, post(call, Some(&session))).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let cancel = post(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"test"}}"#,
+        Some(&session),
+    );
+    assert_eq!(send(&app, cancel).await.status(), StatusCode::ACCEPTED);
+    let body = tokio::time::timeout(
+        Duration::from_secs(5),
+        axum::body::to_bytes(resp.into_body(), 1 << 20),
+    )
+    .await
+    .expect("the cancelled call's stream ends")
+    .expect("body");
+    let text = String::from_utf8_lossy(&body);
+    assert!(
+        !text.contains("too late") && !text.contains("\"result\""),
+        "{text}"
+    );
+    // The id is free again.
+    let again = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hello","arguments":{}}}"#;
+    let resp = send(&app, post(again, Some(&session))).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let events = sse_events(resp, 2).await;
+    assert!(
+        events.iter().any(|(_, d)| d.contains("\"hello\"")),
+        "{events:?}"
     );
 }

@@ -36,6 +36,9 @@ pub enum Outbound {
     /// Close the stream carrying the given request's messages, if the transport has one
     /// (the client then resumes it, SEP-1699). Line transports ignore this.
     CloseStream(RequestId),
+    /// The request was cancelled and will never be answered: a transport that holds a
+    /// stream open for its response ends it. Line transports ignore this.
+    Abandoned(RequestId),
     /// The peer closed: the transport writes what was queued before this and stops.
     Shutdown,
 }
@@ -206,7 +209,10 @@ impl Peer {
             };
             lock(&peer.incoming).remove(&id);
             let message = match outcome {
-                None => return,
+                None => {
+                    let _ = peer.tx.send(Outbound::Abandoned(id));
+                    return;
+                }
                 Some(Ok(Ok(value))) => JsonRpcMessage::response(id.clone(), value),
                 Some(Ok(Err(error))) => JsonRpcMessage::error(Some(id.clone()), error),
                 Some(Err(panic)) => JsonRpcMessage::error(

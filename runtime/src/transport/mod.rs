@@ -54,7 +54,7 @@ pub(crate) async fn write_loop<S: MessageSink>(mut sink: S, mut rx: OutboundRece
                     return;
                 }
             }
-            Outbound::CloseStream(_) => {}
+            Outbound::CloseStream(_) | Outbound::Abandoned(_) => {}
             Outbound::Shutdown => {
                 let _ = sink.flush().await;
                 return;

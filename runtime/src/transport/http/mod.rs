@@ -240,6 +240,7 @@ impl Shared {
                         streams.route(&message, related.as_ref())
                     }
                     Outbound::CloseStream(request) => streams.disconnect(&request),
+                    Outbound::Abandoned(request) => streams.abandon(&request),
                     Outbound::Shutdown => {
                         streams.close_all();
                         return;

@@ -143,6 +143,14 @@ impl Streams {
         }
     }
 
+    /// Ends `request`'s stream without a response (the request was cancelled): its live
+    /// connection closes and the request id is free again.
+    pub(crate) fn abandon(&mut self, request: &RequestId) {
+        if let Some(id) = self.by_request.get(request).copied() {
+            self.finish(id);
+        }
+    }
+
     /// Whether any live connection is attached.
     pub(crate) fn has_live(&self) -> bool {
         self.streams
