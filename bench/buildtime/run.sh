@@ -10,8 +10,16 @@
 #   incremental_s  `cargo build` after changing a string literal in one tool's body
 # own_s and incremental_s are the median of BUILDTIME_RUNS (default 3) runs.
 #
-# Output (stdout), one line per crate:
-#   buildtime tracksuit clean_s=... own_s=... incremental_s=... own_samples=a,b,c incremental_samples=a,b,c
+# Output (stdout): an env line, then one line per crate (wall seconds; *_cpu_s are user +
+# system seconds of cargo and the compilers, less sensitive to other load on the machine):
+#   buildtime env rustc="..." tools=50 runs=3 jobs=default cores=2 tracksuit_default_features=1
+#     tracksuit_rev=<HEAD> loadavg_before=...
+#   buildtime tracksuit clean_s=... own_s=... incremental_s=... clean_cpu_s=... own_cpu_s=...
+#     incremental_cpu_s=... own_samples=a,b,c incremental_samples=a,b,c binary_mb=... dep_rebuilds=0
+#     loadavg_after=...   (all on one line; dep_rebuilds > 0 means something besides the
+#     generated crate was recompiled in the incremental/own runs, e.g. the runtime was edited)
+# The machine should be otherwise idle: other builds inflate the wall times (and, less so,
+# the CPU times).
 #   buildtime rmcp ...
 # Progress goes to stderr.
 #
@@ -35,7 +43,12 @@ lockfile="$bench_dir/Cargo.lock"
 tools=${BUILDTIME_TOOLS:-50}
 runs=${BUILDTIME_RUNS:-3}
 only=${BUILDTIME_ONLY:-}
-edit_tool=$(( (tools + 1) / 2 ))   # 25 of 50: the tool whose body the incremental runs change
+# The tool whose body the incremental runs change: the middle one (25 of 50), or the next if
+# that one is a Json tool (no string literal to edit).
+edit_tool=$(( (tools + 1) / 2 ))
+if (( edit_tool % 3 == 2 )); then
+  edit_tool=$(( edit_tool + 1 ))
+fi
 jobs_args=()
 if [[ -n "${BUILDTIME_JOBS:-}" ]]; then
   jobs_args=(-j "$BUILDTIME_JOBS")
@@ -323,28 +336,39 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 join() { local IFS=,; echo "$*"; }
 
-# Runs `cargo build` in $1 with its log in $2; prints the wall time in seconds.
+# Runs `cargo build` in $1 with its log in $2; prints "<wall seconds> <cpu seconds>", CPU
+# being user + system time of cargo and the compilers it ran ("na" without /usr/bin/time).
 timed_build() {
-  local dir=$1 logfile=$2 start end
+  local dir=$1 logfile=$2 start end cpu=na
+  local -a cmd=(cargo build ${jobs_args[@]+"${jobs_args[@]}"})
   start=$(now)
-  if ! (cd "$dir" && cargo build ${jobs_args[@]+"${jobs_args[@]}"} >"$logfile" 2>&1); then
+  if [[ -x /usr/bin/time ]]; then
+    cmd=(/usr/bin/time -f '%U %S' -o "$logfile.time" "${cmd[@]}")
+  fi
+  if ! (cd "$dir" && "${cmd[@]}" >"$logfile" 2>&1); then
     echo "cargo build failed in $dir; last lines of $logfile:" >&2
     tail -n 40 "$logfile" >&2
     return 1
   fi
   end=$(now)
-  elapsed "$start" "$end"
+  if [[ -f "$logfile.time" ]]; then
+    cpu=$(awk 'END { printf "%.2f", $1 + $2 }' "$logfile.time")
+  fi
+  echo "$(elapsed "$start" "$end") $cpu"
 }
 
 # Checks the built server answers initialize and lists all its tools over stdio.
 smoke_test() {
   local binary=$1 listed
+  # Input stays open a moment: a server may stop at end of input before answering.
   listed=$(
-    printf '%s\n' \
-      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"buildtime","version":"0"}}}' \
-      '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-      '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' \
-      | timeout 20 "$binary" 2>/dev/null \
+    {
+      printf '%s\n' \
+        '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"buildtime","version":"0"}}}' \
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+        '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+      sleep 1
+    } | timeout 20 "$binary" 2>/dev/null \
       | grep '"id":1' | grep -o '"inputSchema"' | wc -l
   ) || true
   if [[ "$listed" -ne "$tools" ]]; then
@@ -354,17 +378,18 @@ smoke_test() {
 }
 
 measure() {
-  local name=$1 dir="$work/$1" crate="buildtime-$1" clean own inc k
-  local -a own_samples=() inc_samples=()
+  local name=$1 dir="$work/$1" crate="buildtime-$1" clean clean_cpu t k
+  local -a own=() own_cpu=() inc=() inc_cpu=()
   "gen_$name" "$dir"
   cp "$lockfile" "$dir/Cargo.lock"
   export CARGO_TARGET_DIR="$dir/target"
   log "$name: fetching (untimed)"
   (cd "$dir" && cargo fetch >"$dir/fetch.log" 2>&1) || { tail -n 40 "$dir/fetch.log" >&2; return 1; }
 
-  log "$name: clean build"
-  clean=$(timed_build "$dir" "$dir/build-clean.log")
-  log "$name: clean build ${clean}s"
+  log "$name: clean build (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  t=$(timed_build "$dir" "$dir/build-clean.log")
+  read -r clean clean_cpu <<<"$t"
+  log "$name: clean build ${clean}s wall, ${clean_cpu}s cpu"
   smoke_test "$CARGO_TARGET_DIR/debug/$crate"
 
   local marker="tool $edit_tool rev"
@@ -372,25 +397,43 @@ measure() {
   for ((k = 1; k <= runs; k++)); do
     sed -i "s/\"$marker [0-9]*: /\"$marker $k: /" "$dir/src/main.rs"
     grep -q "\"$marker $k: " "$dir/src/main.rs" || { echo "edit $k did not apply" >&2; return 1; }
-    inc=$(timed_build "$dir" "$dir/build-incremental-$k.log")
-    log "$name: incremental build $k: ${inc}s"
-    inc_samples+=("$inc")
+    t=$(timed_build "$dir" "$dir/build-incremental-$k.log")
+    inc+=("${t% *}")
+    inc_cpu+=("${t#* }")
+    log "$name: incremental build $k: ${t% *}s wall, ${t#* }s cpu"
   done
 
   for ((k = 1; k <= runs; k++)); do
     (cd "$dir" && cargo clean -p "$crate" >/dev/null 2>&1)
-    own=$(timed_build "$dir" "$dir/build-own-$k.log")
-    log "$name: own build $k: ${own}s"
-    own_samples+=("$own")
+    t=$(timed_build "$dir" "$dir/build-own-$k.log")
+    own+=("${t% *}")
+    own_cpu+=("${t#* }")
+    log "$name: own build $k: ${t% *}s wall, ${t#* }s cpu"
   done
   smoke_test "$CARGO_TARGET_DIR/debug/$crate"
+  local binary_mb
+  binary_mb=$(awk -v b="$(stat -c %s "$CARGO_TARGET_DIR/debug/$crate")" 'BEGIN { printf "%.1f", b / 1048576 }')
   unset CARGO_TARGET_DIR
 
-  echo "buildtime $name clean_s=$clean own_s=$(median "${own_samples[@]}") incremental_s=$(median "${inc_samples[@]}") own_samples=$(join "${own_samples[@]}") incremental_samples=$(join "${inc_samples[@]}")"
+  # Incremental and own runs should compile only the generated crate. Anything else (say
+  # the tracksuit runtime, edited in the repo mid-run) inflates those figures.
+  local foreign
+  foreign=$(cat "$dir"/build-incremental-*.log "$dir"/build-own-*.log \
+    | grep -E '^ *Compiling ' | grep -vc "Compiling $crate " || true)
+  if [[ "$foreign" -gt 0 ]]; then
+    log "$name: WARNING: $foreign dependency rebuild(s) during the incremental/own runs:"
+    grep -hE '^ *Compiling ' "$dir"/build-incremental-*.log "$dir"/build-own-*.log \
+      | grep -v "Compiling $crate " | sort | uniq -c >&2
+  fi
+
+  echo "buildtime $name clean_s=$clean own_s=$(median "${own[@]}") incremental_s=$(median "${inc[@]}")" \
+    "clean_cpu_s=$clean_cpu own_cpu_s=$(median "${own_cpu[@]}") incremental_cpu_s=$(median "${inc_cpu[@]}")" \
+    "own_samples=$(join "${own[@]}") incremental_samples=$(join "${inc[@]}")" \
+    "binary_mb=$binary_mb dep_rebuilds=$foreign loadavg_after=$(cut -d' ' -f1 /proc/loadavg)"
 }
 
 log "work dir $work; $tools tools; $runs runs; jobs ${BUILDTIME_JOBS:-default}; $(rustc --version)"
-echo "buildtime env rustc=\"$(rustc --version | cut -d' ' -f2)\" tools=$tools runs=$runs jobs=${BUILDTIME_JOBS:-default} cores=$(nproc) tracksuit_default_features=${BUILDTIME_TRACKSUIT_DEFAULT_FEATURES:-1}"
+echo "buildtime env rustc=\"$(rustc --version | cut -d' ' -f2)\" tools=$tools runs=$runs jobs=${BUILDTIME_JOBS:-default} cores=$(nproc) tracksuit_default_features=${BUILDTIME_TRACKSUIT_DEFAULT_FEATURES:-1} tracksuit_rev=$(git -C "$repo_root" rev-parse --short HEAD 2>/dev/null || echo unknown) loadavg_before=$(cut -d' ' -f1 /proc/loadavg)"
 for name in tracksuit rmcp; do
   if [[ -z "$only" || "$only" == "$name" ]]; then
     measure "$name"

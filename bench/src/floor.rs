@@ -104,7 +104,10 @@ pub fn serde_floor(tool: Tool, iterations: u32) -> Duration {
                     jsonrpc: "2.0",
                     id: req.id,
                     result: AddResult {
-                        content: [TextContent { kind: "text", text: &text }],
+                        content: [TextContent {
+                            kind: "text",
+                            text: &text,
+                        }],
                         structured_content: sum,
                     },
                 };
@@ -123,9 +126,13 @@ pub async fn tracksuit_in_memory(tool: Tool, iterations: u32) -> Duration {
     tokio::spawn(crate::tracksuit_tools::server().serve(server_end));
     let (mut rx, mut tx) = client_end.split();
     let message = |line: &str| serde_json::from_str::<JsonRpcMessage>(line).expect("message");
-    tx.send(message(&Requests::initialize(0))).await.expect("send");
+    tx.send(message(&Requests::initialize(0)))
+        .await
+        .expect("send");
     let _ = rx.next().await;
-    tx.send(message(Requests::initialized())).await.expect("send");
+    tx.send(message(Requests::initialized()))
+        .await
+        .expect("send");
     let requests = Requests::default();
     let call = message(&requests.call(tool, 7));
     let mut run = async |n: u32| {
@@ -159,11 +166,21 @@ pub async fn tracksuit_client_in_memory(tool: Tool, iterations: u32) -> Duration
         Tool::Add => serde_json::json!({ "a": 7, "b": 14 }),
     };
     for _ in 0..iterations / 10 {
-        black_box(client.call_tool(tool.name(), args.clone()).await.expect("call"));
+        black_box(
+            client
+                .call_tool(tool.name(), args.clone())
+                .await
+                .expect("call"),
+        );
     }
     let started = Instant::now();
     for _ in 0..iterations {
-        black_box(client.call_tool(tool.name(), args.clone()).await.expect("call"));
+        black_box(
+            client
+                .call_tool(tool.name(), args.clone())
+                .await
+                .expect("call"),
+        );
     }
     started.elapsed() / iterations
 }

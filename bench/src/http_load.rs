@@ -100,9 +100,7 @@ impl HttpSession {
             return Err(broken(format!("initialize: HTTP {}", reply.status)));
         }
         session.session_id = id;
-        let reply = session
-            .post(Requests::initialized().to_owned())
-            .await?;
+        let reply = session.post(Requests::initialized().to_owned()).await?;
         if !reply.status.is_success() {
             return Err(broken(format!("initialized: HTTP {}", reply.status)));
         }
@@ -203,9 +201,7 @@ impl HttpSession {
     pub async fn verify(&mut self, requests: &Requests, tool: Tool) -> io::Result<()> {
         let id = 1_000_000_000;
         let reply = self.post(requests.call(tool, id)).await?;
-        let value = reply
-            .json()
-            .ok_or_else(|| broken("no JSON-RPC response"))?;
+        let value = reply.json().ok_or_else(|| broken("no JSON-RPC response"))?;
         verify(tool, id, &value).map_err(broken)
     }
 }
@@ -241,7 +237,15 @@ pub async fn run(
     calls_per_session: u64,
 ) -> io::Result<RunFigures> {
     let server = spec.spawn_http().await?;
-    let result = run_on(&server, spec.port, sessions, tool, warmup_per_session, calls_per_session).await;
+    let result = run_on(
+        &server,
+        spec.port,
+        sessions,
+        tool,
+        warmup_per_session,
+        calls_per_session,
+    )
+    .await;
     server.stop().await;
     result
 }
@@ -389,7 +393,10 @@ pub async fn hold_sessions(spec: &ServerSpec, n: usize) -> io::Result<HoldFigure
         let requests = requests.clone();
         set.spawn(async move {
             let _p = permits.acquire_owned().await;
-            let ok = session.call(requests.call(Tool::Add, i as u64 + 1)).await.is_ok();
+            let ok = session
+                .call(requests.call(Tool::Add, i as u64 + 1))
+                .await
+                .is_ok();
             (session, ok)
         });
     }

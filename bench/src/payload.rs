@@ -71,7 +71,11 @@ impl Requests {
 
     /// `tools/call` of the robustness run's slow tool, optionally task-augmented.
     pub fn sleep_call(id: u64, ms: u64, as_task: bool) -> String {
-        let task = if as_task { r#","task":{"ttl":60000}"# } else { "" };
+        let task = if as_task {
+            r#","task":{"ttl":1000}"#
+        } else {
+            ""
+        };
         format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"sleep","arguments":{{"ms":{ms}}}{task}}}}}"#
         )

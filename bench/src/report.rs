@@ -74,7 +74,11 @@ impl Report {
             let _ = writeln!(out, "## Targets\n");
             let _ = writeln!(out, "| target | measured | met |\n|---|---|---|");
             for (target, figure, met) in &self.targets {
-                let _ = writeln!(out, "| {target} | {figure} | {} |", if *met { "yes" } else { "**no**" });
+                let _ = writeln!(
+                    out,
+                    "| {target} | {figure} | {} |",
+                    if *met { "yes" } else { "**no**" }
+                );
             }
             let _ = writeln!(out);
         }
@@ -120,7 +124,15 @@ impl Report {
                 .map(|f| f.as_ref().map_or(0.0, RunFigures::throughput))
                 .collect();
             for t in &tp {
-                let _ = write!(out, " {} |", if *t > 0.0 { format!("{t:.0}") } else { "failed".into() });
+                let _ = write!(
+                    out,
+                    " {} |",
+                    if *t > 0.0 {
+                        format!("{t:.0}")
+                    } else {
+                        "failed".into()
+                    }
+                );
             }
             for t in tp.iter().skip(1) {
                 let _ = write!(out, " {} |", ratio(tp[0], *t));

@@ -16,8 +16,10 @@ use tokio::task::JoinSet;
 /// What the robustness run saw.
 #[derive(Debug, Clone, Default)]
 pub struct RobustnessFigures {
-    /// Concurrent sessions.
+    /// Concurrent sessions per round.
     pub sessions: usize,
+    /// Rounds run one after the other.
+    pub rounds: usize,
     /// Completed calls.
     pub calls: u64,
     /// Connections dropped mid-call.
@@ -34,8 +36,8 @@ pub struct RobustnessFigures {
     pub rss_baseline_kib: u64,
     /// RSS sampled at the busiest point.
     pub rss_peak_kib: u64,
-    /// RSS once everything settled.
-    pub rss_after_kib: u64,
+    /// RSS once everything settled, after each round.
+    pub rss_after_rounds: Vec<u64>,
     /// `/stats` once everything settled.
     pub stats_after: serde_json::Value,
     /// How long the counts took to reach zero.
@@ -79,7 +81,7 @@ async fn stats(port: u16) -> io::Result<serde_json::Value> {
 }
 
 fn settled(stats: &serde_json::Value) -> bool {
-    ["sessions", "inFlight", "tasks"]
+    ["sessions", "retained", "inFlight", "tasks"]
         .iter()
         .all(|k| stats[k].as_u64() == Some(0))
 }
@@ -95,7 +97,11 @@ async fn session_life(port: u16, seed: u64, counters: Arc<Counters>) -> io::Resu
         match rng.random_range(0..100) {
             // A plain call.
             0..55 => {
-                let tool = if rng.random_bool(0.5) { Tool::Echo } else { Tool::Add };
+                let tool = if rng.random_bool(0.5) {
+                    Tool::Echo
+                } else {
+                    Tool::Add
+                };
                 match session.call(requests.call(tool, id)).await {
                     Ok(()) => counters.calls.fetch_add(1, Ordering::Relaxed),
                     Err(_) => counters.unexpected.fetch_add(1, Ordering::Relaxed),
@@ -105,8 +111,9 @@ async fn session_life(port: u16, seed: u64, counters: Arc<Counters>) -> io::Resu
             55..70 => {
                 let ms = rng.random_range(50..400);
                 let wait = Duration::from_millis(rng.random_range(1..40));
-                let _ = tokio::time::timeout(wait, session.post(Requests::sleep_call(id, ms, false)))
-                    .await;
+                let _ =
+                    tokio::time::timeout(wait, session.post(Requests::sleep_call(id, ms, false)))
+                        .await;
                 session.disconnect();
                 counters.disconnects.fetch_add(1, Ordering::Relaxed);
                 session.reconnect().await?;
@@ -173,7 +180,12 @@ async fn session_life(port: u16, seed: u64, counters: Arc<Counters>) -> io::Resu
 }
 
 /// Runs `sessions` misbehaving sessions at once against a server with `/stats`.
-pub async fn run(spec: &ServerSpec, sessions: usize, seed: u64) -> io::Result<RobustnessFigures> {
+pub async fn run(
+    spec: &ServerSpec,
+    sessions: usize,
+    rounds: usize,
+    seed: u64,
+) -> io::Result<RobustnessFigures> {
     let server = spec.spawn_http().await?;
     let port = spec.port;
     // Warm-up: one round of well-behaved sessions.
@@ -187,38 +199,46 @@ pub async fn run(spec: &ServerSpec, sessions: usize, seed: u64) -> io::Result<Ro
     let rss_baseline_kib = server.rss_kib();
     let counters = Arc::new(Counters::default());
     let started = Instant::now();
-    let mut set = JoinSet::new();
-    for i in 0..sessions {
-        let counters = counters.clone();
-        set.spawn(session_life(port, seed.wrapping_add(i as u64), counters));
-    }
     let mut rss_peak_kib = 0;
     let mut failed = 0;
-    let mut sample = tokio::time::interval(Duration::from_millis(50));
-    loop {
-        tokio::select! {
-            joined = set.join_next() => match joined {
-                Some(Ok(Ok(()))) => {}
-                Some(_) => failed += 1,
-                None => break,
-            },
-            _ = sample.tick() => rss_peak_kib = rss_peak_kib.max(server.rss_kib()),
+    let mut rss_after_rounds = Vec::new();
+    let mut stats_after = serde_json::Value::Null;
+    let mut settle = Duration::ZERO;
+    for round in 0..rounds {
+        let mut set = JoinSet::new();
+        for i in 0..sessions {
+            let counters = counters.clone();
+            let seed = seed.wrapping_add((round * sessions + i) as u64);
+            set.spawn(session_life(port, seed, counters));
         }
+        let mut sample = tokio::time::interval(Duration::from_millis(50));
+        loop {
+            tokio::select! {
+                joined = set.join_next() => match joined {
+                    Some(Ok(Ok(()))) => {}
+                    Some(_) => failed += 1,
+                    None => break,
+                },
+                _ = sample.tick() => rss_peak_kib = rss_peak_kib.max(server.rss_kib()),
+            }
+        }
+        let settle_start = Instant::now();
+        stats_after = stats(port).await?;
+        while !settled(&stats_after) && settle_start.elapsed() < Duration::from_secs(10) {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            stats_after = stats(port).await?;
+        }
+        settle = settle.max(settle_start.elapsed());
+        // Past the tasks' 1 s ttl, so the store may drop them.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        rss_after_rounds.push(server.rss_kib());
     }
     let elapsed = started.elapsed();
-    let settle_start = Instant::now();
-    let mut stats_after = stats(port).await?;
-    while !settled(&stats_after) && settle_start.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        stats_after = stats(port).await?;
-    }
-    let settle = settle_start.elapsed();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let rss_after_kib = server.rss_kib();
     server.stop().await;
     let c = &counters;
     Ok(RobustnessFigures {
         sessions,
+        rounds,
         calls: c.calls.load(Ordering::Relaxed),
         disconnects: c.disconnects.load(Ordering::Relaxed),
         cancellations: c.cancellations.load(Ordering::Relaxed),
@@ -227,7 +247,7 @@ pub async fn run(spec: &ServerSpec, sessions: usize, seed: u64) -> io::Result<Ro
         unexpected_errors: c.unexpected.load(Ordering::Relaxed) + failed,
         rss_baseline_kib,
         rss_peak_kib,
-        rss_after_kib,
+        rss_after_rounds,
         stats_after,
         settle,
         elapsed,

@@ -24,8 +24,16 @@ fn broken(what: impl Into<String>) -> io::Error {
 impl StdioClient {
     /// Takes the child's pipes and runs the initialize handshake.
     pub async fn connect(server: &mut ServerProcess) -> io::Result<StdioClient> {
-        let stdin = server.child.stdin.take().ok_or_else(|| broken("no stdin"))?;
-        let stdout = server.child.stdout.take().ok_or_else(|| broken("no stdout"))?;
+        let stdin = server
+            .child
+            .stdin
+            .take()
+            .ok_or_else(|| broken("no stdin"))?;
+        let stdout = server
+            .child
+            .stdout
+            .take()
+            .ok_or_else(|| broken("no stdout"))?;
         let mut client = StdioClient {
             writer: BufWriter::with_capacity(64 * 1024, stdin),
             reader: BufReader::with_capacity(64 * 1024, stdout),
@@ -190,7 +198,16 @@ pub async fn run(
     calls_in(&mut client, &requests, mode, tool, 1, warmup, &mut discard).await?;
     let cpu_before = server.cpu();
     let started = Instant::now();
-    calls_in(&mut client, &requests, mode, tool, warmup + 1, calls, &mut latencies).await?;
+    calls_in(
+        &mut client,
+        &requests,
+        mode,
+        tool,
+        warmup + 1,
+        calls,
+        &mut latencies,
+    )
+    .await?;
     let elapsed = started.elapsed();
     let server_cpu = server.cpu().saturating_sub(cpu_before);
     let server_rss_kib = server.rss_kib();

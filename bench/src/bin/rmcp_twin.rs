@@ -73,7 +73,9 @@ impl ServerHandler for Twin {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         if args.stdio {
             let service = Twin::new().serve(rmcp::transport::stdio()).await?;

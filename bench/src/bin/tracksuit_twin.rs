@@ -6,7 +6,6 @@ use axum::routing::get;
 use clap::Parser;
 use tracksuit::transport::http::{HttpOptions, StreamableHttp};
 
-
 #[derive(Parser)]
 struct Args {
     #[arg(long)]
@@ -17,7 +16,9 @@ struct Args {
 
 fn main() -> std::io::Result<()> {
     let args = Args::parse();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         let server = tracksuit_bench::tracksuit_tools::server();
         if args.stdio {
@@ -30,6 +31,7 @@ fn main() -> std::io::Result<()> {
                 async move {
                     axum::Json(serde_json::json!({
                         "sessions": server.session_count(),
+                        "retained": server.retained_sessions(),
                         "inFlight": server.in_flight_requests(),
                         "tasks": server.running_tasks(),
                     }))

@@ -353,6 +353,20 @@ impl Server {
         self.live_sessions().len()
     }
 
+    /// Number of sessions whose state is still in memory, closed ones included: once every
+    /// connection and request of a closed session is gone this drops with
+    /// [`session_count`](Self::session_count). A gap that persists is a leak.
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!());
+    /// assert_eq!(server.retained_sessions(), 0);
+    /// ```
+    pub fn retained_sessions(&self) -> usize {
+        let mut sessions = lock(&self.inner.sessions);
+        sessions.retain(|w| w.strong_count() > 0);
+        sessions.len()
+    }
+
     /// Number of requests being served across all sessions.
     pub fn in_flight_requests(&self) -> usize {
         self.live_sessions()
