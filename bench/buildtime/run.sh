@@ -12,16 +12,15 @@
 #
 # Output (stdout): an env line, then one line per crate (wall seconds; *_cpu_s are user +
 # system seconds of cargo and the compilers, less sensitive to other load on the machine):
-#   buildtime env rustc="..." tools=50 runs=3 jobs=default cores=2 tracksuit_default_features=1
+#   buildtime-env rustc="..." tools=50 runs=3 jobs=default cores=2 tracksuit_default_features=1
 #     tracksuit_rev=<HEAD> loadavg_before=...
 #   buildtime tracksuit clean_s=... own_s=... incremental_s=... clean_cpu_s=... own_cpu_s=...
 #     incremental_cpu_s=... own_samples=a,b,c incremental_samples=a,b,c binary_mb=... dep_rebuilds=0
 #     loadavg_after=...   (all on one line; dep_rebuilds > 0 means something besides the
 #     generated crate was recompiled in the incremental/own runs, e.g. the runtime was edited)
-# The machine should be otherwise idle: other builds inflate the wall times (and, less so,
-# the CPU times).
 #   buildtime rmcp ...
-# Progress goes to stderr.
+# Progress goes to stderr. The machine should be otherwise idle: other builds inflate the
+# wall times (and, less so, the CPU times).
 #
 # Environment:
 #   BUILDTIME_JOBS   passed to cargo as -j (default: cargo's own, all cores)
@@ -433,7 +432,7 @@ measure() {
 }
 
 log "work dir $work; $tools tools; $runs runs; jobs ${BUILDTIME_JOBS:-default}; $(rustc --version)"
-echo "buildtime env rustc=\"$(rustc --version | cut -d' ' -f2)\" tools=$tools runs=$runs jobs=${BUILDTIME_JOBS:-default} cores=$(nproc) tracksuit_default_features=${BUILDTIME_TRACKSUIT_DEFAULT_FEATURES:-1} tracksuit_rev=$(git -C "$repo_root" rev-parse --short HEAD 2>/dev/null || echo unknown) loadavg_before=$(cut -d' ' -f1 /proc/loadavg)"
+echo "buildtime-env rustc=\"$(rustc --version | cut -d' ' -f2)\" tools=$tools runs=$runs jobs=${BUILDTIME_JOBS:-default} cores=$(nproc) tracksuit_default_features=${BUILDTIME_TRACKSUIT_DEFAULT_FEATURES:-1} tracksuit_rev=$(git -C "$repo_root" rev-parse --short HEAD 2>/dev/null || echo unknown) loadavg_before=$(cut -d' ' -f1 /proc/loadavg)"
 for name in tracksuit rmcp; do
   if [[ -z "$only" || "$only" == "$name" ]]; then
     measure "$name"

@@ -98,7 +98,8 @@ async fn run(args: Args) -> std::io::Result<()> {
         },
     ];
     let skip = |part: &str| args.skip.iter().any(|s| s == part);
-    let n = |calls: u64| (calls / args.scale_down).max(10);
+    let scale_down = args.scale_down;
+    let n = move |calls: u64| (calls / scale_down).max(10);
     let mut report = Report {
         servers: servers.iter().map(|s| s.name).collect(),
         ..Report::default()
@@ -112,7 +113,7 @@ async fn run(args: Args) -> std::io::Result<()> {
     }
 
     // Scenarios, every server in turn per scenario so drift hits them alike.
-    let mut scenarios: Vec<(String, Box<dyn Fn(&ServerSpec, Tool) -> Scenario>)> = Vec::new();
+    let mut scenarios: Vec<(String, MakeScenario)> = Vec::new();
     if !skip("stdio") {
         scenarios.push((
             "stdio sequential".into(),
@@ -198,6 +199,9 @@ async fn run(args: Args) -> std::io::Result<()> {
     log(format!("wrote {}", args.out.display()));
     Ok(())
 }
+
+/// Builds a scenario's parameters for one server and tool.
+type MakeScenario = Box<dyn Fn(&ServerSpec, Tool) -> Scenario>;
 
 enum Scenario {
     /// Mode, warm-up calls, measured calls.
