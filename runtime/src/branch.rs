@@ -115,7 +115,7 @@ impl TokenBudget {
 
     /// Refuses a request that may not fit: prompt estimate plus `maxTokens`.
     pub(crate) fn check(&self, request: &CreateMessageRequestParams) -> Result<(), SampleError> {
-        let needed = estimate_prompt(request) + request.max_tokens;
+        let needed = estimate_prompt(request).saturating_add(request.max_tokens);
         let remaining = self.remaining();
         if needed > remaining {
             return Err(SampleError::BudgetExceeded { remaining, needed });
@@ -134,7 +134,8 @@ impl TokenBudget {
             let n = |k: &str| u.get(k).and_then(serde_json::Value::as_u64);
             match (n("inputTokens"), n("outputTokens")) {
                 (None, None) => None,
-                (i, o) => Some(i.unwrap_or(0) + o.unwrap_or(0)),
+                // The client's numbers: any u64 each, so their sum must not overflow.
+                (i, o) => Some(i.unwrap_or(0).saturating_add(o.unwrap_or(0))),
             }
         });
         let used = reported.unwrap_or_else(|| {

@@ -132,9 +132,18 @@ async fn run(args: Args) -> std::io::Result<()> {
                     "HTTP, {sessions} session{}",
                     if sessions == 1 { "" } else { "s" }
                 ),
-                Box::new(move |_, _| Scenario::Http(sessions, (per / 10).max(5), per.max(10))),
+                Box::new(move |_, _| {
+                    Scenario::Http(sessions, (per / 10).max(5), per.max(10), true)
+                }),
             ));
         }
+        // The same single session with Nagle's algorithm left on where the twin allows it
+        // (plain `axum::serve` for tracksuit, rmcp's default setup; Node sets no-delay).
+        let per = n(400);
+        scenarios.push((
+            "HTTP, 1 session, TCP_NODELAY off".into(),
+            Box::new(move |_, _| Scenario::Http(1, (per / 10).max(5), per.max(10), false)),
+        ));
     }
     for (name, make) in &scenarios {
         for tool in [Tool::Echo, Tool::Add] {
@@ -148,8 +157,12 @@ async fn run(args: Args) -> std::io::Result<()> {
                     Scenario::Stdio(mode, warmup, calls) => {
                         stdio_load::run(spec, mode, tool, warmup, calls).await
                     }
-                    Scenario::Http(sessions, warmup, calls) => {
-                        http_load::run(spec, sessions, tool, warmup, calls).await
+                    Scenario::Http(sessions, warmup, calls, nodelay) => {
+                        let mut spec = spec.clone();
+                        if !nodelay && spec.name != "TS SDK" {
+                            spec.http_args.push("--no-nodelay".into());
+                        }
+                        http_load::run(&spec, sessions, tool, warmup, calls).await
                     }
                 };
                 match result {
@@ -206,13 +219,15 @@ type MakeScenario = Box<dyn Fn(&ServerSpec, Tool) -> Scenario>;
 enum Scenario {
     /// Mode, warm-up calls, measured calls.
     Stdio(StdioMode, u64, u64),
-    /// Sessions, warm-up calls and measured calls per session.
-    Http(usize, u64, u64),
+    /// Sessions, warm-up calls and measured calls per session, TCP_NODELAY on the server.
+    Http(usize, u64, u64, bool),
 }
 
 fn load_targets(report: &mut Report) {
     let mut groups: Vec<String> = report.rows.iter().map(|r| r.scenario.clone()).collect();
     groups.dedup();
+    // The Nagle row is informational (rmcp is measured in its untuned setup there).
+    groups.retain(|g| !g.contains("TCP_NODELAY off"));
     for group in groups {
         let rows: Vec<&Row> = report.rows.iter().filter(|r| r.scenario == group).collect();
         let mut worst_tp = f64::INFINITY;

@@ -12,6 +12,9 @@ struct Args {
     stdio: bool,
     #[arg(long, default_value_t = 9101)]
     port: u16,
+    /// Serve with plain `axum::serve` (no TCP_NODELAY).
+    #[arg(long)]
+    no_nodelay: bool,
 }
 
 fn main() -> std::io::Result<()> {
@@ -42,9 +45,10 @@ fn main() -> std::io::Result<()> {
             .router("/mcp")
             .route("/stats", get(stats));
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port)).await?;
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, app).await
+        if args.no_nodelay {
+            // Plain axum::serve: Nagle's algorithm left on, to show there is no cliff.
+            return axum::serve(listener, app).await;
+        }
+        tracksuit::transport::http::serve(listener, app).await
     })
 }

@@ -606,13 +606,33 @@ impl Server {
         addr: impl tokio::net::ToSocketAddrs,
         options: HttpOptions,
     ) -> std::io::Result<()> {
-        use axum::serve::ListenerExt;
         let app = StreamableHttp::new(self, options).router("/mcp");
-        let listener = tokio::net::TcpListener::bind(addr).await?.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, app).await
+        serve(tokio::net::TcpListener::bind(addr).await?, app).await
     }
+}
+
+/// Serves `app` (e.g. a [`StreamableHttp::router`] merged with your own routes) on
+/// `listener`, with `TCP_NODELAY` on every accepted connection.
+///
+/// Without `TCP_NODELAY`, a response written in two parts (SSE headers first, the result
+/// once a slow call finishes) can wait for the client's delayed ACK: ~40 ms per call.
+/// Plain `axum::serve` leaves Nagle's algorithm on.
+///
+/// ```no_run
+/// use tracksuit::transport::http::{HttpOptions, StreamableHttp, serve};
+/// # async fn run(server: tracksuit::Server) -> std::io::Result<()> {
+/// let app = StreamableHttp::new(server, HttpOptions::default())
+///     .router("/mcp")
+///     .route("/health", axum::routing::get(|| async { "ok" }));
+/// serve(tokio::net::TcpListener::bind("127.0.0.1:8000").await?, app).await
+/// # }
+/// ```
+pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, app).await
 }
 
 #[cfg(test)]
