@@ -16,7 +16,8 @@ use tracksuit::{Ctx, Server, ToolError, mcp_tool};
 struct Model {
     requests: Arc<Mutex<Vec<CreateMessageRequestParams>>>,
     barrier: Option<Arc<tokio::sync::Barrier>>,
-    usage: Option<u64>,
+    /// `usage.inputTokens` and `usage.outputTokens` to report.
+    usage: Option<(u64, u64)>,
 }
 
 impl Model {
@@ -42,8 +43,8 @@ impl Model {
                 }
                 let mut reply =
                     json!({"role":"assistant","model":"m","content":{"type":"text","text":"ok"}});
-                if let Some(u) = me.usage {
-                    reply["usage"] = json!({"inputTokens": u, "outputTokens": 0});
+                if let Some((input, output)) = me.usage {
+                    reply["usage"] = json!({"inputTokens": input, "outputTokens": output});
                 }
                 serde_json::from_value(reply).map_err(ErrorObject::internal)
             }
@@ -283,7 +284,7 @@ async fn depth_limits_only_tighten() {
 #[tokio::test]
 async fn budgets_are_checked_before_sending_and_charged_from_usage() {
     let mut model = Model::new(1);
-    model.usage = Some(600);
+    model.usage = Some((600, 0));
     let c = connect_in_memory(server(), model.client())
         .await
         .expect("connects");
@@ -294,6 +295,23 @@ async fn budgets_are_checked_before_sending_and_charged_from_usage() {
         "{r}"
     );
     assert_eq!(model.count(), 1, "only the request that fit was sent");
+}
+
+/// The client's usage figures can be any u64: a sum past `u64::MAX` spends the whole budget
+/// (it used to overflow: a panic in debug builds, a wrapped, tiny charge in release).
+#[tokio::test]
+async fn reported_usage_past_u64_max_spends_the_whole_budget() {
+    let mut model = Model::new(1);
+    model.usage = Some((u64::MAX, 1));
+    let c = connect_in_memory(server(), model.client())
+        .await
+        .expect("connects");
+    let r = text(&c.call_tool("budget", json!({})).await.expect("call"));
+    assert!(
+        r.contains("|(Ok(\"ok\"), Some(0), Err(BudgetExceeded { remaining: 0,"),
+        "{r}"
+    );
+    assert_eq!(model.count(), 1, "nothing is left for the second request");
 }
 
 #[tokio::test]
