@@ -30,6 +30,8 @@ pub struct Report {
     pub machine: Vec<String>,
     /// Targets: (target, figure, met).
     pub targets: Vec<(String, String, bool)>,
+    /// Runs per load scenario and server (the median by throughput is shown).
+    pub repeat: usize,
 }
 
 /// Formats a duration in µs (or ms above 10 ms).
@@ -62,8 +64,10 @@ impl Report {
              Release builds; the driver (`bench/src/bin/driver.rs`) speaks raw JSON-RPC to \
              every server with the same code, on one thread, pinned to nothing. The \
              machine is shared and has two cores, so throughput and latency move from run \
-             to run by 10–20 %; server CPU time per call (utime + stime from \
-             `/proc/<pid>/stat`) is the steadier figure.\n"
+             to run by 10–20 %. Every load scenario therefore runs {} time(s) per server, \
+             interleaved, and the run with the median throughput is shown. Server CPU time \
+             per call (utime + stime from `/proc/<pid>/stat`) is the steadier figure.\n",
+            self.repeat.max(1)
         );
         let _ = writeln!(out, "## Machine\n");
         for line in &self.machine {

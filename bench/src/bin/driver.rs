@@ -29,6 +29,9 @@ struct Args {
     /// Where to write the report.
     #[arg(long, default_value = "docs/performance.md")]
     out: PathBuf,
+    /// Runs per scenario and server; the median (by throughput) is reported.
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
     /// Divide every call count by this (for a quick look).
     #[arg(long, default_value_t = 1)]
     scale_down: u64,
@@ -102,6 +105,7 @@ async fn run(args: Args) -> std::io::Result<()> {
     let n = move |calls: u64| (calls / scale_down).max(10);
     let mut report = Report {
         servers: servers.iter().map(|s| s.name).collect(),
+        repeat: args.repeat,
         ..Report::default()
     };
     if let Some(path) = &args.machine {
@@ -152,31 +156,49 @@ async fn run(args: Args) -> std::io::Result<()> {
                 tool: tool.name(),
                 figures: vec![],
             };
-            for spec in &servers {
-                let result = match make(spec, tool) {
-                    Scenario::Stdio(mode, warmup, calls) => {
-                        stdio_load::run(spec, mode, tool, warmup, calls).await
-                    }
-                    Scenario::Http(sessions, warmup, calls, nodelay) => {
-                        let mut spec = spec.clone();
-                        if !nodelay && spec.name != "TS SDK" {
-                            spec.http_args.push("--no-nodelay".into());
+            // Each server `repeat` times, interleaved; the run with the median throughput
+            // is reported (the machine is shared, single runs swing by 20 %).
+            let mut runs: Vec<Vec<RunFigures>> = vec![Vec::new(); servers.len()];
+            let nodelay_off = |spec: &ServerSpec, nodelay: bool| {
+                let mut spec = spec.clone();
+                if !nodelay && spec.name != "TS SDK" {
+                    spec.http_args.push("--no-nodelay".into());
+                }
+                spec
+            };
+            let repeat = if name.contains("TCP_NODELAY off") {
+                1
+            } else {
+                args.repeat.max(1)
+            };
+            for _ in 0..repeat {
+                for (i, spec) in servers.iter().enumerate() {
+                    let result = match make(spec, tool) {
+                        Scenario::Stdio(mode, warmup, calls) => {
+                            stdio_load::run(spec, mode, tool, warmup, calls).await
                         }
-                        http_load::run(&spec, sessions, tool, warmup, calls).await
-                    }
-                };
-                match result {
-                    Ok(f) => {
-                        show(spec.name, name, tool, &f);
-                        row.figures.push(Some(f));
-                    }
-                    Err(e) => {
-                        let msg = format!("{} {name} {}: {e}", spec.name, tool.name());
-                        log(&msg);
-                        report.failures.push(msg);
-                        row.figures.push(None);
+                        Scenario::Http(sessions, warmup, calls, nodelay) => {
+                            let spec = nodelay_off(spec, nodelay);
+                            http_load::run(&spec, sessions, tool, warmup, calls).await
+                        }
+                    };
+                    match result {
+                        Ok(f) => {
+                            show(spec.name, name, tool, &f);
+                            runs[i].push(f);
+                        }
+                        Err(e) => {
+                            let msg = format!("{} {name} {}: {e}", spec.name, tool.name());
+                            log(&msg);
+                            report.failures.push(msg);
+                        }
                     }
                 }
+            }
+            for mut server_runs in runs {
+                server_runs.sort_by(|a, b| a.throughput().total_cmp(&b.throughput()));
+                let median = server_runs.len() / 2;
+                row.figures.push(server_runs.into_iter().nth(median));
             }
             report.rows.push(row);
         }
