@@ -218,6 +218,34 @@ pub enum ContentBlock {
     Resource(EmbeddedResource),
 }
 
+/// The same JSON as `serde_json::to_value(&block)`; a plain text block's string is moved
+/// in, not copied.
+///
+/// ```
+/// use tracksuit::protocol::ContentBlock;
+/// let block = ContentBlock::text("hi");
+/// assert_eq!(serde_json::Value::from(block), serde_json::json!({"type": "text", "text": "hi"}));
+/// ```
+impl From<ContentBlock> for serde_json::Value {
+    fn from(block: ContentBlock) -> Self {
+        use serde_json::Value;
+        match block {
+            ContentBlock::Text(TextContent {
+                text,
+                annotations: None,
+                meta: None,
+            }) => {
+                let mut map = JsonObject::new();
+                map.insert("type".into(), Value::String("text".into()));
+                map.insert("text".into(), Value::String(text));
+                Value::Object(map)
+            }
+            // Serialising plain data with string keys cannot fail.
+            other => serde_json::to_value(&other).unwrap_or(Value::Null),
+        }
+    }
+}
+
 impl ContentBlock {
     /// A text block.
     ///

@@ -163,11 +163,50 @@ impl CallToolResult {
 
     /// Structured content plus its JSON text as a text block (for older clients).
     pub fn structured(value: JsonObject) -> Self {
-        let text = serde_json::Value::Object(value.clone()).to_string();
+        // A map's `Serialize` cannot fail (string keys); the fallback is unreachable.
+        let text = serde_json::to_string(&value).unwrap_or_default();
         CallToolResult {
             structured_content: Some(value),
             ..Self::text(text)
         }
+    }
+}
+
+/// The same JSON as `serde_json::to_value(&result)`, built by moving the strings and maps
+/// in instead of copying them (the per-call path of every `tools/call`).
+///
+/// ```
+/// use tracksuit::protocol::CallToolResult;
+/// let result = CallToolResult::error_text("no such file");
+/// let expected = serde_json::to_value(&result).unwrap();
+/// assert_eq!(serde_json::Value::from(result), expected);
+/// ```
+impl From<CallToolResult> for serde_json::Value {
+    fn from(result: CallToolResult) -> Self {
+        use serde_json::Value;
+        let CallToolResult {
+            content,
+            structured_content,
+            is_error,
+            meta,
+            extra,
+        } = result;
+        let mut map = JsonObject::new();
+        map.insert(
+            "content".into(),
+            Value::Array(content.into_iter().map(Value::from).collect()),
+        );
+        if let Some(structured) = structured_content {
+            map.insert("structuredContent".into(), Value::Object(structured));
+        }
+        if let Some(is_error) = is_error {
+            map.insert("isError".into(), Value::Bool(is_error));
+        }
+        if let Some(meta) = meta {
+            map.insert("_meta".into(), Value::Object(meta));
+        }
+        map.extend(extra);
+        Value::Object(map)
     }
 }
 
@@ -186,4 +225,50 @@ pub struct ListToolsResult {
     /// Unknown fields, kept.
     #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
     pub extra: JsonObject,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn moving_conversion_matches_serde_for_every_shape() {
+        let shapes = [
+            json!({"content": []}),
+            json!({"content": [{"type": "text", "text": "plain"}]}),
+            json!({
+                "content": [
+                    {"type": "text", "text": "annotated", "annotations": {"priority": 0.5}},
+                    {"type": "text", "text": "with meta", "_meta": {"k": 1}},
+                    {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                    {"type": "resource_link", "uri": "file:///a", "name": "a"},
+                ],
+                "structuredContent": {"sum": 3, "nested": {"x": [1, 2]}},
+                "isError": false,
+                "_meta": {"progressToken": 1},
+                "vendorField": {"kept": true},
+            }),
+            json!({"content": [{"type": "text", "text": "boom"}], "isError": true}),
+        ];
+        for shape in shapes {
+            let result: CallToolResult = serde_json::from_value(shape.clone()).unwrap();
+            let by_serde = serde_json::to_value(&result).unwrap();
+            let moved = Value::from(result);
+            assert_eq!(moved, by_serde);
+            assert_eq!(moved, shape);
+        }
+    }
+
+    #[test]
+    fn structured_result_carries_the_same_json_as_text() {
+        let mut map = JsonObject::new();
+        map.insert("sum".into(), json!(3));
+        let result = CallToolResult::structured(map);
+        assert_eq!(result.content[0].as_text(), Some(r#"{"sum":3}"#));
+        assert_eq!(
+            result.structured_content,
+            Some(json!({"sum": 3}).as_object().unwrap().clone())
+        );
+    }
 }

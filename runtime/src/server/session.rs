@@ -519,7 +519,7 @@ async fn run_tool(
         Ok(Err(super::ToolError::Protocol(error))) => return Err(error),
         Err(panic) => CallToolResult::error_text(panic_message(&panic)),
     };
-    encode(result)
+    Ok(Value::from(result))
 }
 
 /// The spec caps completion values at 100 per response.
