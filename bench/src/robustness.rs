@@ -38,6 +38,13 @@ pub struct RobustnessFigures {
     pub rss_peak_kib: u64,
     /// RSS once everything settled, after each round.
     pub rss_after_rounds: Vec<u64>,
+    /// The twin's `/heap` before the run (after the baseline RSS was read) and after the
+    /// last round: heap in use, RSS, RSS after `malloc_trim(0)`.
+    pub heap_before: serde_json::Value,
+    /// See `heap_before`.
+    pub heap_after: serde_json::Value,
+    /// glibc heap in use (KiB) after each round, read beside `rss_after_rounds`.
+    pub heap_in_use_after_rounds: Vec<u64>,
     /// `/stats` once everything settled.
     pub stats_after: serde_json::Value,
     /// How long the counts took to reach zero.
@@ -57,6 +64,10 @@ struct Counters {
 }
 
 async fn stats(port: u16) -> io::Result<serde_json::Value> {
+    get_json(port, "/stats").await
+}
+
+async fn get_json(port: u16, path: &str) -> io::Result<serde_json::Value> {
     use http_body_util::BodyExt;
     let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
     let (mut sender, conn) =
@@ -64,7 +75,7 @@ async fn stats(port: u16) -> io::Result<serde_json::Value> {
             .await
             .map_err(io::Error::other)?;
     tokio::spawn(conn);
-    let request = hyper::Request::get("/stats")
+    let request = hyper::Request::get(path)
         .header(hyper::header::HOST, format!("127.0.0.1:{port}"))
         .body(http_body_util::Empty::<bytes::Bytes>::new())
         .map_err(io::Error::other)?;
@@ -197,11 +208,13 @@ pub async fn run(
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     let rss_baseline_kib = server.rss_kib();
+    let heap_before = get_json(port, "/heap/trim").await.unwrap_or_default();
     let counters = Arc::new(Counters::default());
     let started = Instant::now();
     let mut rss_peak_kib = 0;
     let mut failed = 0;
     let mut rss_after_rounds = Vec::new();
+    let mut heap_in_use_after_rounds = Vec::new();
     let mut stats_after = serde_json::Value::Null;
     let mut settle = Duration::ZERO;
     for round in 0..rounds {
@@ -232,8 +245,11 @@ pub async fn run(
         // Past the tasks' 1 s ttl, so the store may drop them.
         tokio::time::sleep(Duration::from_millis(1500)).await;
         rss_after_rounds.push(server.rss_kib());
+        let heap = get_json(port, "/heap").await.unwrap_or_default();
+        heap_in_use_after_rounds.push(heap["inUseKiB"].as_u64().unwrap_or_default());
     }
     let elapsed = started.elapsed();
+    let heap_after = get_json(port, "/heap/trim").await.unwrap_or_default();
     server.stop().await;
     let c = &counters;
     Ok(RobustnessFigures {
@@ -248,6 +264,9 @@ pub async fn run(
         rss_baseline_kib,
         rss_peak_kib,
         rss_after_rounds,
+        heap_before,
+        heap_after,
+        heap_in_use_after_rounds,
         stats_after,
         settle,
         elapsed,

@@ -1,6 +1,7 @@
 //! The benchmark server on tracksuit: `echo` (text) and `add` (structured output).
 //! `--stdio`, or Streamable HTTP on `--port` with `GET /stats` (live sessions, requests in
-//! flight, running tasks) for the robustness run.
+//! flight, running tasks) and `GET /heap` (glibc heap in use, RSS; `/heap/trim` also RSS
+//! after `malloc_trim(0)`) for the robustness run.
 
 use axum::routing::get;
 use clap::Parser;
@@ -43,7 +44,12 @@ fn main() -> std::io::Result<()> {
         };
         let app = StreamableHttp::new(server, HttpOptions::default())
             .router("/mcp")
-            .route("/stats", get(stats));
+            .route("/stats", get(stats))
+            .route("/heap", get(|| async { axum::Json(heap::report(false)) }))
+            .route(
+                "/heap/trim",
+                get(|| async { axum::Json(heap::report(true)) }),
+            );
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port)).await?;
         if args.no_nodelay {
             // Plain axum::serve: Nagle's algorithm left on, to show there is no cliff.
@@ -51,4 +57,45 @@ fn main() -> std::io::Result<()> {
         }
         tracksuit::transport::http::serve(listener, app).await
     })
+}
+
+/// What the allocator holds: the robustness run asks, to tell memory still in use from
+/// memory freed but kept by glibc malloc for reuse.
+mod heap {
+    /// `{"inUseKiB", "rssKiB"}`, and with `trim` `"rssAfterTrimKiB"`: `malloc_trim(0)`
+    /// hands free pages back to the system.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[allow(unsafe_code)]
+    pub fn report(trim: bool) -> serde_json::Value {
+        // SAFETY: mallinfo2 only reads the allocator's statistics.
+        let info = unsafe { libc::mallinfo2() };
+        let mut report = serde_json::json!({
+            "inUseKiB": (info.uordblks + info.hblkhd) / 1024,
+            "rssKiB": rss_kib(),
+        });
+        if trim {
+            // SAFETY: malloc_trim releases free memory; it is safe to call at any time.
+            unsafe { libc::malloc_trim(0) };
+            report["rssAfterTrimKiB"] = rss_kib().into();
+        }
+        report
+    }
+
+    /// Not glibc: nothing to report.
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    pub fn report(_trim: bool) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn rss_kib() -> u64 {
+        std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("VmRSS:"))
+                    .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            })
+            .unwrap_or(0)
+    }
 }
