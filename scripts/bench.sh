@@ -2,19 +2,21 @@
 # The performance and robustness harness: builds bench/ in release mode, runs the load
 # driver against the tracksuit, rmcp and TypeScript SDK twins (stdio and Streamable HTTP),
 # the in-process floor, idle-session memory, 10 000 held sessions, the robustness run, and
-# the 50-tool build-time comparison, then writes docs/performance.md.
+# the 50-tool build-time comparison, then writes docs/performance.md. The robustness run
+# is repeated against the same twin built with jemalloc (`--features jemalloc`).
 #
 #   scripts/bench.sh                 everything (about 15 minutes on 2 cores)
 #   BENCH_SKIP_BUILDTIME=1 scripts/bench.sh --scale-down 10   a quick look
 #
 # Extra arguments go to the driver (`--skip stdio,http,floor,idle,hold,robust`,
-# `--scale-down N`). Nothing else should run on the machine meanwhile.
+# `--scale-down N`, `--repeat N` runs per load scenario (default 3, median shown),
+# `--robust-rounds N` (default 10)). Nothing else should run on the machine meanwhile.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/bench"
 
 echo "--- building the driver and the Rust twins (release)" >&2
-cargo build --release --quiet --bins
+cargo build --release --quiet --bins --features jemalloc
 echo "--- installing the TypeScript twin (pinned @modelcontextprotocol/sdk)" >&2
 (cd ts && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm ci --no-audit --no-fund)
 
@@ -45,6 +47,7 @@ fi
 echo "--- load, floor, memory and robustness runs" >&2
 ./target/release/driver \
     --tracksuit target/release/tracksuit_twin \
+    --tracksuit-jemalloc target/release/tracksuit_twin_jemalloc \
     --rmcp target/release/rmcp_twin \
     --ts ts/server.mjs \
     --machine "$work/machine.txt" \

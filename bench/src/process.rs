@@ -18,6 +18,8 @@ pub struct ServerSpec {
     pub port: u16,
     /// Extra arguments for HTTP mode (after `--port N`).
     pub http_args: Vec<String>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
 }
 
 /// A running server.
@@ -35,6 +37,7 @@ impl ServerSpec {
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args)
             .arg("--stdio")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -51,6 +54,7 @@ impl ServerSpec {
             .arg("--port")
             .arg(self.port.to_string())
             .args(&self.http_args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

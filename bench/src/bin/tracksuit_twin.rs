@@ -19,6 +19,12 @@ struct Args {
 }
 
 fn main() -> std::io::Result<()> {
+    serve(true)
+}
+
+/// Runs the twin; `glibc_heap` says whether `/heap` may ask glibc malloc (not when another
+/// global allocator is in place, as in `tracksuit_twin_jemalloc`).
+pub fn serve(glibc_heap: bool) -> std::io::Result<()> {
     let args = Args::parse();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -45,10 +51,13 @@ fn main() -> std::io::Result<()> {
         let app = StreamableHttp::new(server, HttpOptions::default())
             .router("/mcp")
             .route("/stats", get(stats))
-            .route("/heap", get(|| async { axum::Json(heap::report(false)) }))
+            .route(
+                "/heap",
+                get(move || async move { axum::Json(heap::report(glibc_heap, false)) }),
+            )
             .route(
                 "/heap/trim",
-                get(|| async { axum::Json(heap::report(true)) }),
+                get(move || async move { axum::Json(heap::report(glibc_heap, true)) }),
             );
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port)).await?;
         if args.no_nodelay {
@@ -66,7 +75,10 @@ mod heap {
     /// hands free pages back to the system.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     #[allow(unsafe_code)]
-    pub fn report(trim: bool) -> serde_json::Value {
+    pub fn report(glibc: bool, trim: bool) -> serde_json::Value {
+        if !glibc {
+            return serde_json::Value::Null;
+        }
         // SAFETY: mallinfo2 only reads the allocator's statistics.
         let info = unsafe { libc::mallinfo2() };
         let mut report = serde_json::json!({
@@ -83,7 +95,7 @@ mod heap {
 
     /// Not glibc: nothing to report.
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    pub fn report(_trim: bool) -> serde_json::Value {
+    pub fn report(_glibc: bool, _trim: bool) -> serde_json::Value {
         serde_json::Value::Null
     }
 
