@@ -64,7 +64,7 @@ impl Report {
              Release builds; the driver (`bench/src/bin/driver.rs`) speaks raw JSON-RPC to \
              every server with the same code, on one thread, pinned to nothing. The \
              machine is shared and has two cores, so throughput and latency move from run \
-             to run by 10–20 %. Every load scenario therefore runs {} time(s) per server, \
+             to run by 10–30 %. Every load scenario therefore runs {} time(s) per server, \
              interleaved, and the run with the median throughput is shown. Server CPU time \
              per call (utime + stime from `/proc/<pid>/stat`) is the steadier figure.\n",
             self.repeat.max(1)
