@@ -45,6 +45,8 @@ pub struct RobustnessFigures {
     pub heap_after: serde_json::Value,
     /// glibc heap in use (KiB) after each round, read beside `rss_after_rounds`.
     pub heap_in_use_after_rounds: Vec<u64>,
+    /// Anonymous RSS (KiB: heap and stacks, not the binary's pages) after each round.
+    pub anon_after_rounds: Vec<u64>,
     /// `/stats` once everything settled.
     pub stats_after: serde_json::Value,
     /// How long the counts took to reach zero.
@@ -215,6 +217,7 @@ pub async fn run(
     let mut failed = 0;
     let mut rss_after_rounds = Vec::new();
     let mut heap_in_use_after_rounds = Vec::new();
+    let mut anon_after_rounds = Vec::new();
     let mut stats_after = serde_json::Value::Null;
     let mut settle = Duration::ZERO;
     for round in 0..rounds {
@@ -250,6 +253,9 @@ pub async fn run(
         if let Some(kib) = heap["inUseKiB"].as_u64() {
             heap_in_use_after_rounds.push(kib);
         }
+        if let Some(kib) = heap["anonKiB"].as_u64() {
+            anon_after_rounds.push(kib);
+        }
     }
     let elapsed = started.elapsed();
     let heap_after = get_json(port, "/heap/trim").await.unwrap_or_default();
@@ -270,6 +276,7 @@ pub async fn run(
         heap_before,
         heap_after,
         heap_in_use_after_rounds,
+        anon_after_rounds,
         stats_after,
         settle,
         elapsed,

@@ -71,41 +71,44 @@ pub fn serve(glibc_heap: bool) -> std::io::Result<()> {
 /// What the allocator holds: the robustness run asks, to tell memory still in use from
 /// memory freed but kept by glibc malloc for reuse.
 mod heap {
-    /// `{"inUseKiB", "rssKiB"}`, and with `trim` `"rssAfterTrimKiB"`: `malloc_trim(0)`
-    /// hands free pages back to the system.
+    /// `{"rssKiB", "anonKiB"}` (all resident memory, and the anonymous part: the heap and
+    /// stacks, not the binary's pages); under glibc malloc also `"inUseKiB"`, and with
+    /// `trim` the same two RSS figures after `malloc_trim(0)` hands free pages back.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     #[allow(unsafe_code)]
     pub fn report(glibc: bool, trim: bool) -> serde_json::Value {
-        if !glibc {
-            return serde_json::Value::Null;
-        }
-        // SAFETY: mallinfo2 only reads the allocator's statistics.
-        let info = unsafe { libc::mallinfo2() };
         let mut report = serde_json::json!({
-            "inUseKiB": (info.uordblks + info.hblkhd) / 1024,
-            "rssKiB": rss_kib(),
+            "rssKiB": status_kib("VmRSS:"),
+            "anonKiB": status_kib("RssAnon:"),
         });
-        if trim {
-            // SAFETY: malloc_trim releases free memory; it is safe to call at any time.
-            unsafe { libc::malloc_trim(0) };
-            report["rssAfterTrimKiB"] = rss_kib().into();
+        if glibc {
+            // SAFETY: mallinfo2 only reads the allocator's statistics.
+            let info = unsafe { libc::mallinfo2() };
+            report["inUseKiB"] = ((info.uordblks + info.hblkhd) / 1024).into();
+            if trim {
+                // SAFETY: malloc_trim releases free memory; it is safe to call at any time.
+                unsafe { libc::malloc_trim(0) };
+                report["rssAfterTrimKiB"] = status_kib("VmRSS:").into();
+                report["anonAfterTrimKiB"] = status_kib("RssAnon:").into();
+            }
         }
         report
     }
 
-    /// Not glibc: nothing to report.
+    /// Not glibc on Linux: nothing to report.
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     pub fn report(_glibc: bool, _trim: bool) -> serde_json::Value {
         serde_json::Value::Null
     }
 
+    /// A `/proc/self/status` figure in KiB.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    fn rss_kib() -> u64 {
+    fn status_kib(key: &str) -> u64 {
         std::fs::read_to_string("/proc/self/status")
             .ok()
             .and_then(|s| {
                 s.lines()
-                    .find_map(|l| l.strip_prefix("VmRSS:"))
+                    .find_map(|l| l.strip_prefix(key))
                     .and_then(|v| v.split_whitespace().next()?.parse().ok())
             })
             .unwrap_or(0)
