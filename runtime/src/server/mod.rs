@@ -362,9 +362,7 @@ impl Server {
     /// assert_eq!(server.retained_sessions(), 0);
     /// ```
     pub fn retained_sessions(&self) -> usize {
-        let mut sessions = lock(&self.inner.sessions);
-        sessions.retain(|w| w.strong_count() > 0);
-        sessions.len()
+        self.sessions().len()
     }
 
     /// Number of requests being served across all sessions.
@@ -408,15 +406,18 @@ impl Server {
     }
 
     pub(crate) fn register_session(&self, session: &Arc<ServerSession>) {
-        let mut sessions = lock(&self.inner.sessions);
-        sessions.retain(|w| w.strong_count() > 0);
-        sessions.push(Arc::downgrade(session));
+        self.sessions().push(Arc::downgrade(session));
     }
 
-    fn live_sessions(&self) -> Vec<Arc<ServerSession>> {
+    /// The session list, locked, with the entries of dropped sessions removed.
+    fn sessions(&self) -> std::sync::MutexGuard<'_, Vec<Weak<ServerSession>>> {
         let mut sessions = lock(&self.inner.sessions);
         sessions.retain(|w| w.strong_count() > 0);
         sessions
+    }
+
+    fn live_sessions(&self) -> Vec<Arc<ServerSession>> {
+        self.sessions()
             .iter()
             .filter_map(Weak::upgrade)
             .filter(|s| !s.peer().is_closed())
