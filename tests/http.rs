@@ -394,6 +394,34 @@ async fn idle_sessions_expire() {
     );
 }
 
+/// An idle server still drops sessions whose clients vanished: before, expiry only ran when
+/// the next session was created, so a burst of clients that never sent `DELETE` stayed in
+/// memory until another client came.
+#[tokio::test]
+async fn idle_sessions_expire_without_new_traffic() {
+    let http = StreamableHttp::new(
+        server(),
+        HttpOptions::default().session_idle_timeout(Duration::from_millis(50)),
+    );
+    let app = http.router("/mcp");
+    initialize(&app).await;
+    initialize(&app).await;
+    assert_eq!(http.session_count(), 2);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while http.session_count() > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(http.session_count(), 0, "swept in the background");
+    // The sweeper ended with the last session; a new session starts it again.
+    initialize(&app).await;
+    assert_eq!(http.session_count(), 1);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while http.session_count() > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(http.session_count(), 0, "swept again");
+}
+
 /// Found by the robustness benchmark: a cancelled call's SSE stream stayed open until the
 /// client gave up, and its request id stayed "in flight" for the session's lifetime.
 #[tokio::test]

@@ -2,13 +2,17 @@
 //! status notifications, `input_required` with related-task metadata, ttl expiry, the
 //! SQLite store across servers, and handoff / branching tools run as tasks.
 
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tracksuit::client::{Client, ClientBuilder, connect_in_memory};
 use tracksuit::protocol::*;
-use tracksuit::task::{SqliteTaskStore, TaskOptions};
+use tracksuit::task::{
+    InMemoryTaskStore, SqliteTaskStore, TaskOptions, TaskPage, TaskRecord, TaskStore,
+    TaskStoreError,
+};
 use tracksuit::{Ctx, Json, PhaseCtx, RequestError, Server, ServerOptions, ToolError, mcp_tool};
 
 /// Waits `ms` milliseconds, then echoes `text`.
@@ -557,6 +561,50 @@ async fn tasks_expire_after_their_ttl() {
         .expect("task")
         .task;
     assert_eq!(t.ttl, Some(5_000));
+}
+
+/// An in-memory store the test can look into while a server uses it.
+#[derive(Clone, Default)]
+struct Visible(Arc<InMemoryTaskStore>);
+
+impl TaskStore for Visible {
+    fn put(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        self.0.put(record)
+    }
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        self.0.get(id)
+    }
+    fn list<'a>(
+        &'a self,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<TaskPage, TaskStoreError>> {
+        self.0.list(after, limit)
+    }
+    fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
+        self.0.remove_expired(now_ms)
+    }
+}
+
+/// Before, expired records were deleted only when the next task request came, so an idle
+/// server kept every result of a burst of tasks for as long as it stayed idle.
+#[tokio::test]
+async fn expired_tasks_leave_the_store_without_further_requests() {
+    let store = Visible::default();
+    let c = connect(server(fast()).task_store(store.clone())).await;
+    for ttl in [100, 150, 200] {
+        c.call_tool_as_task("slow_echo", json!({"text": "x", "ms": 0}), Some(ttl))
+            .await
+            .expect("task");
+    }
+    let stored = || async { store.0.list(None, 10).await.expect("list").records.len() };
+    assert_eq!(stored().await, 3);
+    // No request from here on: only the server's own sweeper can delete them.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while stored().await > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(stored().await, 0, "deleted once their ttl ran out");
 }
 
 #[tokio::test]

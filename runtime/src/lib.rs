@@ -25,10 +25,12 @@
 
 pub mod authoring;
 pub mod branch;
+mod capacity;
 pub mod client;
 pub mod context;
 pub mod elicitation;
 pub mod handoff;
+mod on_demand;
 pub mod peer;
 pub mod protocol;
 pub mod sampling;

@@ -162,7 +162,7 @@ impl Peer {
 
     /// Resolves a request this peer sent. Unknown ids are ignored (late or duplicate answers).
     pub fn resolve(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) -> bool {
-        match lock(&self.outgoing).remove(id) {
+        match crate::capacity::remove(&mut lock(&self.outgoing), id) {
             Some(done) => {
                 let _ = done.send(outcome);
                 true
@@ -207,7 +207,7 @@ impl Peer {
                 _ = cancel.cancelled() => None,
                 r = AssertUnwindSafe(handler).catch_unwind() => Some(r),
             };
-            lock(&peer.incoming).remove(&id);
+            crate::capacity::remove(&mut lock(&peer.incoming), &id);
             let message = match outcome {
                 None => {
                     let _ = peer.tx.send(Outbound::Abandoned(id));
@@ -226,7 +226,7 @@ impl Peer {
 
     /// Cancels an incoming request: its handler future is dropped and no response is sent.
     pub fn cancel_incoming(&self, id: &RequestId) -> bool {
-        match lock(&self.incoming).remove(id) {
+        match crate::capacity::remove(&mut lock(&self.incoming), id) {
             Some(token) => {
                 token.cancel();
                 true
@@ -285,7 +285,7 @@ struct PendingGuard<'a> {
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         if let Some(id) = self.id.take()
-            && lock(&self.peer.outgoing).remove(&id).is_some()
+            && crate::capacity::remove(&mut lock(&self.peer.outgoing), &id).is_some()
             && !self.peer.is_closed()
         {
             let params = CancelledNotificationParams {

@@ -15,6 +15,7 @@ pub(crate) use session::{decode, encode};
 pub use tool::{ServerTools, Tool, ToolError, ToolFn, ToolSet};
 pub use uri_template::UriTemplate;
 
+use crate::capacity::ReleaseSpare;
 use crate::peer::lock;
 use crate::protocol::{
     Implementation, ResourceUpdatedNotificationParams, Tool as ToolDescriptor, methods,
@@ -413,6 +414,7 @@ impl Server {
     fn sessions(&self) -> std::sync::MutexGuard<'_, Vec<Weak<ServerSession>>> {
         let mut sessions = lock(&self.inner.sessions);
         sessions.retain(|w| w.strong_count() > 0);
+        sessions.release_spare();
         sessions
     }
 

@@ -5,17 +5,19 @@
 
 use super::store::{InMemoryTaskStore, TaskOutcome, TaskRecord, TaskStore};
 use super::{RELATED_TASK_META, TaskOptions};
+use crate::on_demand::OnDemand;
 use crate::peer::lock;
 use crate::protocol::*;
 use crate::server::ServerSession;
 use base64::Engine as _;
 use serde_json::{Value, json};
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 /// Milliseconds since the Unix epoch.
@@ -170,6 +172,61 @@ pub(crate) struct TaskEngine {
     store: RwLock<Arc<dyn TaskStore>>,
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     last_purge: AtomicU64,
+    expiries: Arc<Expiries>,
+}
+
+/// When the records this engine stored fall due, so they are deleted on time even when no
+/// further task request comes (an idle server would otherwise keep every result until the
+/// next one).
+#[derive(Default)]
+struct Expiries {
+    /// Due times (ms since the epoch), earliest first.
+    due: Mutex<BinaryHeap<Reverse<u64>>>,
+    /// An earlier due time was added, or the engine went away.
+    changed: Notify,
+    sweeper: OnDemand,
+}
+
+impl Drop for TaskEngine {
+    fn drop(&mut self) {
+        self.expiries.changed.notify_one();
+    }
+}
+
+/// Deletes expired records as they fall due, while the engine exists and has due times.
+async fn sweep_expired(engine: Weak<TaskEngine>, expiries: Arc<Expiries>) {
+    loop {
+        let next = lock(&expiries.due).peek().map(|Reverse(at)| *at);
+        if let Some(at) = next {
+            let wait = Duration::from_millis(at.saturating_sub(now_ms()));
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = expiries.changed.notified() => {}
+            }
+        }
+        let Some(engine) = engine.upgrade() else {
+            return;
+        };
+        let now = now_ms();
+        let fell_due = {
+            let mut due = lock(&expiries.due);
+            let mut fell_due = false;
+            while due.peek().is_some_and(|Reverse(at)| *at <= now) {
+                due.pop();
+                fell_due = true;
+            }
+            fell_due
+        };
+        if fell_due {
+            engine.remove_expired(now).await;
+        }
+        if expiries
+            .sweeper
+            .should_end(|| lock(&expiries.due).is_empty())
+        {
+            return;
+        }
+    }
 }
 
 const CURSOR_PREFIX: &str = "tracksuit-task:";
@@ -189,6 +246,7 @@ impl TaskEngine {
             store: RwLock::new(Arc::new(InMemoryTaskStore::new())),
             live: Mutex::new(HashMap::new()),
             last_purge: AtomicU64::new(0),
+            expiries: Arc::default(),
         })
     }
 
@@ -225,8 +283,31 @@ impl TaskEngine {
         {
             return;
         }
+        self.remove_expired(now).await;
+    }
+
+    async fn remove_expired(&self, now: u64) {
+        self.last_purge.store(now, Ordering::Relaxed);
         if let Err(e) = self.store().remove_expired(now).await {
             tracing::warn!(error = %e, "could not delete expired tasks");
+        }
+    }
+
+    /// Has the record stored now deleted soon after `at`, even if no request comes.
+    fn expire_at(self: &Arc<Self>, at: u64) {
+        let earliest = {
+            let mut due = lock(&self.expiries.due);
+            let earliest = due.peek().is_none_or(|Reverse(first)| at < *first);
+            due.push(Reverse(at));
+            earliest
+        };
+        let mut started = false;
+        self.expiries.sweeper.start(|| {
+            started = true;
+            tokio::spawn(sweep_expired(Arc::downgrade(self), self.expiries.clone()));
+        });
+        if earliest && !started {
+            self.expiries.changed.notify_one();
         }
     }
 
@@ -282,6 +363,9 @@ impl TaskEngine {
             expires_at,
         };
         self.store().put(record).await.map_err(store_error)?;
+        if let Some(at) = expires_at {
+            self.expire_at(at);
+        }
         lock(&self.live).insert(task.task_id.clone(), live.clone());
         let fut = work(live.clone(), live.cancel.clone());
         let engine = self.clone();
@@ -317,7 +401,7 @@ impl TaskEngine {
                 }
             }
             live.cancel.cancel();
-            lock(&engine.live).remove(&live.id);
+            crate::capacity::remove(&mut lock(&engine.live), &live.id);
         });
         Ok(task)
     }

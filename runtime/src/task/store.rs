@@ -1,5 +1,6 @@
 //! Where tasks live: the [`TaskStore`] trait, the record it keeps, and the in-memory default.
 
+use crate::capacity::ReleaseSpare;
 use crate::protocol::{ErrorObject, Task};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -200,6 +201,7 @@ impl TaskStore for InMemoryTaskStore {
             m.order.remove(seq);
             m.by_id.remove(id);
         }
+        m.by_id.release_spare();
         let n = expired.len();
         Box::pin(async move { Ok(n) })
     }

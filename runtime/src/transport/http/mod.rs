@@ -22,6 +22,8 @@
 
 mod streams;
 
+use crate::capacity::ReleaseSpare;
+use crate::on_demand::OnDemand;
 use crate::peer::{Outbound, lock};
 use crate::protocol::{ErrorObject, JsonRpcMessage, SUPPORTED_PROTOCOL_VERSIONS, methods};
 use crate::server::{Server, ServerSession};
@@ -33,7 +35,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use streams::{Mode, STANDALONE, Streams, parse_event_id, priming};
 use tokio::sync::mpsc;
@@ -129,7 +131,8 @@ struct Shared {
     server: Server,
     options: HttpOptions,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
-    last_sweep: Mutex<Instant>,
+    /// Drops idle sessions in the background while there are sessions.
+    sweeper: OnDemand,
 }
 
 /// The Streamable HTTP endpoint of a [`Server`].
@@ -154,7 +157,7 @@ impl StreamableHttp {
                 server,
                 options,
                 sessions: Mutex::new(HashMap::new()),
-                last_sweep: Mutex::new(Instant::now()),
+                sweeper: OnDemand::default(),
             }),
         }
     }
@@ -173,28 +176,26 @@ impl StreamableHttp {
 
     /// Drops sessions idle longer than the configured timeout; returns how many.
     pub fn expire_idle_sessions(&self) -> usize {
-        self.shared.sweep(true)
+        self.shared.sweep()
     }
 }
 
 impl Shared {
-    fn sweep(&self, force: bool) -> usize {
+    /// Drops the sessions idle past the timeout; returns how many.
+    fn sweep(&self) -> usize {
         let idle = self.options.session_idle_timeout;
-        {
-            let mut last = lock(&self.last_sweep);
-            if !force && last.elapsed() < (idle / 4).max(Duration::from_secs(1)) {
-                return 0;
-            }
-            *last = Instant::now();
-        }
         let mut expired = Vec::new();
-        lock(&self.sessions).retain(|_, s| {
-            let keep = lock(&s.last_active).elapsed() < idle || lock(&s.streams).has_live();
-            if !keep {
-                expired.push(s.clone());
-            }
-            keep
-        });
+        {
+            let mut sessions = lock(&self.sessions);
+            sessions.retain(|_, s| {
+                let keep = lock(&s.last_active).elapsed() < idle || lock(&s.streams).has_live();
+                if !keep {
+                    expired.push(s.clone());
+                }
+                keep
+            });
+            sessions.release_spare();
+        }
         for s in &expired {
             s.engine.close();
         }
@@ -219,7 +220,6 @@ impl Shared {
     }
 
     fn create_session(self: &Arc<Self>) -> (String, Arc<HttpSession>) {
-        self.sweep(false);
         let id = format!("{:032x}", rand::random::<u128>());
         let (tx, mut rx) = mpsc::unbounded_channel();
         let engine = ServerSession::new(self.server.clone(), tx);
@@ -249,7 +249,34 @@ impl Shared {
             }
         });
         lock(&self.sessions).insert(id.clone(), session.clone());
+        self.sweeper.start(|| {
+            tokio::spawn(sweep_idle_sessions(Arc::downgrade(self)));
+        });
         (id, session)
+    }
+}
+
+/// Sweeps idle sessions every quarter of the idle timeout (0.1 s to 60 s) while the endpoint
+/// exists and has sessions.
+async fn sweep_idle_sessions(shared: Weak<Shared>) {
+    loop {
+        let Some(period) = shared.upgrade().map(|s| {
+            (s.options.session_idle_timeout / 4)
+                .clamp(Duration::from_millis(100), Duration::from_secs(60))
+        }) else {
+            return;
+        };
+        tokio::time::sleep(period).await;
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        shared.sweep();
+        if shared
+            .sweeper
+            .should_end(|| lock(&shared.sessions).is_empty())
+        {
+            return;
+        }
     }
 }
 
@@ -468,7 +495,7 @@ fn delete(shared: Arc<Shared>, headers: HeaderMap) -> Response {
             "Bad Request: Mcp-Session-Id header is required",
         );
     };
-    match lock(&shared.sessions).remove(id) {
+    match crate::capacity::remove(&mut lock(&shared.sessions), id) {
         Some(session) => {
             session.engine.close();
             StatusCode::OK.into_response()

@@ -4,6 +4,7 @@
 //! Event ids are `{stream}-{seq}`: globally unique within the session and enough to find
 //! the originating stream when a client resumes.
 
+use crate::capacity::ReleaseSpare;
 use crate::protocol::{JsonRpcMessage, RequestId};
 use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
@@ -213,7 +214,7 @@ impl Streams {
             s.done = true;
             s.live = None;
             if let Some(r) = s.request.take() {
-                self.by_request.remove(&r);
+                crate::capacity::remove(&mut self.by_request, &r);
             }
         }
         self.finished.push_back(stream);
@@ -222,6 +223,7 @@ impl Streams {
                 self.streams.remove(&old);
             }
         }
+        self.streams.release_spare();
     }
 
     /// Closes every live connection.
