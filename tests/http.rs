@@ -394,6 +394,35 @@ async fn idle_sessions_expire() {
     );
 }
 
+/// A burst of sessions closing down starts the release of freed memory (glibc
+/// `malloc_trim`) in the background; the endpoint keeps serving meanwhile and afterwards.
+#[tokio::test]
+async fn a_subsided_burst_of_sessions_keeps_serving_while_memory_is_released() {
+    let http = StreamableHttp::new(server(), HttpOptions::default());
+    let app = http.router("/mcp");
+    let mut sessions = Vec::new();
+    for _ in 0..80 {
+        sessions.push(initialize(&app).await);
+    }
+    for session in sessions.drain(..70) {
+        let del = Request::delete("/mcp")
+            .header("host", "localhost")
+            .header("mcp-session-id", &session)
+            .body(Body::empty())
+            .expect("req");
+        assert_eq!(send(&app, del).await.status(), StatusCode::OK);
+    }
+    assert_eq!(http.session_count(), 10);
+    // Past the second of quiet after which memory is released.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{}}});
+    for session in sessions.iter().chain([&initialize(&app).await]) {
+        let events = sse_events(send(&app, post(&call.to_string(), Some(session))).await, 2).await;
+        let v: Value = serde_json::from_str(&events.last().expect("event").1).expect("json");
+        assert_eq!(v["result"]["content"][0]["text"], "hello");
+    }
+}
+
 /// An idle server still drops sessions whose clients vanished: before, expiry only ran when
 /// the next session was created, so a burst of clients that never sent `DELETE` stayed in
 /// memory until another client came.

@@ -32,7 +32,7 @@ pub struct RobustnessFigures {
     pub tasks_cancelled: u64,
     /// Errors the driver saw where the server should have answered.
     pub unexpected_errors: u64,
-    /// RSS after a warm-up, before the run.
+    /// RSS after a warm-up (a small round of the same misbehaviour), before the run.
     pub rss_baseline_kib: u64,
     /// RSS sampled at the busiest point.
     pub rss_peak_kib: u64,
@@ -53,6 +53,8 @@ pub struct RobustnessFigures {
     pub settle: Duration,
     /// Wall time of the run.
     pub elapsed: Duration,
+    /// The twin's `/heap` when it had just started, before the warm-up.
+    pub heap_cold: serde_json::Value,
 }
 
 #[derive(Default)]
@@ -192,6 +194,25 @@ async fn session_life(port: u16, seed: u64, counters: Arc<Counters>) -> io::Resu
     Ok(())
 }
 
+/// Sessions in the warm-up round.
+const WARM_UP_SESSIONS: usize = 64;
+
+/// How long to wait once `/stats` is all zero before reading memory: past the tasks' 1 s
+/// ttl (the store drops them when it runs out) and the second the HTTP transport waits after
+/// a burst before it gives memory back.
+const QUIET: Duration = Duration::from_millis(3000);
+
+/// Waits (up to 10 s) until `/stats` is all zero; how long it took and the last reading.
+async fn settle(port: u16) -> io::Result<(Duration, serde_json::Value)> {
+    let start = Instant::now();
+    let mut stats_now = stats(port).await?;
+    while !settled(&stats_now) && start.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        stats_now = stats(port).await?;
+    }
+    Ok((start.elapsed(), stats_now))
+}
+
 /// Runs `sessions` misbehaving sessions at once against a server with `/stats`.
 pub async fn run(
     spec: &ServerSpec,
@@ -201,14 +222,26 @@ pub async fn run(
 ) -> io::Result<RobustnessFigures> {
     let server = spec.spawn_http().await?;
     let port = spec.port;
-    // Warm-up: one round of well-behaved sessions.
-    let requests = Requests::default();
-    for s in crate::http_load::open_sessions(port, 64, 16).await {
-        let mut s = s?;
-        s.call(requests.call(Tool::Echo, 2)).await?;
-        s.delete().await?;
+    let heap_cold = get_json(port, "/heap").await.unwrap_or_default();
+    // Warm-up: one small round of the same misbehaviour, so what every server builds once
+    // (validators compiled on first use, runtime and allocator per-thread structures) is in
+    // the baseline; the rounds then show what a burst of 1 000 sessions leaves behind.
+    let mut warm_up = JoinSet::new();
+    let warm_counters = Arc::new(Counters::default());
+    for i in 0..WARM_UP_SESSIONS {
+        let seed = seed.wrapping_sub(1 + i as u64);
+        warm_up.spawn(session_life(port, seed, warm_counters.clone()));
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    while let Some(joined) = warm_up.join_next().await {
+        joined.map_err(io::Error::other)??;
+    }
+    let (_, warm_stats) = settle(port).await?;
+    if !settled(&warm_stats) {
+        return Err(io::Error::other(format!(
+            "the warm-up did not settle: {warm_stats}"
+        )));
+    }
+    tokio::time::sleep(QUIET).await;
     let rss_baseline_kib = server.rss_kib();
     let heap_before = get_json(port, "/heap/trim").await.unwrap_or_default();
     let counters = Arc::new(Counters::default());
@@ -219,7 +252,7 @@ pub async fn run(
     let mut heap_in_use_after_rounds = Vec::new();
     let mut anon_after_rounds = Vec::new();
     let mut stats_after = serde_json::Value::Null;
-    let mut settle = Duration::ZERO;
+    let mut settle_time = Duration::ZERO;
     for round in 0..rounds {
         let mut set = JoinSet::new();
         for i in 0..sessions {
@@ -238,15 +271,10 @@ pub async fn run(
                 _ = sample.tick() => rss_peak_kib = rss_peak_kib.max(server.rss_kib()),
             }
         }
-        let settle_start = Instant::now();
-        stats_after = stats(port).await?;
-        while !settled(&stats_after) && settle_start.elapsed() < Duration::from_secs(10) {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            stats_after = stats(port).await?;
-        }
-        settle = settle.max(settle_start.elapsed());
-        // Past the tasks' 1 s ttl, so the store may drop them.
-        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let (took, after) = settle(port).await?;
+        stats_after = after;
+        settle_time = settle_time.max(took);
+        tokio::time::sleep(QUIET).await;
         rss_after_rounds.push(server.rss_kib());
         let heap = get_json(port, "/heap").await.unwrap_or_default();
         // Absent when the twin runs another allocator than glibc malloc.
@@ -269,7 +297,9 @@ pub async fn run(
         cancellations: c.cancellations.load(Ordering::Relaxed),
         tasks_started: c.tasks_started.load(Ordering::Relaxed),
         tasks_cancelled: c.tasks_cancelled.load(Ordering::Relaxed),
-        unexpected_errors: c.unexpected.load(Ordering::Relaxed) + failed,
+        unexpected_errors: c.unexpected.load(Ordering::Relaxed)
+            + warm_counters.unexpected.load(Ordering::Relaxed)
+            + failed,
         rss_baseline_kib,
         rss_peak_kib,
         rss_after_rounds,
@@ -278,7 +308,8 @@ pub async fn run(
         heap_in_use_after_rounds,
         anon_after_rounds,
         stats_after,
-        settle,
+        settle: settle_time,
         elapsed,
+        heap_cold,
     })
 }

@@ -227,7 +227,13 @@ async fn run(args: Args) -> std::io::Result<()> {
     }
     if !skip("robust") {
         let rounds = args.robust_rounds.max(2);
-        robust_section(&mut report, &servers[0], 1_000, rounds, "robustness").await;
+        robust_section(&mut report, &servers[0], 1_000, rounds, RobustRun::Default).await;
+        let no_tcache = ServerSpec {
+            name: "tracksuit (glibc thread cache off)",
+            env: vec![("GLIBC_TUNABLES".into(), NO_TCACHE.into())],
+            ..servers[0].clone()
+        };
+        robust_section(&mut report, &no_tcache, 1_000, rounds, RobustRun::NoThreadCache).await;
         if let Some(program) = &args.tracksuit_jemalloc {
             let spec = ServerSpec {
                 name: "tracksuit (jemalloc)",
@@ -235,8 +241,7 @@ async fn run(args: Args) -> std::io::Result<()> {
                 env: vec![("_RJEM_MALLOC_CONF".into(), JEMALLOC_CONF.into())],
                 ..servers[0].clone()
             };
-            let label = "robustness, jemalloc twin";
-            robust_section(&mut report, &spec, 1_000, rounds, label).await;
+            robust_section(&mut report, &spec, 1_000, rounds, RobustRun::Jemalloc).await;
         }
     }
     if let Some(path) = &args.buildtime {
@@ -450,150 +455,165 @@ async fn hold_section(report: &mut Report, spec: &ServerSpec, sessions: usize) {
 /// jemalloc settings for `tracksuit_twin_jemalloc`: hand freed pages back after about 1 s.
 const JEMALLOC_CONF: &str = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0";
 
+/// glibc with its per-thread caches off, to tell what the server holds from what the
+/// allocator caches.
+const NO_TCACHE: &str = "glibc.malloc.tcache_count=0";
+
+/// Which robustness run.
+#[derive(Clone, Copy, PartialEq)]
+enum RobustRun {
+    /// The twin as shipped: glibc malloc, no tuning.
+    Default,
+    /// `GLIBC_TUNABLES=glibc.malloc.tcache_count=0`.
+    NoThreadCache,
+    /// `tracksuit_twin_jemalloc`.
+    Jemalloc,
+}
+
+impl RobustRun {
+    fn label(self) -> &'static str {
+        match self {
+            RobustRun::Default => "robustness",
+            RobustRun::NoThreadCache => "robustness, glibc thread cache off",
+            RobustRun::Jemalloc => "robustness, jemalloc twin",
+        }
+    }
+}
+
 async fn robust_section(
     report: &mut Report,
     spec: &ServerSpec,
     sessions: usize,
     rounds: usize,
-    label: &str,
+    run: RobustRun,
 ) {
-    match robustness::run(spec, sessions, rounds, 0x5eed).await {
-        Ok(f) => {
-            log(format!("{label}: {f:?}"));
-            let settled = ["sessions", "retained", "inFlight", "tasks"]
-                .iter()
-                .all(|k| f.stats_after[k].as_u64() == Some(0));
-            let last = f.rss_after_rounds.last().copied().unwrap_or_default();
-            // A leak adds about the same every round; what the allocator keeps for reuse,
-            // or capacity grown once, levels off. So the last round is compared with the
-            // middle one (not the first, which still includes the one-time growth).
-            let middle = |series: &[u64]| series.get(series.len() / 2).copied().unwrap_or_default();
-            let flat = |series: &[u64]| {
-                series.last().copied().unwrap_or_default() as f64 <= middle(series) as f64 * 1.10
-            };
-            let series = |s: &[u64]| s.iter().map(u64::to_string).collect::<Vec<_>>().join(" → ");
-            let rss_rounds = series(&f.rss_after_rounds);
-            let heap_rounds = series(&f.heap_in_use_after_rounds);
-            report.targets.push((
-                format!("{label}: {sessions} misbehaving sessions leave no sessions, requests or tasks behind"),
-                format!("`/stats` afterwards: `{}` (settled in {})", f.stats_after, dur(f.settle)),
-                settled && f.unexpected_errors == 0,
-            ));
-            report.targets.push((
-                format!("{label}: RSS back near the pre-run baseline (within 25 %)"),
-                format!(
-                    "{} KiB before, {last} KiB after the last round",
-                    f.rss_baseline_kib
-                ),
-                last as f64 <= f.rss_baseline_kib as f64 * 1.25,
-            ));
-            let kib = |v: &serde_json::Value, k: &str| v[k].as_u64();
-            // Resident memory also counts the binary's own code pages, which grow as the
-            // run reaches new paths (tasks, cancellation) and which the kernel can drop at
-            // will; the anonymous part is what the server holds. Both are shown; the
-            // anonymous figure is judged.
-            if let (Some(used_before), Some(used_after), Some(anon_before), Some(anon_after)) = (
-                kib(&f.heap_before, "inUseKiB"),
-                kib(&f.heap_after, "inUseKiB"),
-                kib(&f.heap_before, "anonAfterTrimKiB"),
-                kib(&f.heap_after, "anonAfterTrimKiB"),
-            ) {
-                let rss = |v: &serde_json::Value| {
-                    kib(v, "rssAfterTrimKiB").map_or("?".into(), |k| k.to_string())
-                };
-                report.targets.push((
-                    format!("{label}: memory in use back near baseline (anonymous RSS after `malloc_trim(0)` within 25 %)"),
-                    format!(
-                        "heap in use {used_before} → {used_after} KiB; after trim: anonymous \
-                         RSS {anon_before} → {anon_after} KiB, all RSS {} → {} KiB",
-                        rss(&f.heap_before),
-                        rss(&f.heap_after)
-                    ),
-                    anon_after as f64 <= anon_before as f64 * 1.25,
-                ));
-            } else if let (Some(anon_before), Some(&anon_after)) =
-                (kib(&f.heap_before, "anonKiB"), f.anon_after_rounds.last())
-            {
-                report.targets.push((
-                    format!("{label}: anonymous RSS back near the pre-run baseline (within 25 %)"),
-                    format!(
-                        "{anon_before} KiB before; after each round {} KiB",
-                        series(&f.anon_after_rounds)
-                    ),
-                    anon_after as f64 <= anon_before as f64 * 1.25,
-                ));
-            }
-            if !f.heap_in_use_after_rounds.is_empty() {
-                report.targets.push((
-                    format!("{label}: no leak — heap in use (glibc `mallinfo2`) after the last round within 10 % of the middle round"),
-                    format!("after each round {heap_rounds} KiB"),
-                    flat(&f.heap_in_use_after_rounds),
-                ));
-            }
-            report.targets.push((
-                format!("{label}: RSS stops growing (last round within 10 % of the middle round)"),
-                format!(
-                    "baseline {} KiB; after each round {rss_rounds} KiB",
-                    f.rss_baseline_kib
-                ),
-                flat(&f.rss_after_rounds),
-            ));
-            if label != "robustness" {
-                report.sections.push((
-                    "Robustness with jemalloc".into(),
-                    format!(
-                        "The same run against `tracksuit_twin_jemalloc` (the same server with \
-                         `tikv-jemallocator` as the global allocator, \
-                         `_RJEM_MALLOC_CONF={JEMALLOC_CONF}`), to show what an application \
-                         that must give memory back after a burst can get without touching \
-                         tracksuit: RSS {} KiB after warm-up, {} KiB at the peak, after each \
-                         round {rss_rounds} KiB; `/stats` afterwards `{}`, {} unexpected errors.",
-                        f.rss_baseline_kib, f.rss_peak_kib, f.stats_after, f.unexpected_errors
-                    ),
-                ));
-                return;
-            }
-            report.sections.push((
-                "Robustness".into(),
-                format!(
-                    "{rounds} rounds of {sessions} concurrent sessions, each doing 3–7 random \
-                     actions then `DELETE`: plain calls, dropping the TCP connection during a \
-                     slow call, cancelling a slow call (`notifications/cancelled` from a second \
-                     connection; its stream must end at once), starting a task-augmented call \
-                     and cancelling it (`tasks/cancel`) or leaving it to run; a fifth also \
-                     vanish mid-call before the final `DELETE`. Took {:.1} s: {} calls \
-                     completed, {} disconnects, {} cancellations, {} tasks started ({} \
-                     cancelled), {} unexpected errors. Afterwards `/stats` = `{}` (`retained` \
-                     counts session state still in memory, closed or not) after {}. RSS: {} \
-                     KiB after warm-up, {} KiB at the peak, after each round {} KiB; glibc \
-                     heap in use after each round {} KiB. RSS does not come back to the \
-                     baseline by itself, but the heap in use does level off after a one-time \
-                     growth of about 1 MiB (not attributed yet; capacity sized for the peak, \
-                     such as maps and tokio's I/O slab, would look like this): the RSS \
-                     plateau is free memory glibc malloc keeps for reuse, which \
-                     `malloc_trim(0)` (the twin's `GET /heap/trim`) hands back — see the \
-                     targets above for RSS before and after. A server that must shrink after \
-                     a burst can call `malloc_trim` or use another allocator; tracksuit \
-                     itself forbids unsafe code and leaves the allocator to the application. \
-                     Tasks are created with a 1 s ttl and each round waits past it.",
-                    f.elapsed.as_secs_f64(),
-                    f.calls,
-                    f.disconnects,
-                    f.cancellations,
-                    f.tasks_started,
-                    f.tasks_cancelled,
-                    f.unexpected_errors,
-                    f.stats_after,
-                    dur(f.settle),
-                    f.rss_baseline_kib,
-                    f.rss_peak_kib,
-                    rss_rounds,
-                    heap_rounds
-                ),
-            ));
-        }
-        Err(e) => report.failures.push(format!("{label}: {e}")),
+    let label = run.label();
+    let f = match robustness::run(spec, sessions, rounds, 0x5eed).await {
+        Ok(f) => f,
+        Err(e) => return report.failures.push(format!("{label}: {e}")),
+    };
+    log(format!("{label}: {f:?}"));
+    let settled = ["sessions", "retained", "inFlight", "tasks"]
+        .iter()
+        .all(|k| f.stats_after[k].as_u64() == Some(0));
+    let last = f.rss_after_rounds.last().copied().unwrap_or_default();
+    // A leak adds about the same every round; what an allocator caches levels off. So the
+    // last round is compared with the middle one (not the first, which still includes what
+    // is built once).
+    let middle = |series: &[u64]| series.get(series.len() / 2).copied().unwrap_or_default();
+    let flat = |series: &[u64]| {
+        series.last().copied().unwrap_or_default() as f64 <= middle(series) as f64 * 1.10
+    };
+    let series = |s: &[u64]| s.iter().map(u64::to_string).collect::<Vec<_>>().join(" → ");
+    let kib = |v: &serde_json::Value, k: &str| v[k].as_u64();
+    let rss_rounds = series(&f.rss_after_rounds);
+    let heap_rounds = series(&f.heap_in_use_after_rounds);
+    let anon_rounds = series(&f.anon_after_rounds);
+    let added = f.rss_peak_kib.saturating_sub(f.rss_baseline_kib).max(1);
+    let given_back = 100.0 * f.rss_peak_kib.saturating_sub(last) as f64 / added as f64;
+    let memory = format!(
+        "RSS {} KiB after warm-up, {} KiB at the peak, {last} KiB after the last round \
+         ({:.2}× the baseline; {given_back:.0} % of what the burst added given back)",
+        f.rss_baseline_kib,
+        f.rss_peak_kib,
+        last as f64 / f.rss_baseline_kib.max(1) as f64
+    );
+    if run == RobustRun::Jemalloc {
+        report.sections.push((
+            "Robustness with jemalloc".into(),
+            format!(
+                "The same run against `tracksuit_twin_jemalloc` (the same server with \
+                 `tikv-jemallocator` as the global allocator, \
+                 `_RJEM_MALLOC_CONF={JEMALLOC_CONF}`), for comparison: {memory}; after each \
+                 round {rss_rounds} KiB (anonymous: {anon_rounds} KiB); `/stats` afterwards \
+                 `{}`, {} unexpected errors.",
+                f.stats_after, f.unexpected_errors
+            ),
+        ));
+        return;
     }
+    report.targets.push((
+        format!("{label}: {sessions} misbehaving sessions leave no sessions, requests or tasks behind"),
+        format!("`/stats` afterwards: `{}` (settled in {})", f.stats_after, dur(f.settle)),
+        settled && f.unexpected_errors == 0,
+    ));
+    let (Some(used_before), Some(used_after), Some(anon_before), Some(&anon_after)) = (
+        kib(&f.heap_before, "inUseKiB"),
+        kib(&f.heap_after, "inUseKiB"),
+        kib(&f.heap_before, "anonKiB"),
+        f.anon_after_rounds.last(),
+    ) else {
+        return report
+            .failures
+            .push(format!("{label}: the twin's /heap gave no glibc figures"));
+    };
+    if run == RobustRun::NoThreadCache {
+        // Without the per-thread caches, whatever stays is what the server holds.
+        report.targets.push((
+            format!("{label}: the server holds nothing after the burst (heap in use and anonymous RSS within 10 % of the baseline; `GLIBC_TUNABLES={NO_TCACHE}`)"),
+            format!(
+                "heap in use {used_before} → {used_after} KiB; anonymous RSS {anon_before} → \
+                 {anon_after} KiB; {memory}"
+            ),
+            used_after as f64 <= used_before as f64 * 1.10
+                && anon_after as f64 <= anon_before as f64 * 1.10,
+        ));
+        return;
+    }
+    report.targets.push((
+        format!("{label}: memory back near the baseline by itself (at least 90 % of what the burst added given back; glibc malloc, no tuning)"),
+        memory.clone(),
+        given_back >= 90.0,
+    ));
+    report.targets.push((
+        format!("{label}: no leak — heap in use (glibc `mallinfo2`) after the last round within 10 % of the middle round"),
+        format!("after each round {heap_rounds} KiB"),
+        flat(&f.heap_in_use_after_rounds),
+    ));
+    report.targets.push((
+        format!("{label}: RSS stops growing (last round within 10 % of the middle round)"),
+        format!(
+            "baseline {} KiB; after each round {rss_rounds} KiB",
+            f.rss_baseline_kib
+        ),
+        flat(&f.rss_after_rounds),
+    ));
+    report.sections.push((
+        "Robustness".into(),
+        format!(
+            "{rounds} rounds of {sessions} concurrent sessions, each doing 3–7 random \
+             actions then `DELETE`: plain calls, dropping the TCP connection during a \
+             slow call, cancelling a slow call (`notifications/cancelled` from a second \
+             connection; its stream must end at once), starting a task-augmented call \
+             and cancelling it (`tasks/cancel`) or leaving it to run; a fifth also \
+             vanish mid-call before the final `DELETE`. Before the rounds, a warm-up round \
+             of 64 such sessions, so what is built once (validators compiled on first use, \
+             per-thread runtime and allocator structures) is in the baseline; tasks have a \
+             1 s ttl and memory is read 3 s after `/stats` reaches zero. Took {:.1} s: {} \
+             calls completed, {} disconnects, {} cancellations, {} tasks started ({} \
+             cancelled), {} unexpected errors. Afterwards `/stats` = `{}` (`retained` \
+             counts session state still in memory, closed or not) after {}.\n\n\
+             Memory: {memory}; after each round {rss_rounds} KiB. glibc heap in use \
+             {used_before} KiB before, after each round {heap_rounds} KiB; anonymous RSS \
+             {anon_before} KiB before, after each round {anon_rounds} KiB. When a burst of \
+             sessions has closed down to a quarter and the count has stopped falling for a \
+             second, the HTTP transport asks glibc to return free pages (`malloc_trim`, \
+             `HttpOptions::release_memory_after_bursts`, on by default); without that, glibc \
+             keeps the burst's pages (RSS stayed near the 50–60 MiB peak before it existed). \
+             What stays above the baseline is glibc's per-thread cache (tcache: freed small \
+             chunks each thread keeps, which pin their pages); the run with it off \
+             (`GLIBC_TUNABLES={NO_TCACHE}`, the next target row) comes back to the baseline.",
+            f.elapsed.as_secs_f64(),
+            f.calls,
+            f.disconnects,
+            f.cancellations,
+            f.tasks_started,
+            f.tasks_cancelled,
+            f.unexpected_errors,
+            f.stats_after,
+            dur(f.settle),
+        ),
+    ));
 }
 
 fn buildtime_section(report: &mut Report, path: &PathBuf) -> std::io::Result<()> {

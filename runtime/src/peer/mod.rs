@@ -162,7 +162,8 @@ impl Peer {
 
     /// Resolves a request this peer sent. Unknown ids are ignored (late or duplicate answers).
     pub fn resolve(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) -> bool {
-        match crate::capacity::remove(&mut lock(&self.outgoing), id) {
+        let removed = crate::capacity::remove(&mut lock(&self.outgoing), id);
+        match removed {
             Some(done) => {
                 let _ = done.send(outcome);
                 true
@@ -226,7 +227,8 @@ impl Peer {
 
     /// Cancels an incoming request: its handler future is dropped and no response is sent.
     pub fn cancel_incoming(&self, id: &RequestId) -> bool {
-        match crate::capacity::remove(&mut lock(&self.incoming), id) {
+        let removed = crate::capacity::remove(&mut lock(&self.incoming), id);
+        match removed {
             Some(token) => {
                 token.cancel();
                 true

@@ -23,6 +23,7 @@
 mod streams;
 
 use crate::capacity::ReleaseSpare;
+use crate::memory::BurstWatch;
 use crate::on_demand::OnDemand;
 use crate::peer::{Outbound, lock};
 use crate::protocol::{ErrorObject, JsonRpcMessage, SUPPORTED_PROTOCOL_VERSIONS, methods};
@@ -67,6 +68,11 @@ pub struct HttpOptions {
     pub max_body_size: usize,
     /// Events kept on the standalone stream for `Last-Event-ID` replay.
     pub replay_buffer: usize,
+    /// Once a burst of sessions (64 or more open at once) has closed down to a quarter and
+    /// the count has stopped falling for a second, ask the allocator to hand the freed
+    /// memory back to the operating system (glibc `malloc_trim`; nothing under other
+    /// allocators). Default: on.
+    pub release_memory_after_bursts: bool,
 }
 
 impl Default for HttpOptions {
@@ -79,6 +85,7 @@ impl Default for HttpOptions {
             sse_retry: Duration::from_millis(1000),
             max_body_size: 4 * 1024 * 1024,
             replay_buffer: 256,
+            release_memory_after_bursts: true,
         }
     }
 }
@@ -113,6 +120,19 @@ impl HttpOptions {
         self.max_body_size = bytes;
         self
     }
+
+    /// Whether to give memory back after a burst of sessions (default on; see the field of
+    /// the same name).
+    ///
+    /// ```
+    /// use tracksuit::transport::http::HttpOptions;
+    /// let options = HttpOptions::default().release_memory_after_bursts(false);
+    /// assert!(!options.release_memory_after_bursts);
+    /// ```
+    pub fn release_memory_after_bursts(mut self, on: bool) -> Self {
+        self.release_memory_after_bursts = on;
+        self
+    }
 }
 
 struct HttpSession {
@@ -133,6 +153,8 @@ struct Shared {
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     /// Drops idle sessions in the background while there are sessions.
     sweeper: OnDemand,
+    /// Tells when a burst of sessions has subsided.
+    bursts: BurstWatch,
 }
 
 /// The Streamable HTTP endpoint of a [`Server`].
@@ -158,6 +180,7 @@ impl StreamableHttp {
                 options,
                 sessions: Mutex::new(HashMap::new()),
                 sweeper: OnDemand::default(),
+                bursts: BurstWatch::default(),
             }),
         }
     }
@@ -182,7 +205,7 @@ impl StreamableHttp {
 
 impl Shared {
     /// Drops the sessions idle past the timeout; returns how many.
-    fn sweep(&self) -> usize {
+    fn sweep(self: &Arc<Self>) -> usize {
         let idle = self.options.session_idle_timeout;
         let mut expired = Vec::new();
         {
@@ -199,7 +222,50 @@ impl Shared {
         for s in &expired {
             s.engine.close();
         }
+        if !expired.is_empty() {
+            self.sessions_closed();
+        }
         expired.len()
+    }
+
+    /// After sessions closed: once a burst has subsided and the count has stopped falling,
+    /// gives the memory it used back to the operating system.
+    fn sessions_closed(self: &Arc<Self>) {
+        if !self.options.release_memory_after_bursts {
+            return;
+        }
+        let open = lock(&self.sessions).len();
+        if !self.bursts.closed(open) {
+            return;
+        }
+        let shared = Arc::downgrade(self);
+        tokio::spawn(async move {
+            // Release whenever the count has held still for a period, again if more sessions
+            // close after that; stop once none are left, new ones come, or patience runs out.
+            let mut last = open;
+            let mut released_at = None;
+            for _ in 0..RELEASE_PATIENCE {
+                tokio::time::sleep(RELEASE_QUIET).await;
+                let Some(now) = shared.upgrade().map(|s| lock(&s.sessions).len()) else {
+                    return;
+                };
+                if now < last {
+                    last = now;
+                    continue;
+                }
+                if released_at != Some(now) {
+                    let _ = tokio::task::spawn_blocking(crate::memory::release_free_memory).await;
+                    released_at = Some(now);
+                }
+                if now == 0 || now > last {
+                    break;
+                }
+            }
+            if let Some(shared) = shared.upgrade() {
+                let open = lock(&shared.sessions).len();
+                shared.bursts.released(open);
+            }
+        });
     }
 
     fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Rejection> {
@@ -248,7 +314,12 @@ impl Shared {
                 }
             }
         });
-        lock(&self.sessions).insert(id.clone(), session.clone());
+        let open = {
+            let mut sessions = lock(&self.sessions);
+            sessions.insert(id.clone(), session.clone());
+            sessions.len()
+        };
+        self.bursts.opened(open);
         self.sweeper.start(|| {
             tokio::spawn(sweep_idle_sessions(Arc::downgrade(self)));
         });
@@ -495,14 +566,23 @@ fn delete(shared: Arc<Shared>, headers: HeaderMap) -> Response {
             "Bad Request: Mcp-Session-Id header is required",
         );
     };
-    match crate::capacity::remove(&mut lock(&shared.sessions), id) {
+    // Not in the `match` itself: the lock guard would live to its end, and closing takes it.
+    let removed = crate::capacity::remove(&mut lock(&shared.sessions), id);
+    match removed {
         Some(session) => {
             session.engine.close();
+            shared.sessions_closed();
             StatusCode::OK.into_response()
         }
         None => http_error(StatusCode::NOT_FOUND, "Session not found"),
     }
 }
+
+/// After a burst, the session count must hold still for this long before memory is given
+/// back (so what the closing sessions free is included)...
+const RELEASE_QUIET: Duration = Duration::from_secs(1);
+/// ...and the watch ends after this many periods.
+const RELEASE_PATIENCE: usize = 30;
 
 /// How long a POST waits for its first event before sending the SSE headers alone.
 const SSE_COALESCE: Duration = Duration::from_millis(2);
