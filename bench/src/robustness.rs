@@ -198,9 +198,9 @@ async fn session_life(port: u16, seed: u64, counters: Arc<Counters>) -> io::Resu
 const WARM_UP_SESSIONS: usize = 64;
 
 /// How long to wait once `/stats` is all zero before reading memory: past the tasks' 1 s
-/// ttl (the store drops them when it runs out) and the second the HTTP transport waits after
-/// a burst before it gives memory back.
-const QUIET: Duration = Duration::from_millis(3000);
+/// ttl (the store drops them when it runs out) and the 8 s after the last session closed in
+/// which the HTTP transport gives memory back.
+const QUIET: Duration = Duration::from_millis(8000);
 
 /// Waits (up to 10 s) until `/stats` is all zero; how long it took and the last reading.
 async fn settle(port: u16) -> io::Result<(Duration, serde_json::Value)> {

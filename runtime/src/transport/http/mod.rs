@@ -257,7 +257,17 @@ impl Shared {
                     let _ = tokio::task::spawn_blocking(crate::memory::release_free_memory).await;
                     released_at = Some(now);
                 }
-                if now == 0 || now > last {
+                if now == 0 {
+                    // The last sessions' stragglers (tasks still finishing, connections
+                    // closing, records reaching their ttl) free more a little later.
+                    for wait in RELEASE_TAIL {
+                        tokio::time::sleep(wait).await;
+                        let _ =
+                            tokio::task::spawn_blocking(crate::memory::release_free_memory).await;
+                    }
+                    break;
+                }
+                if now > last {
                     break;
                 }
             }
@@ -583,6 +593,8 @@ fn delete(shared: Arc<Shared>, headers: HeaderMap) -> Response {
 const RELEASE_QUIET: Duration = Duration::from_secs(1);
 /// ...and the watch ends after this many periods.
 const RELEASE_PATIENCE: usize = 30;
+/// Once no session is left: released again after these pauses.
+const RELEASE_TAIL: [Duration; 2] = [Duration::from_secs(2), Duration::from_secs(4)];
 
 /// How long a POST waits for its first event before sending the SSE headers alone.
 const SSE_COALESCE: Duration = Duration::from_millis(2);
