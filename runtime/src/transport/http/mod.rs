@@ -39,7 +39,7 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use streams::{Mode, STANDALONE, Streams, parse_event_id, priming};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 /// An HTTP status and message for a refused request.
 type Rejection = (StatusCode, &'static str);
@@ -153,6 +153,8 @@ struct Shared {
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     /// Drops idle sessions in the background while there are sessions.
     sweeper: OnDemand,
+    /// Wakes the sweeper when the endpoint is dropped, so it does not sleep on.
+    dropped: Arc<Notify>,
     /// Tells when a burst of sessions has subsided.
     bursts: BurstWatch,
 }
@@ -180,6 +182,7 @@ impl StreamableHttp {
                 options,
                 sessions: Mutex::new(HashMap::new()),
                 sweeper: OnDemand::default(),
+                dropped: Arc::default(),
                 bursts: BurstWatch::default(),
             }),
         }
@@ -331,15 +334,24 @@ impl Shared {
         };
         self.bursts.opened(open);
         self.sweeper.start(|| {
-            tokio::spawn(sweep_idle_sessions(Arc::downgrade(self)));
+            tokio::spawn(sweep_idle_sessions(
+                Arc::downgrade(self),
+                self.dropped.clone(),
+            ));
         });
         (id, session)
     }
 }
 
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.dropped.notify_one();
+    }
+}
+
 /// Sweeps idle sessions every quarter of the idle timeout (0.1 s to 60 s) while the endpoint
 /// exists and has sessions.
-async fn sweep_idle_sessions(shared: Weak<Shared>) {
+async fn sweep_idle_sessions(shared: Weak<Shared>, dropped: Arc<Notify>) {
     loop {
         let Some(period) = shared.upgrade().map(|s| {
             (s.options.session_idle_timeout / 4)
@@ -347,7 +359,10 @@ async fn sweep_idle_sessions(shared: Weak<Shared>) {
         }) else {
             return;
         };
-        tokio::time::sleep(period).await;
+        tokio::select! {
+            _ = tokio::time::sleep(period) => {}
+            _ = dropped.notified() => return,
+        }
         let Some(shared) = shared.upgrade() else {
             return;
         };
