@@ -134,6 +134,31 @@ async fn initialize(app: &axum::Router) -> String {
     session
 }
 
+/// `DELETE` of `session`.
+fn delete(session: &str) -> Request<Body> {
+    Request::delete("/mcp")
+        .header("host", "localhost")
+        .header("mcp-session-id", session)
+        .body(Body::empty())
+        .expect("req")
+}
+
+/// Calls `hello` in `session` and returns the result's text.
+async fn call_hello(app: &axum::Router, session: &str) -> Value {
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{}}});
+    let events = sse_events(send(app, post(&call.to_string(), Some(session))).await, 2).await;
+    let v: Value = serde_json::from_str(&events.last().expect("event").1).expect("json");
+    v["result"]["content"][0]["text"].clone()
+}
+
+/// Waits (up to 5 s) until `http` has no session left.
+async fn until_no_sessions(http: &StreamableHttp) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while http.session_count() > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn app() -> axum::Router {
     StreamableHttp::new(server(), HttpOptions::default()).router("/mcp")
 }
@@ -155,12 +180,7 @@ async fn session_lifecycle_and_sse_call() {
     let result: Value = serde_json::from_str(&events[2].1).expect("json");
     assert_eq!(result["result"]["content"][0]["text"], "hello");
 
-    let del = Request::delete("/mcp")
-        .header("host", "localhost")
-        .header("mcp-session-id", &session)
-        .body(Body::empty())
-        .expect("req");
-    assert_eq!(send(&app, del).await.status(), StatusCode::OK);
+    assert_eq!(send(&app, delete(&session)).await.status(), StatusCode::OK);
     let again = send(&app, post(&call.to_string(), Some(&session))).await;
     assert_eq!(again.status(), StatusCode::NOT_FOUND);
 }
@@ -369,10 +389,7 @@ async fn bad_http_input_gets_the_right_status_and_the_server_keeps_serving() {
     assert_eq!(v["result"], json!({}));
     let other = initialize(&app).await;
     assert_ne!(other, session);
-    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{}}});
-    let events = sse_events(send(&app, post(&call.to_string(), Some(&other))).await, 2).await;
-    let v: Value = serde_json::from_str(&events.last().expect("event").1).expect("json");
-    assert_eq!(v["result"]["content"][0]["text"], "hello");
+    assert_eq!(call_hello(&app, &other).await, "hello");
 }
 
 #[tokio::test]
@@ -405,21 +422,13 @@ async fn a_subsided_burst_of_sessions_keeps_serving_while_memory_is_released() {
         sessions.push(initialize(&app).await);
     }
     for session in sessions.drain(..70) {
-        let del = Request::delete("/mcp")
-            .header("host", "localhost")
-            .header("mcp-session-id", &session)
-            .body(Body::empty())
-            .expect("req");
-        assert_eq!(send(&app, del).await.status(), StatusCode::OK);
+        assert_eq!(send(&app, delete(&session)).await.status(), StatusCode::OK);
     }
     assert_eq!(http.session_count(), 10);
     // Past the second of quiet after which memory is released.
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{}}});
     for session in sessions.iter().chain([&initialize(&app).await]) {
-        let events = sse_events(send(&app, post(&call.to_string(), Some(session))).await, 2).await;
-        let v: Value = serde_json::from_str(&events.last().expect("event").1).expect("json");
-        assert_eq!(v["result"]["content"][0]["text"], "hello");
+        assert_eq!(call_hello(&app, session).await, "hello");
     }
 }
 
@@ -436,18 +445,12 @@ async fn idle_sessions_expire_without_new_traffic() {
     initialize(&app).await;
     initialize(&app).await;
     assert_eq!(http.session_count(), 2);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while http.session_count() > 0 && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_no_sessions(&http).await;
     assert_eq!(http.session_count(), 0, "swept in the background");
     // The sweeper ended with the last session; a new session starts it again.
     initialize(&app).await;
     assert_eq!(http.session_count(), 1);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while http.session_count() > 0 && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_no_sessions(&http).await;
     assert_eq!(http.session_count(), 0, "swept again");
 }
 
