@@ -8,6 +8,7 @@
 //! has subsided ([`BurstWatch`]); with another allocator or C library it does nothing.
 
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// Fewer open sessions than this at the peak is not a burst worth trimming after: their
 /// memory is a couple of MiB at most.
@@ -53,6 +54,53 @@ impl BurstWatch {
         w.pending = false;
         w.peak = open;
     }
+}
+
+/// After a burst, the open count must hold still for this long before memory is given back
+/// (so what the closing sessions free is included)...
+const QUIET: Duration = Duration::from_secs(1);
+/// ...and the watch ends after this many periods.
+const PATIENCE: usize = 30;
+/// Once nothing is open: released again after these pauses, for what the last sessions'
+/// stragglers (tasks finishing, connections closing, records reaching their ttl) free later.
+const TAIL: [Duration; 2] = [Duration::from_secs(2), Duration::from_secs(4)];
+
+/// Gives memory back as a burst subsides, `open` being open when it was noticed: each time
+/// the count (`count()`, `None` once the watched endpoint is gone) has held still for a
+/// second, again if it falls further, and twice more once it reaches zero; it ends there,
+/// when the count rises (a new burst), or after 30 periods.
+pub(crate) async fn release_as_burst_subsides(open: usize, count: impl Fn() -> Option<usize>) {
+    let mut last = open;
+    let mut released_at = None;
+    for _ in 0..PATIENCE {
+        tokio::time::sleep(QUIET).await;
+        let Some(now) = count() else {
+            return;
+        };
+        if now < last {
+            last = now;
+            continue;
+        }
+        if released_at != Some(now) {
+            release_off_the_workers().await;
+            released_at = Some(now);
+        }
+        if now == 0 {
+            for wait in TAIL {
+                tokio::time::sleep(wait).await;
+                release_off_the_workers().await;
+            }
+            return;
+        }
+        if now > last {
+            return;
+        }
+    }
+}
+
+/// [`release_free_memory`] on a blocking thread: it locks each arena in turn.
+async fn release_off_the_workers() {
+    let _ = tokio::task::spawn_blocking(release_free_memory).await;
 }
 
 /// Asks the allocator to return free memory to the operating system: `malloc_trim(0)` under

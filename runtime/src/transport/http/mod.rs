@@ -234,7 +234,10 @@ impl Shared {
     /// After sessions closed: once a burst has subsided and the count has stopped falling,
     /// gives the memory it used back to the operating system.
     fn sessions_closed(self: &Arc<Self>) {
-        if !self.options.release_memory_after_bursts {
+        // (`expire_idle_sessions` may be called outside a runtime: nothing to schedule on.)
+        if !self.options.release_memory_after_bursts
+            || tokio::runtime::Handle::try_current().is_err()
+        {
             return;
         }
         let open = lock(&self.sessions).len();
@@ -243,37 +246,8 @@ impl Shared {
         }
         let shared = Arc::downgrade(self);
         tokio::spawn(async move {
-            // Release whenever the count has held still for a period, again if more sessions
-            // close after that; stop once none are left, new ones come, or patience runs out.
-            let mut last = open;
-            let mut released_at = None;
-            for _ in 0..RELEASE_PATIENCE {
-                tokio::time::sleep(RELEASE_QUIET).await;
-                let Some(now) = shared.upgrade().map(|s| lock(&s.sessions).len()) else {
-                    return;
-                };
-                if now < last {
-                    last = now;
-                    continue;
-                }
-                if released_at != Some(now) {
-                    let _ = tokio::task::spawn_blocking(crate::memory::release_free_memory).await;
-                    released_at = Some(now);
-                }
-                if now == 0 {
-                    // The last sessions' stragglers (tasks still finishing, connections
-                    // closing, records reaching their ttl) free more a little later.
-                    for wait in RELEASE_TAIL {
-                        tokio::time::sleep(wait).await;
-                        let _ =
-                            tokio::task::spawn_blocking(crate::memory::release_free_memory).await;
-                    }
-                    break;
-                }
-                if now > last {
-                    break;
-                }
-            }
+            let count = || shared.upgrade().map(|s| lock(&s.sessions).len());
+            crate::memory::release_as_burst_subsides(open, count).await;
             if let Some(shared) = shared.upgrade() {
                 let open = lock(&shared.sessions).len();
                 shared.bursts.released(open);
@@ -602,14 +576,6 @@ fn delete(shared: Arc<Shared>, headers: HeaderMap) -> Response {
         None => http_error(StatusCode::NOT_FOUND, "Session not found"),
     }
 }
-
-/// After a burst, the session count must hold still for this long before memory is given
-/// back (so what the closing sessions free is included)...
-const RELEASE_QUIET: Duration = Duration::from_secs(1);
-/// ...and the watch ends after this many periods.
-const RELEASE_PATIENCE: usize = 30;
-/// Once no session is left: released again after these pauses.
-const RELEASE_TAIL: [Duration; 2] = [Duration::from_secs(2), Duration::from_secs(4)];
 
 /// How long a POST waits for its first event before sending the SSE headers alone.
 const SSE_COALESCE: Duration = Duration::from_millis(2);
