@@ -12,6 +12,10 @@ start=$(date +%s)
 section "cargo fmt --check"
 cargo fmt --all -- --check
 
+section "layers: no upward import, no cycle (scripts/check_layers.py)"
+python3 scripts/check_layers.py --self-test
+python3 scripts/check_layers.py
+
 section "cargo clippy (-D warnings)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 

@@ -4,8 +4,9 @@
 
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
-use tracksuit::client::{Client, ClientBuilder, connect_in_memory};
+use tracksuit::client::{Client, ClientBuilder};
 use tracksuit::elicitation::{ElicitError, Elicited, url_elicitation_required};
+use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
 use tracksuit::{Ctx, ElicitForm, Elicits, Server, ToolError, mcp_tool};
 

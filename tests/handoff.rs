@@ -2,7 +2,8 @@
 //! sampling / elicitation answers are logged for replay.
 
 use serde_json::json;
-use tracksuit::client::{Client, connect_in_memory};
+use tracksuit::client::Client;
+use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
 use tracksuit::{Ctx, Elicited, Elicits, Json, PhaseCtx, Server, ToolError, mcp_tool};
 

@@ -8,8 +8,8 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tower::ServiceExt;
+use tracksuit::host::http::{HttpOptions, StreamableHttp};
 use tracksuit::protocol::*;
-use tracksuit::transport::http::{HttpOptions, StreamableHttp};
 use tracksuit::{Server, ToolFn};
 
 fn obj(v: Value) -> JsonObject {

@@ -2,7 +2,8 @@
 //! docs, argument validation as execution errors, structured output, context injection.
 
 use serde_json::{Value, json};
-use tracksuit::client::{Client, connect_in_memory};
+use tracksuit::client::Client;
+use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
 use tracksuit::{Ctx, Json, Server, mcp_tool};
 

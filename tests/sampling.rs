@@ -5,7 +5,8 @@
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use tracksuit::client::{Client, ClientBuilder, connect_in_memory};
+use tracksuit::client::{Client, ClientBuilder};
+use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
 use tracksuit::sampling::SampleError;
 use tracksuit::{Ctx, Server, ToolError, mcp_tool};

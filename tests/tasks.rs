@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tracksuit::client::{Client, ClientBuilder, connect_in_memory};
+use tracksuit::client::{Client, ClientBuilder};
+use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
 use tracksuit::task::{
     InMemoryTaskStore, SqliteTaskStore, TaskOptions, TaskPage, TaskRecord, TaskStore,

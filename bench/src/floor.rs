@@ -154,7 +154,7 @@ pub async fn tracksuit_in_memory(tool: Tool, iterations: u32) -> Duration {
 
 /// Per-call time through tracksuit's own client and server, both in-process.
 pub async fn tracksuit_client_in_memory(tool: Tool, iterations: u32) -> Duration {
-    let client = tracksuit::client::connect_in_memory(
+    let client = tracksuit::host::connect_in_memory(
         crate::tracksuit_tools::server(),
         tracksuit::client::Client::builder(),
     )

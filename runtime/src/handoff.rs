@@ -64,13 +64,13 @@ pub struct HandoffRecord {
 
 /// Runs one phase's fallible output, naming the phase in the error.
 #[doc(hidden)]
-pub fn phase<T, E: Into<crate::ToolError>>(
+pub fn phase<T, E: Into<crate::authoring::ToolError>>(
     name: &str,
     r: Result<T, E>,
-) -> Result<T, crate::ToolError> {
+) -> Result<T, crate::authoring::ToolError> {
     r.map_err(|e| match e.into() {
-        crate::ToolError::Execution(m) => {
-            crate::ToolError::Execution(format!("{name} phase failed: {m}"))
+        crate::authoring::ToolError::Execution(m) => {
+            crate::authoring::ToolError::Execution(format!("{name} phase failed: {m}"))
         }
         other => other,
     })

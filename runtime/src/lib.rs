@@ -32,17 +32,17 @@ pub mod client;
 pub mod context;
 pub mod elicitation;
 pub mod handoff;
-#[cfg(feature = "http")]
-mod memory;
+pub mod host;
 mod on_demand;
 pub mod peer;
+mod private;
 pub mod protocol;
 pub mod sampling;
 pub mod server;
 pub mod task;
 pub mod transport;
 
-pub use authoring::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
+pub use authoring::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError};
 pub use context::{Ctx, LoggedExchange};
 pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
 pub use handoff::PhaseCtx;
@@ -50,7 +50,7 @@ pub use peer::RequestError;
 pub use sampling::{SampleError, SampleExchange};
 pub use server::{
     Prompt, PromptFn, Resource, ResourceFn, ResourceTemplate, ResourceTemplateFn, Server,
-    ServerOptions, ServerSession, Tool, ToolError, ToolFn, ToolSet, UriTemplate,
+    ServerOptions, ServerSession, Tool, ToolFn, ToolSet, UriTemplate,
 };
 
 /// The [`protocol::Implementation`] of the crate that invokes it: its package name and
@@ -73,7 +73,7 @@ macro_rules! crate_info {
 /// Items for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::authoring::macro_support::*;
+    pub use crate::private::*;
     pub use crate::server::ServerTools;
     pub use futures::future::BoxFuture;
     pub use schemars;

@@ -5,7 +5,7 @@
 
 use axum::routing::get;
 use clap::Parser;
-use tracksuit::transport::http::{HttpOptions, StreamableHttp};
+use tracksuit::host::http::{HttpOptions, StreamableHttp};
 
 #[derive(Parser)]
 struct Args {
@@ -64,7 +64,7 @@ pub fn serve(glibc_heap: bool) -> std::io::Result<()> {
             // Plain axum::serve: Nagle's algorithm left on, to show there is no cliff.
             return axum::serve(listener, app).await;
         }
-        tracksuit::transport::http::serve(listener, app).await
+        tracksuit::host::http::serve(listener, app).await
     })
 }
 

@@ -15,8 +15,8 @@ use clap::Parser;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+use tracksuit::host::http::HttpOptions;
 use tracksuit::protocol::*;
-use tracksuit::transport::http::HttpOptions;
 use tracksuit::{
     Ctx, ElicitForm, Elicited, Elicits, Server, ToolError, ToolFn, mcp_prompt, mcp_resource,
     mcp_tool,

@@ -10,9 +10,9 @@
 
 use clap::Parser;
 use serde::{Deserialize, Serialize};
+use tracksuit::host::http::HttpOptions;
 use tracksuit::protocol::{Implementation, Tool};
 use tracksuit::sampling::{SampleError, tool_results};
-use tracksuit::transport::http::HttpOptions;
 use tracksuit::{Ctx, Json, Server, ToolError, authoring::schema_for, mcp_tool};
 
 #[derive(Parser)]

@@ -11,8 +11,8 @@ use clap::Parser;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
+use tracksuit::host::http::HttpOptions;
 use tracksuit::task::{SqliteTaskStore, TaskOptions};
-use tracksuit::transport::http::HttpOptions;
 use tracksuit::{Ctx, Elicited, Elicits, Json, Server, ServerOptions, ToolError, mcp_tool};
 
 #[derive(Parser)]

@@ -16,9 +16,10 @@
 use clap::Parser;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tracksuit::client::{Client, connect_in_memory};
+use tracksuit::client::Client;
+use tracksuit::host::connect_in_memory;
+use tracksuit::host::http::HttpOptions;
 use tracksuit::protocol::*;
-use tracksuit::transport::http::HttpOptions;
 use tracksuit::{Ctx, Elicited, Elicits, Json, PhaseCtx, Server, ToolError, mcp_tool};
 
 #[derive(Parser)]

@@ -2,10 +2,10 @@
 //! return-value conversion traits, JSON Schema generation (schemars, draft 2020-12) and
 //! argument / structured-output validation (jsonschema).
 
-#[doc(hidden)]
-pub mod macro_support;
+mod error;
 mod result;
 mod schema;
 
+pub use error::ToolError;
 pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
 pub use schema::{SchemaValidator, schema_for};

@@ -1,11 +1,11 @@
 //! Return-value conversion: what a tool, prompt or resource function may return.
 
 use super::schema::schema_for;
+use crate::authoring::ToolError;
 use crate::protocol::{
     CallToolResult, ContentBlock, ErrorObject, GetPromptResult, JsonObject, PromptMessage,
     ReadResourceResult, ResourceContents,
 };
-use crate::server::ToolError;
 use schemars::JsonSchema;
 use serde::Serialize;
 

@@ -1,7 +1,7 @@
 //! An MCP client on the same engine as the server: it answers the server's sampling,
 //! elicitation and roots requests through handlers you provide, and exposes typed calls.
 //!
-//! Used by tests (pair it with a server in memory with [`connect_in_memory`]) and by
+//! Used by tests (pair it with a server in memory with [`connect_in_memory`](crate::host::connect_in_memory)) and by
 //! anyone who wants to drive an MCP server from Rust.
 //!
 //! ```
@@ -11,7 +11,7 @@
 //!     Tool::new("hello", Default::default()),
 //!     |_ctx, _args| async { Ok(CallToolResult::text("hi")) },
 //! ));
-//! let client = tracksuit::client::connect_in_memory(server, Client::builder()).await.unwrap();
+//! let client = tracksuit::host::connect_in_memory(server, Client::builder()).await.unwrap();
 //! let result = client.call_tool("hello", serde_json::json!({})).await.unwrap();
 //! assert_eq!(result.content.len(), 1);
 //! # }
@@ -19,8 +19,7 @@
 
 use crate::peer::{Peer, RequestError};
 use crate::protocol::*;
-use crate::server::Server;
-use crate::transport::{MessageStream, Transport, memory, write_loop};
+use crate::transport::{MessageStream, Transport, write_loop};
 use futures::future::BoxFuture;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -480,14 +479,4 @@ impl Drop for Client {
     fn drop(&mut self) {
         self.peer.close();
     }
-}
-
-/// Connects a client to `server` over an in-memory link (the server side runs on a task).
-pub async fn connect_in_memory(
-    server: Server,
-    builder: ClientBuilder,
-) -> Result<Client, RequestError> {
-    let (server_end, client_end) = memory::pair();
-    tokio::spawn(server.serve(server_end));
-    builder.connect(client_end).await
 }

@@ -308,7 +308,7 @@ impl<K: ElicitKeySet> Ctx<K> {
 /// let e = tracksuit::elicitation::url_elicitation_required(vec![("Sign in", "https://example.com/login")]);
 /// assert!(matches!(e, tracksuit::ToolError::Protocol(ref o) if o.code == -32042));
 /// ```
-pub fn url_elicitation_required(elicitations: Vec<(&str, &str)>) -> crate::ToolError {
+pub fn url_elicitation_required(elicitations: Vec<(&str, &str)>) -> crate::authoring::ToolError {
     let data = UrlElicitationRequiredData {
         elicitations: elicitations
             .into_iter()
@@ -322,7 +322,7 @@ pub fn url_elicitation_required(elicitations: Vec<(&str, &str)>) -> crate::ToolE
             })
             .collect(),
     };
-    crate::ToolError::Protocol(
+    crate::authoring::ToolError::Protocol(
         ErrorObject::new(
             URL_ELICITATION_REQUIRED,
             "This request requires the user to complete an elicitation first",

@@ -15,10 +15,14 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
+
+pub(crate) mod sync;
+
+use sync::lock;
 
 /// A message leaving a peer, with the id of the incoming request it belongs to (if any).
 ///
@@ -74,6 +78,7 @@ pub enum RequestError {
 
 /// One end of a JSON-RPC connection.
 pub struct Peer {
+    id: u64,
     tx: OutboundSender,
     next_id: AtomicI64,
     outgoing: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
@@ -93,7 +98,9 @@ impl std::fmt::Debug for Peer {
 impl Peer {
     /// A peer writing to `tx`.
     pub fn new(tx: OutboundSender) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
         Peer {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
             tx,
             next_id: AtomicI64::new(0),
             outgoing: Mutex::new(HashMap::new()),
@@ -101,6 +108,11 @@ impl Peer {
             closed: AtomicBool::new(false),
             shutdown: CancellationToken::new(),
         }
+    }
+
+    /// This peer's id, unique in the process (request ids are only unique within a peer).
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// Queues a message for the transport.
@@ -302,11 +314,6 @@ impl Drop for PendingGuard<'_> {
             );
         }
     }
-}
-
-/// Locks a mutex, recovering from poisoning (a panicking handler must not wedge the session).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The text of a panic payload.

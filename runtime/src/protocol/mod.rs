@@ -5,6 +5,7 @@
 //! one module per spec page. Names follow the schema's definition names.
 
 pub mod cancellation;
+mod codec;
 pub mod completion;
 pub mod content;
 pub mod elicitation;
@@ -21,6 +22,7 @@ pub mod tasks;
 pub mod tools;
 
 pub use cancellation::*;
+pub(crate) use codec::{decode, decode_or_default, encode};
 pub use completion::*;
 pub use content::*;
 pub use elicitation::*;

@@ -17,11 +17,13 @@
 //! tool keeps is the clean `[user, assistant tool_use, user tool_result]`. They are kept
 //! in [`SampleError`] when the budget runs out.
 
+mod budget;
 mod error;
 mod exchange;
 mod json_text;
 mod tool_loop;
 
+pub use budget::TokenBudget;
 pub use error::{Attempt, SampleError};
 pub use exchange::{SampleExchange, ToolCall, tool_results};
 pub use tool_loop::ToolLoop;
@@ -80,7 +82,7 @@ impl<'c, M> std::fmt::Debug for Sample<'c, M> {
 #[must_use = "a sampling request does nothing until awaited"]
 pub struct Sample<'c, M> {
     ctx: Ctx,
-    budget: Option<std::sync::Arc<crate::branch::TokenBudget>>,
+    budget: Option<std::sync::Arc<TokenBudget>>,
     lifetime: PhantomData<&'c ()>,
     history: Vec<SamplingMessage>,
     turn: Vec<SamplingMessage>,
@@ -214,10 +216,7 @@ impl<'c, M> Sample<'c, M> {
     }
 
     /// Counts this request against a branch's token budget.
-    pub(crate) fn with_budget(
-        mut self,
-        budget: Option<std::sync::Arc<crate::branch::TokenBudget>>,
-    ) -> Self {
+    pub(crate) fn with_budget(mut self, budget: Option<std::sync::Arc<TokenBudget>>) -> Self {
         self.budget = budget;
         self
     }

@@ -11,16 +11,14 @@ mod uri_template;
 pub use prompt::{Prompt, PromptFn};
 pub use resource::{Resource, ResourceFn, ResourceTemplate, ResourceTemplateFn};
 pub use session::ServerSession;
-pub(crate) use session::{decode, encode};
-pub use tool::{ServerTools, Tool, ToolError, ToolFn, ToolSet};
+pub use tool::{ServerTools, Tool, ToolFn, ToolSet};
 pub use uri_template::UriTemplate;
 
 use crate::capacity::ReleaseSpare;
-use crate::peer::lock;
+use crate::peer::sync::{lock, read, write};
 use crate::protocol::{
     Implementation, ResourceUpdatedNotificationParams, Tool as ToolDescriptor, methods,
 };
-use crate::transport::{MessageStream, Transport, write_loop};
 pub(crate) use registry::Registry;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
@@ -374,38 +372,6 @@ impl Server {
             .sum()
     }
 
-    /// Serves one connection over `transport` until the peer closes it.
-    ///
-    /// ```no_run
-    /// # async fn run(server: tracksuit::Server) -> std::io::Result<()> {
-    /// server.serve(tracksuit::transport::stdio::stdio()).await
-    /// # }
-    /// ```
-    pub async fn serve<T: Transport>(self, transport: T) -> std::io::Result<()> {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let session = ServerSession::new(self, tx);
-        let (mut stream, sink) = transport.split();
-        let writer = tokio::spawn(write_loop(sink, rx));
-        while let Some(message) = stream.next().await {
-            match message {
-                Ok(message) => session.handle(message),
-                Err(error) => session.reject(error),
-            }
-        }
-        // Handlers are cancelled; what was already queued is written before the writer stops.
-        session.close();
-        drop(session);
-        let _ = writer.await;
-        Ok(())
-    }
-
-    /// Serves over stdin/stdout until stdin closes, with the options' message size limit.
-    pub async fn serve_stdio(self) -> std::io::Result<()> {
-        let limit = self.inner.options.max_message_size;
-        self.serve(crate::transport::stdio::stdio().max_message_size(limit))
-            .await
-    }
-
     pub(crate) fn register_session(&self, session: &Arc<ServerSession>) {
         self.sessions().push(Arc::downgrade(session));
     }
@@ -435,10 +401,12 @@ impl Server {
     }
 }
 
-pub(crate) fn read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    l.read().unwrap_or_else(|p| p.into_inner())
-}
-
-pub(crate) fn write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    l.write().unwrap_or_else(|p| p.into_inner())
+impl<K> crate::context::Ctx<K> {
+    /// The server serving this request (to add tools, notify resource updates, ...).
+    pub fn server(&self) -> &Server {
+        self.session()
+            .server()
+            .downcast_ref::<Server>()
+            .expect("a Ctx is only made by a ServerSession, whose server is a Server")
+    }
 }

@@ -2,27 +2,18 @@
 //! per-session state (client capabilities, log level, subscriptions) and the dispatch of
 //! every MCP request to the server's registries.
 
-use super::{Server, read};
-use crate::context::Ctx;
-use crate::peer::{OutboundSender, Peer, lock, panic_message};
+use super::Server;
+use crate::context::{ClientInit, Ctx, SessionScope};
+use crate::peer::sync::{lock, read};
+use crate::peer::{OutboundSender, Peer, panic_message};
 use crate::protocol::*;
 use base64::Engine as _;
 use futures::FutureExt;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-
-/// What the client told us in `initialize`.
-#[derive(Debug, Clone)]
-pub(crate) struct ClientInit {
-    pub(crate) protocol_version: String,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Implementation,
-}
 
 /// The server side of one connection.
 pub struct ServerSession {
@@ -117,16 +108,8 @@ impl ServerSession {
         self.stateless
     }
 
-    pub(crate) fn client_init(&self) -> Option<&ClientInit> {
-        self.init.get()
-    }
-
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).contains(uri)
-    }
-
-    pub(crate) fn log_enabled(&self, level: LoggingLevel) -> bool {
-        level_index(level) >= self.log_level.load(Ordering::Relaxed)
     }
 
     /// Ends the session: every in-flight handler is cancelled.
@@ -206,7 +189,7 @@ impl ServerSession {
                     this.server
                         .inner
                         .tasks
-                        .result(params, &this, ctx.request_id().clone())
+                        .result(params, &this.peer, ctx.request_id().clone())
                         .await
                 }
                 methods::TASKS_CANCEL => this.server.inner.tasks.cancel(params).await,
@@ -382,7 +365,7 @@ impl ServerSession {
                 let session = self.clone();
                 // Boxed: the task path's state would otherwise enlarge every call's future.
                 let task = Box::pin(self.server.inner.tasks.start(
-                    self,
+                    &self.peer,
                     origin.clone(),
                     methods::TOOLS_CALL,
                     task.ttl,
@@ -503,6 +486,32 @@ impl ServerSession {
     }
 }
 
+impl SessionScope for ServerSession {
+    fn peer(&self) -> &Arc<Peer> {
+        &self.peer
+    }
+
+    fn client(&self) -> Option<&ClientInit> {
+        self.init.get()
+    }
+
+    fn log_enabled(&self, level: LoggingLevel) -> bool {
+        level_index(level) >= self.log_level.load(Ordering::Relaxed)
+    }
+
+    fn can_request(&self) -> bool {
+        !self.stateless
+    }
+
+    fn request_timeout(&self) -> std::time::Duration {
+        self.server.inner.options.request_timeout
+    }
+
+    fn server(&self) -> &dyn std::any::Any {
+        &self.server
+    }
+}
+
 /// Runs a tool to the answer `tools/call` gives: execution errors and panics become
 /// `isError` results, protocol errors stay JSON-RPC errors.
 async fn run_tool(
@@ -515,8 +524,10 @@ async fn run_tool(
         .await;
     let result = match outcome {
         Ok(Ok(result)) => result,
-        Ok(Err(super::ToolError::Execution(message))) => CallToolResult::error_text(message),
-        Ok(Err(super::ToolError::Protocol(error))) => return Err(error),
+        Ok(Err(crate::authoring::ToolError::Execution(message))) => {
+            CallToolResult::error_text(message)
+        }
+        Ok(Err(crate::authoring::ToolError::Protocol(error))) => return Err(error),
         Err(panic) => CallToolResult::error_text(panic_message(&panic)),
     };
     Ok(Value::from(result))
@@ -524,26 +535,6 @@ async fn run_tool(
 
 /// The spec caps completion values at 100 per response.
 const MAX_COMPLETIONS: usize = 100;
-
-/// Decodes request params into their type, mapping failures to `-32602`.
-pub(crate) fn decode<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
-    serde_json::from_value(params.unwrap_or(Value::Object(Default::default())))
-        .map_err(ErrorObject::invalid_params)
-}
-
-fn decode_or_default<T: DeserializeOwned + Default>(
-    params: Option<Value>,
-) -> Result<T, ErrorObject> {
-    match params {
-        None | Some(Value::Null) => Ok(T::default()),
-        Some(v) => serde_json::from_value(v).map_err(ErrorObject::invalid_params),
-    }
-}
-
-/// Encodes a result, mapping (impossible in practice) failures to `-32603`.
-pub(crate) fn encode<T: Serialize>(value: T) -> Result<Value, ErrorObject> {
-    serde_json::to_value(value).map_err(ErrorObject::internal)
-}
 
 const CURSOR_PREFIX: &str = "tracksuit:";
 

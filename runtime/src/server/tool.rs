@@ -1,59 +1,10 @@
 //! The [`Tool`] trait every tool implements, and [`ToolFn`] for tools written as closures.
 
+use crate::authoring::ToolError;
 use crate::context::Ctx;
-use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Tool as ToolDescriptor};
+use crate::protocol::{CallToolResult, JsonObject, Tool as ToolDescriptor};
 use futures::future::BoxFuture;
 use std::future::Future;
-
-/// Why a tool call failed.
-///
-/// An [`Execution`](ToolError::Execution) error is reported to the model as a result with
-/// `isError: true` so it can correct itself (SEP-1303); a [`Protocol`](ToolError::Protocol)
-/// error becomes a JSON-RPC error response (use it only for what the spec makes a protocol
-/// error, such as `-32042` URL elicitation required).
-///
-/// Any `Display` error converts into an execution error, so `?` works on anything in a
-/// tool returning `Result<_, ToolError>`. (Like `anyhow::Error`, `ToolError` itself is not
-/// `Display`, which is what lets that conversion coexist with `Result<T, ToolError>`
-/// keeping protocol errors intact; use [`ToolError::message`] to read it.)
-#[derive(Debug, Clone)]
-pub enum ToolError {
-    /// The tool ran and failed; the text is shown to the model.
-    Execution(String),
-    /// The request itself is answered with a JSON-RPC error.
-    Protocol(ErrorObject),
-}
-
-impl ToolError {
-    /// An execution error with a message for the model.
-    ///
-    /// ```
-    /// let e = tracksuit::ToolError::new("city not found");
-    /// assert_eq!(e.message(), "city not found");
-    /// ```
-    pub fn new(message: impl Into<String>) -> Self {
-        ToolError::Execution(message.into())
-    }
-
-    /// A JSON-RPC error response instead of a tool result.
-    pub fn protocol(error: ErrorObject) -> Self {
-        ToolError::Protocol(error)
-    }
-
-    /// The error's text.
-    pub fn message(&self) -> String {
-        match self {
-            ToolError::Execution(m) => m.clone(),
-            ToolError::Protocol(e) => e.to_string(),
-        }
-    }
-}
-
-impl<E: std::fmt::Display> From<E> for ToolError {
-    fn from(e: E) -> Self {
-        ToolError::Execution(e.to_string())
-    }
-}
 
 /// A tool the server exposes through `tools/list` and `tools/call`.
 ///

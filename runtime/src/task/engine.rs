@@ -5,11 +5,13 @@
 
 use super::store::{InMemoryTaskStore, TaskOutcome, TaskRecord, TaskStore};
 use super::{RELATED_TASK_META, TaskOptions};
+use crate::context::TaskScope;
 use crate::on_demand::OnDemand;
-use crate::peer::lock;
+use crate::peer::Peer;
+use crate::peer::sync::lock;
 use crate::protocol::*;
-use crate::server::ServerSession;
 use base64::Engine as _;
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -60,7 +62,10 @@ pub(crate) struct LiveTask {
     state: tokio::sync::Mutex<Task>,
     status: watch::Sender<TaskStatus>,
     cancel: CancellationToken,
-    session: Weak<ServerSession>,
+    /// The engine of the session that created the task (its messages go there).
+    peer: Weak<Peer>,
+    /// That session's key.
+    session: SessionKey,
     /// The request that created the task.
     origin: RequestId,
     /// Pending `tasks/result` requests (with the session they came on), newest last: the
@@ -71,19 +76,13 @@ pub(crate) struct LiveTask {
 }
 
 impl LiveTask {
-    /// The task's id.
-    pub(crate) fn id(&self) -> &str {
-        &self.id
-    }
-
     /// The request the task's messages belong to: the newest pending `tasks/result`, so
     /// Streamable HTTP delivers them on its stream, else the request that created the task.
     pub(crate) fn route(&self) -> RequestId {
-        let own = session_key(&self.session);
         lock(&self.waiting)
             .iter()
             .rev()
-            .find(|(session, _)| *session == own)
+            .find(|(session, _)| *session == self.session)
             .map(|(_, request)| request.clone())
             .unwrap_or_else(|| self.origin.clone())
     }
@@ -102,41 +101,37 @@ impl LiveTask {
     }
 }
 
-/// Counts one outstanding server→client request of a task; the task is `input_required`
-/// while any is outstanding. Dropping the guard (answered or abandoned) uncounts it.
-pub(crate) struct AskingGuard {
+/// A running task as its call's context sees it: the [`TaskScope`] the engine hands the
+/// tool's `Ctx`.
+struct TaskHandle {
     engine: Weak<TaskEngine>,
     live: Arc<LiveTask>,
-    armed: bool,
 }
 
-impl AskingGuard {
-    pub(crate) async fn new(engine: &Arc<TaskEngine>, live: &Arc<LiveTask>) -> Self {
-        live.asking.fetch_add(1, Ordering::AcqRel);
-        engine.sync_input_required(live).await;
-        AskingGuard {
-            engine: Arc::downgrade(engine),
-            live: live.clone(),
-            armed: true,
-        }
+impl TaskScope for TaskHandle {
+    fn id(&self) -> &str {
+        &self.live.id
     }
 
-    /// The answer arrived: the task is back to `working` (unless it still waits on another
-    /// request) before the tool goes on.
-    pub(crate) async fn answered(mut self) {
-        self.armed = false;
+    fn route(&self) -> RequestId {
+        self.live.route()
+    }
+
+    fn tag(&self, params: &mut Value) {
+        self.live.tag(params)
+    }
+
+    fn asking(&self) -> BoxFuture<'_, ()> {
+        self.live.asking.fetch_add(1, Ordering::AcqRel);
+        Box::pin(self.sync())
+    }
+
+    fn answered(&self) -> BoxFuture<'_, ()> {
         self.live.asking.fetch_sub(1, Ordering::AcqRel);
-        if let Some(engine) = self.engine.upgrade() {
-            engine.sync_input_required(&self.live).await;
-        }
+        Box::pin(self.sync())
     }
-}
 
-impl Drop for AskingGuard {
-    fn drop(&mut self) {
-        if !self.armed {
-            return;
-        }
+    fn abandoned(&self) {
         self.live.asking.fetch_sub(1, Ordering::AcqRel);
         if let (Some(engine), Ok(rt)) =
             (self.engine.upgrade(), tokio::runtime::Handle::try_current())
@@ -147,12 +142,17 @@ impl Drop for AskingGuard {
     }
 }
 
-/// Identifies a session (request ids are only unique within one).
-type SessionKey = usize;
-
-fn session_key(session: &Weak<ServerSession>) -> SessionKey {
-    session.as_ptr() as usize
+impl TaskHandle {
+    /// Brings the task's status in line with its outstanding requests.
+    async fn sync(&self) {
+        if let Some(engine) = self.engine.upgrade() {
+            engine.sync_input_required(&self.live).await;
+        }
+    }
 }
+
+/// Identifies a session (request ids are only unique within one): its peer's id.
+type SessionKey = u64;
 
 /// Removes a `tasks/result` request from a task's waiting list when it ends.
 struct WaitingGuard<'a> {
@@ -315,14 +315,14 @@ impl TaskEngine {
     /// Returns the new task, `working`.
     pub(crate) async fn start<F, Fut>(
         self: &Arc<Self>,
-        session: &Arc<ServerSession>,
+        peer: &Arc<Peer>,
         origin: RequestId,
         method: &str,
         requested_ttl: Option<u64>,
         work: F,
     ) -> Result<Task, ErrorObject>
     where
-        F: FnOnce(Arc<LiveTask>, CancellationToken) -> Fut,
+        F: FnOnce(Arc<dyn TaskScope>, CancellationToken) -> Fut,
         Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
     {
         self.purge().await;
@@ -351,7 +351,8 @@ impl TaskEngine {
             state: tokio::sync::Mutex::new(task.clone()),
             status: watch::channel(TaskStatus::Working).0,
             cancel: CancellationToken::new(),
-            session: Arc::downgrade(session),
+            peer: Arc::downgrade(peer),
+            session: peer.id(),
             origin,
             waiting: Mutex::new(Vec::new()),
             asking: AtomicUsize::new(0),
@@ -367,7 +368,11 @@ impl TaskEngine {
             self.expire_at(at);
         }
         lock(&self.live).insert(task.task_id.clone(), live.clone());
-        let fut = work(live.clone(), live.cancel.clone());
+        let handle: Arc<dyn TaskScope> = Arc::new(TaskHandle {
+            engine: Arc::downgrade(self),
+            live: live.clone(),
+        });
+        let fut = work(handle, live.cancel.clone());
         let engine = self.clone();
         tokio::spawn(async move {
             let deadline = async {
@@ -445,11 +450,9 @@ impl TaskEngine {
             tracing::error!(task = %live.id, error = %e, "could not store a task transition");
         }
         live.status.send_replace(status);
-        if let Some(session) = live.session.upgrade() {
+        if let Some(peer) = live.peer.upgrade() {
             let params = serde_json::to_value(GetTaskResult::new(task.clone())).ok();
-            session
-                .peer()
-                .notify(methods::TASKS_STATUS, params, Some(live.route()));
+            peer.notify(methods::TASKS_STATUS, params, Some(live.route()));
         }
         Some(task.clone())
     }
@@ -520,9 +523,9 @@ impl TaskEngine {
 
     /// `tasks/get`.
     pub(crate) async fn get(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
-        let p: TaskIdParams = crate::server::decode(params)?;
+        let p: TaskIdParams = crate::protocol::decode(params)?;
         let record = self.record(&p.task_id).await?;
-        crate::server::encode(GetTaskResult::new(record.task))
+        crate::protocol::encode(GetTaskResult::new(record.task))
     }
 
     /// `tasks/list`.
@@ -559,7 +562,7 @@ impl TaskEngine {
                 tasks.push(self.settle_orphan(record).await?.task);
             }
         }
-        crate::server::encode(ListTasksResult {
+        crate::protocol::encode(ListTasksResult {
             tasks,
             next_cursor,
             ..Default::default()
@@ -568,7 +571,7 @@ impl TaskEngine {
 
     /// `tasks/cancel`.
     pub(crate) async fn cancel(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
-        let p: TaskIdParams = crate::server::decode(params)?;
+        let p: TaskIdParams = crate::protocol::decode(params)?;
         let record = self.record(&p.task_id).await?;
         let refuse = |status| {
             ErrorObject::invalid_params(format!(
@@ -597,7 +600,7 @@ impl TaskEngine {
             .await;
         live.cancel.cancel();
         match changed {
-            Some(task) => crate::server::encode(GetTaskResult::new(task)),
+            Some(task) => crate::protocol::encode(GetTaskResult::new(task)),
             // It reached a terminal status first.
             None => Err(refuse(live.state.lock().await.status)),
         }
@@ -608,12 +611,12 @@ impl TaskEngine {
     pub(crate) async fn result(
         &self,
         params: Option<Value>,
-        session: &Arc<ServerSession>,
+        peer: &Peer,
         request: RequestId,
     ) -> Result<Value, ErrorObject> {
-        let p: TaskIdParams = crate::server::decode(params)?;
+        let p: TaskIdParams = crate::protocol::decode(params)?;
         if let Some(live) = self.live(&p.task_id) {
-            let entry = (session_key(&Arc::downgrade(session)), request);
+            let entry = (peer.id(), request);
             lock(&live.waiting).push(entry.clone());
             let _waiting = WaitingGuard { live: &live, entry };
             let mut rx = live.status.subscribe();

@@ -34,7 +34,7 @@ mod engine;
 mod sqlite;
 mod store;
 
-pub(crate) use engine::{AskingGuard, LiveTask, TaskEngine};
+pub(crate) use engine::TaskEngine;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;
 pub use store::{InMemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError};

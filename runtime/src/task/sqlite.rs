@@ -71,7 +71,7 @@ impl SqliteTaskStore {
     ) -> BoxFuture<'static, Result<T, TaskStoreError>> {
         let conn = self.conn.clone();
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || f(&crate::peer::lock(&conn)))
+            tokio::task::spawn_blocking(move || f(&crate::peer::sync::lock(&conn)))
                 .await
                 .map_err(backend)?
         })

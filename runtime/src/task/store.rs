@@ -132,7 +132,7 @@ impl InMemoryTaskStore {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Memory> {
-        crate::peer::lock(&self.inner)
+        crate::peer::sync::lock(&self.inner)
     }
 }
 

@@ -13,7 +13,7 @@ pub mod memory;
 pub mod stdio;
 
 #[cfg(feature = "http")]
-pub mod http;
+pub(crate) mod sse;
 
 use crate::peer::{Outbound, OutboundReceiver};
 use crate::protocol::{ErrorObject, JsonRpcMessage};

@@ -13,32 +13,33 @@
 //!
 //! ```no_run
 //! # async fn run(server: tracksuit::Server) -> std::io::Result<()> {
-//! use tracksuit::transport::http::{HttpOptions, StreamableHttp};
+//! use tracksuit::host::http::{HttpOptions, StreamableHttp};
 //! let app = StreamableHttp::new(server, HttpOptions::default()).router("/mcp");
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
 //! axum::serve(listener, app).await
 //! # }
 //! ```
 
-mod streams;
+mod memory;
 
 use crate::capacity::ReleaseSpare;
-use crate::memory::BurstWatch;
 use crate::on_demand::OnDemand;
-use crate::peer::{Outbound, lock};
+use crate::peer::Outbound;
+use crate::peer::sync::lock;
 use crate::protocol::{ErrorObject, JsonRpcMessage, SUPPORTED_PROTOCOL_VERSIONS, methods};
 use crate::server::{Server, ServerSession};
+use crate::transport::sse::{Mode, STANDALONE, Streams, parse_event_id, priming};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
+use memory::BurstWatch;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
-use streams::{Mode, STANDALONE, Streams, parse_event_id, priming};
 use tokio::sync::{Notify, mpsc};
 
 /// An HTTP status and message for a refused request.
@@ -125,7 +126,7 @@ impl HttpOptions {
     /// the same name).
     ///
     /// ```
-    /// use tracksuit::transport::http::HttpOptions;
+    /// use tracksuit::host::http::HttpOptions;
     /// let options = HttpOptions::default().release_memory_after_bursts(false);
     /// assert!(!options.release_memory_after_bursts);
     /// ```
@@ -247,7 +248,7 @@ impl Shared {
         let shared = Arc::downgrade(self);
         tokio::spawn(async move {
             let count = || shared.upgrade().map(|s| lock(&s.sessions).len());
-            crate::memory::release_as_burst_subsides(open, count).await;
+            memory::release_as_burst_subsides(open, count).await;
             if let Some(shared) = shared.upgrade() {
                 let open = lock(&shared.sessions).len();
                 shared.bursts.released(open);
@@ -719,7 +720,7 @@ impl Server {
 /// Plain `axum::serve` leaves Nagle's algorithm on.
 ///
 /// ```no_run
-/// use tracksuit::transport::http::{HttpOptions, StreamableHttp, serve};
+/// use tracksuit::host::http::{HttpOptions, StreamableHttp, serve};
 /// # async fn run(server: tracksuit::Server) -> std::io::Result<()> {
 /// let app = StreamableHttp::new(server, HttpOptions::default())
 ///     .router("/mcp")

@@ -2,10 +2,14 @@
 //! logging, progress, cancellation, and raw server→client requests (sampling, elicitation,
 //! roots, ping) that check the client's declared capabilities first.
 
+mod scope;
+
+pub(crate) use scope::{ClientInit, SessionScope, TaskScope};
+
 use crate::peer::RequestError;
+use crate::peer::sync::lock;
 use crate::protocol::*;
-use crate::server::{Server, ServerSession};
-use crate::task::{AskingGuard, LiveTask};
+use scope::Asking;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -33,13 +37,13 @@ impl<K> Clone for Ctx<K> {
 }
 
 struct CtxInner {
-    session: Arc<ServerSession>,
+    session: Arc<dyn SessionScope>,
     request_id: RequestId,
     progress_token: Option<ProgressToken>,
     cancel: CancellationToken,
     log: std::sync::Mutex<Vec<LoggedExchange>>,
     /// The task this call runs as, if it was task-augmented.
-    task: Option<Arc<LiveTask>>,
+    task: Option<Arc<dyn TaskScope>>,
 }
 
 /// One answer the client gave during a call (sampling or elicitation), in order. A handoff
@@ -65,7 +69,7 @@ impl<K> std::fmt::Debug for Ctx<K> {
 
 impl Ctx {
     pub(crate) fn new(
-        session: Arc<ServerSession>,
+        session: Arc<dyn SessionScope>,
         request_id: RequestId,
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
@@ -85,11 +89,11 @@ impl Ctx {
 
     /// The context of a call running as a task.
     pub(crate) fn for_task(
-        session: Arc<ServerSession>,
+        session: Arc<dyn SessionScope>,
         request_id: RequestId,
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
-        task: Arc<LiveTask>,
+        task: Arc<dyn TaskScope>,
     ) -> Self {
         Ctx {
             inner: Arc::new(CtxInner {
@@ -128,7 +132,7 @@ impl<K> Ctx<K> {
     /// The id of the task this call runs as, when the client asked for a task-augmented
     /// call (`tools/call` with `task`); `None` for a plain call.
     pub fn task_id(&self) -> Option<&str> {
-        self.inner.task.as_deref().map(LiveTask::id)
+        self.inner.task.as_deref().map(|t| t.id())
     }
 
     /// The request this call's messages belong to: the call itself, or for a task the
@@ -145,34 +149,31 @@ impl<K> Ctx<K> {
         self.inner.progress_token.as_ref()
     }
 
-    /// The server serving this request (to add tools, notify resource updates, ...).
-    pub fn server(&self) -> &Server {
-        self.inner.session.server()
+    /// The session this request came on.
+    pub(crate) fn session(&self) -> &dyn SessionScope {
+        &*self.inner.session
     }
 
     /// The capabilities the client declared in `initialize`.
     pub fn client_capabilities(&self) -> ClientCapabilities {
         self.inner
             .session
-            .client_init()
+            .client()
             .map(|i| i.capabilities.clone())
             .unwrap_or_default()
     }
 
     /// The client's name and version from `initialize`.
     pub fn client_info(&self) -> Option<Implementation> {
-        self.inner
-            .session
-            .client_init()
-            .map(|i| i.client_info.clone())
+        self.inner.session.client().map(|i| i.client_info.clone())
     }
 
     /// The protocol version agreed for this session.
     pub fn protocol_version(&self) -> &str {
         self.inner
             .session
-            .protocol_version()
-            .unwrap_or(LATEST_PROTOCOL_VERSION)
+            .client()
+            .map_or(LATEST_PROTOCOL_VERSION, |i| i.protocol_version.as_str())
     }
 
     /// Whether the request has been cancelled (by the client or because the session ended).
@@ -307,7 +308,7 @@ impl<K> Ctx<K> {
         method: &str,
         params: P,
     ) -> Result<R, RequestError> {
-        self.request_with_timeout(method, params, self.server().options().request_timeout)
+        self.request_with_timeout(method, params, self.inner.session.request_timeout())
             .await
     }
 
@@ -318,7 +319,7 @@ impl<K> Ctx<K> {
         params: P,
         timeout: Duration,
     ) -> Result<R, RequestError> {
-        if self.inner.session.is_stateless() {
+        if !self.inner.session.can_request() {
             return Err(RequestError::Unsupported);
         }
         let mut params =
@@ -327,7 +328,7 @@ impl<K> Ctx<K> {
         let asking = match &self.inner.task {
             Some(task) => {
                 task.tag(&mut params);
-                Some(AskingGuard::new(&self.server().inner.tasks, task).await)
+                Some(Asking::start(&**task).await)
             }
             None => None,
         };
@@ -345,7 +346,7 @@ impl<K> Ctx<K> {
         }
         let value = value?;
         if method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE {
-            crate::peer::lock(&self.inner.log).push(LoggedExchange {
+            lock(&self.inner.log).push(LoggedExchange {
                 method: method.to_owned(),
                 params: params_for_log.unwrap_or(Value::Null),
                 result: value.clone(),
@@ -356,6 +357,6 @@ impl<K> Ctx<K> {
 
     /// Every sampling and elicitation answer of this call so far, in order.
     pub fn exchange_log(&self) -> Vec<LoggedExchange> {
-        crate::peer::lock(&self.inner.log).clone()
+        lock(&self.inner.log).clone()
     }
 }

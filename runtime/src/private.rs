@@ -1,8 +1,7 @@
 //! Runtime support the macro-generated code calls through `tracksuit::__private`.
 
-use super::{IntoToolResult, SchemaValidator, schema_for};
+use crate::authoring::{IntoToolResult, SchemaValidator, ToolError, schema_for};
 use crate::protocol::{CallToolResult, JsonObject};
-use crate::server::ToolError;
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -101,8 +100,9 @@ pub fn box_send_future<'a, F: Future + Send + 'a>(future: F) -> BoxFuture<'a, F:
 }
 
 /// Parses a URI template the macro already checked at compile time.
-pub fn checked_template(template: &str) -> crate::UriTemplate {
-    crate::UriTemplate::parse(template).unwrap_or_else(|_| crate::UriTemplate::literal(template))
+pub fn checked_template(template: &str) -> crate::server::UriTemplate {
+    crate::server::UriTemplate::parse(template)
+        .unwrap_or_else(|_| crate::server::UriTemplate::literal(template))
 }
 
 /// Names a tool's return type so its `outputSchema` can be looked up without a second
@@ -180,7 +180,7 @@ mod tests {
         );
         let ok = finish_tool(
             &ToolSchemas::new(),
-            crate::Json(json!({"sum": 3}).as_object().cloned().unwrap_or_default()),
+            crate::authoring::Json(json!({"sum": 3}).as_object().cloned().unwrap_or_default()),
         );
         assert!(ok.is_ok());
     }

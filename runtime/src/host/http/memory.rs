@@ -32,7 +32,7 @@ struct Watch {
 impl BurstWatch {
     /// A session opened; `open` are open now.
     pub(crate) fn opened(&self, open: usize) {
-        let mut w = crate::peer::lock(&self.state);
+        let mut w = crate::peer::sync::lock(&self.state);
         w.peak = w.peak.max(open);
     }
 
@@ -40,7 +40,7 @@ impl BurstWatch {
     /// caller then calls [`BurstWatch::released`] once it has run).
     #[must_use]
     pub(crate) fn closed(&self, open: usize) -> bool {
-        let mut w = crate::peer::lock(&self.state);
+        let mut w = crate::peer::sync::lock(&self.state);
         let subsided = !w.pending && w.peak >= BURST_SESSIONS && open <= w.peak / 4;
         if subsided {
             w.pending = true;
@@ -50,7 +50,7 @@ impl BurstWatch {
 
     /// The scheduled release ran; `open` sessions are open now, the new peak.
     pub(crate) fn released(&self, open: usize) {
-        let mut w = crate::peer::lock(&self.state);
+        let mut w = crate::peer::sync::lock(&self.state);
         w.pending = false;
         w.peak = open;
     }

@@ -1,0 +1,50 @@
+//! The line host: one session of a [`Server`] over a line [`Transport`].
+
+use crate::client::{Client, ClientBuilder};
+use crate::peer::RequestError;
+use crate::server::{Server, ServerSession};
+use crate::transport::{MessageStream, Transport, memory, write_loop};
+
+impl Server {
+    /// Serves one connection over `transport` until the peer closes it.
+    ///
+    /// ```no_run
+    /// # async fn run(server: tracksuit::Server) -> std::io::Result<()> {
+    /// server.serve(tracksuit::transport::stdio::stdio()).await
+    /// # }
+    /// ```
+    pub async fn serve<T: Transport>(self, transport: T) -> std::io::Result<()> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let session = ServerSession::new(self, tx);
+        let (mut stream, sink) = transport.split();
+        let writer = tokio::spawn(write_loop(sink, rx));
+        while let Some(message) = stream.next().await {
+            match message {
+                Ok(message) => session.handle(message),
+                Err(error) => session.reject(error),
+            }
+        }
+        // Handlers are cancelled; what was already queued is written before the writer stops.
+        session.close();
+        drop(session);
+        let _ = writer.await;
+        Ok(())
+    }
+
+    /// Serves over stdin/stdout until stdin closes, with the options' message size limit.
+    pub async fn serve_stdio(self) -> std::io::Result<()> {
+        let limit = self.inner.options.max_message_size;
+        self.serve(crate::transport::stdio::stdio().max_message_size(limit))
+            .await
+    }
+}
+
+/// Connects a client to `server` over an in-memory link (the server side runs on a task).
+pub async fn connect_in_memory(
+    server: Server,
+    builder: ClientBuilder,
+) -> Result<Client, RequestError> {
+    let (server_end, client_end) = memory::pair();
+    tokio::spawn(server.serve(server_end));
+    builder.connect(client_end).await
+}
