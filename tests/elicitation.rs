@@ -139,7 +139,7 @@ async fn connect(ctx: &Ctx) -> Result<String, ToolError> {
     let out = ctx
         .elicit_url("Authorize access", "https://example.com/oauth")
         .await?;
-    ctx.notify_elicitation_complete(&out.elicitation_id);
+    ctx.notify_elicitation_complete(&out.elicitation_id).await;
     Ok(format!("{:?}", out.action))
 }
 

@@ -329,7 +329,7 @@ async fn authorize(ctx: &Ctx) -> Result<String, ToolError> {
         )
         .await?;
     if out.action == ElicitAction::Accept {
-        ctx.notify_elicitation_complete(&out.elicitation_id);
+        ctx.notify_elicitation_complete(&out.elicitation_id).await;
     }
     Ok(format!("action={:?} id={}", out.action, out.elicitation_id))
 }

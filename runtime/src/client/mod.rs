@@ -17,9 +17,10 @@
 //! # }
 //! ```
 
+use crate::peer::outbound_queue;
 use crate::peer::{Peer, RequestError};
 use crate::protocol::*;
-use crate::transport::{MessageStream, Transport, write_loop};
+use crate::transport::{MessageStream, SinkOutlet, Transport, drive};
 use futures::future::BoxFuture;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -130,18 +131,19 @@ impl ClientBuilder {
 
     /// Connects over `transport` and performs the `initialize` handshake.
     pub async fn connect<T: Transport>(self, transport: T) -> Result<Client, RequestError> {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, rx) = outbound_queue(OUTBOUND_QUEUE);
         let peer = Arc::new(Peer::new(tx));
         let (notifications, _) = broadcast::channel(1024);
         let (mut stream, sink) = transport.split();
-        tokio::spawn(write_loop(sink, rx));
+        let shutdown = peer.shutdown_token().clone();
+        tokio::spawn(drive(rx, shutdown, SinkOutlet::new(sink)));
         let handlers = Arc::new(self.clone());
         let reader_peer = peer.clone();
         let reader_notifications = notifications.clone();
         tokio::spawn(async move {
             while let Some(message) = stream.next().await {
                 let Ok(message) = message else { continue };
-                dispatch(&reader_peer, &handlers, &reader_notifications, message);
+                dispatch(&reader_peer, &handlers, &reader_notifications, message).await;
             }
             reader_peer.close();
         });
@@ -155,7 +157,10 @@ impl ClientBuilder {
     }
 }
 
-fn dispatch(
+/// Messages the client may have queued for the server before senders wait.
+const OUTBOUND_QUEUE: usize = 64;
+
+async fn dispatch(
     peer: &Arc<Peer>,
     handlers: &Arc<ClientBuilder>,
     notifications: &broadcast::Sender<JsonRpcNotification>,
@@ -199,7 +204,8 @@ fn dispatch(
                     },
                     other => Err(ErrorObject::method_not_found(other)),
                 }
-            });
+            })
+            .await;
         }
     }
 }
@@ -243,7 +249,7 @@ impl Client {
             ..Default::default()
         };
         let result: InitializeResult = self.request(methods::INITIALIZE, params).await?;
-        self.peer.notify(methods::INITIALIZED, None, None);
+        self.peer.notify(methods::INITIALIZED, None, None).await;
         self.init = Some(result);
         Ok(self)
     }
@@ -274,9 +280,10 @@ impl Client {
     }
 
     /// Sends a notification.
-    pub fn notify(&self, method: &str, params: impl Serialize) {
+    pub async fn notify(&self, method: &str, params: impl Serialize) {
         self.peer
-            .notify(method, serde_json::to_value(params).ok(), None);
+            .notify(method, serde_json::to_value(params).ok(), None)
+            .await;
     }
 
     /// `ping`.

@@ -207,7 +207,7 @@ impl<K> Ctx<K> {
             data: serde_json::to_value(data).unwrap_or(Value::Null),
             ..Default::default()
         };
-        self.notify(methods::MESSAGE, params);
+        self.notify(methods::MESSAGE, params).await;
     }
 
     /// Sends `notifications/progress` if the client asked for progress (a no-op otherwise).
@@ -222,13 +222,14 @@ impl<K> Ctx<K> {
             message: message.map(str::to_owned),
             meta: None,
         };
-        self.notify(methods::PROGRESS, params);
+        self.notify(methods::PROGRESS, params).await;
     }
 
-    /// Sends a notification on this request's stream.
+    /// Sends a notification on this request's stream, waiting while the session's outbound
+    /// queue is full (the client reads slowly).
     ///
     /// In a task, the notification carries the task's `related-task` metadata.
-    pub fn notify(&self, method: &str, params: impl Serialize) {
+    pub async fn notify(&self, method: &str, params: impl Serialize) {
         let mut params = serde_json::to_value(params).ok();
         if let (Some(task), Some(params)) = (&self.inner.task, params.as_mut()) {
             task.tag(params);
@@ -236,7 +237,8 @@ impl<K> Ctx<K> {
         self.inner
             .session
             .peer()
-            .notify(method, params, Some(self.related()));
+            .notify(method, params, Some(self.related()))
+            .await;
     }
 
     /// Closes this request's SSE stream on Streamable HTTP so the client reconnects with

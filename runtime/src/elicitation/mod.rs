@@ -272,13 +272,14 @@ impl<K> Ctx<K> {
     }
 
     /// Tells the client a URL elicitation finished (`notifications/elicitation/complete`).
-    pub fn notify_elicitation_complete(&self, elicitation_id: &str) {
+    pub async fn notify_elicitation_complete(&self, elicitation_id: &str) {
         self.notify(
             methods::ELICITATION_COMPLETE,
             ElicitationCompleteNotificationParams {
                 elicitation_id: elicitation_id.into(),
             },
-        );
+        )
+        .await;
     }
 }
 

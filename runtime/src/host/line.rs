@@ -2,8 +2,9 @@
 
 use crate::client::{Client, ClientBuilder};
 use crate::peer::RequestError;
+use crate::peer::outbound_queue;
 use crate::server::{Server, ServerSession};
-use crate::transport::{MessageStream, Transport, memory, write_loop};
+use crate::transport::{MessageStream, SinkOutlet, Transport, drive, memory};
 
 impl Server {
     /// Serves one connection over `transport` until the peer closes it.
@@ -14,14 +15,15 @@ impl Server {
     /// # }
     /// ```
     pub async fn serve<T: Transport>(self, transport: T) -> std::io::Result<()> {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, rx) = outbound_queue(self.inner.options.outbound_queue);
         let session = ServerSession::new(self, tx);
         let (mut stream, sink) = transport.split();
-        let writer = tokio::spawn(write_loop(sink, rx));
+        let shutdown = session.peer().shutdown_token().clone();
+        let writer = tokio::spawn(drive(rx, shutdown, SinkOutlet::new(sink)));
         while let Some(message) = stream.next().await {
             match message {
-                Ok(message) => session.handle(message),
-                Err(error) => session.reject(error),
+                Ok(message) => session.handle(message).await,
+                Err(error) => session.reject(error).await,
             }
         }
         // Handlers are cancelled; what was already queued is written before the writer stops.

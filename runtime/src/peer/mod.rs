@@ -17,40 +17,15 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+mod outbound;
 pub(crate) mod sync;
 
+pub use outbound::{Outbound, OutboundReceiver, OutboundSender, outbound_queue};
+
 use sync::lock;
-
-/// A message leaving a peer, with the id of the incoming request it belongs to (if any).
-///
-/// Transports that multiplex streams (Streamable HTTP) route a message to the stream of
-/// its related request; line transports ignore the relation.
-#[derive(Debug)]
-pub enum Outbound {
-    /// A JSON-RPC message to deliver.
-    Message {
-        /// The message.
-        message: JsonRpcMessage,
-        /// The incoming request this message was produced while serving.
-        related: Option<RequestId>,
-    },
-    /// Close the stream carrying the given request's messages, if the transport has one
-    /// (the client then resumes it, SEP-1699). Line transports ignore this.
-    CloseStream(RequestId),
-    /// The request was cancelled and will never be answered: a transport that holds a
-    /// stream open for its response ends it. Line transports ignore this.
-    Abandoned(RequestId),
-    /// The peer closed: the transport writes what was queued before this and stops.
-    Shutdown,
-}
-
-/// The sending half transports drain.
-pub type OutboundSender = mpsc::UnboundedSender<Outbound>;
-/// The receiving half transports drain.
-pub type OutboundReceiver = mpsc::UnboundedReceiver<Outbound>;
 
 /// Why a request this peer sent did not produce a result.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -115,20 +90,52 @@ impl Peer {
         self.id
     }
 
-    /// Queues a message for the transport.
-    pub fn send(&self, message: JsonRpcMessage, related: Option<RequestId>) {
-        // A closed transport drops messages; the connection is over.
-        let _ = self.tx.send(Outbound::Message { message, related });
+    /// Queues a message for the transport, waiting while the queue is full (the other side
+    /// reads slowly). Once the connection is closed the message is dropped.
+    pub async fn send(&self, message: JsonRpcMessage, related: Option<RequestId>) {
+        let out = Outbound::Message { message, related };
+        tokio::select! {
+            biased;
+            // A closed transport drops messages; the connection is over.
+            _ = self.tx.send(out) => {}
+            _ = self.shutdown.cancelled() => {}
+        }
     }
 
-    /// Asks the transport to close the stream of `request` (HTTP SSE only).
+    /// Queues a message if the queue has room; returns whether it was queued. For messages
+    /// sent from synchronous code (broadcasts, drop guards): a session whose queue is full is
+    /// not reading, and these are dropped for it rather than held without bound.
+    pub fn try_send(&self, message: JsonRpcMessage, related: Option<RequestId>) -> bool {
+        let queued = self
+            .tx
+            .try_send(Outbound::Message { message, related })
+            .is_ok();
+        if !queued && !self.is_closed() {
+            tracing::debug!(peer = self.id, "outbound queue full: message dropped");
+        }
+        queued
+    }
+
+    /// Asks the transport to close the stream of `request` (HTTP SSE only). Best effort: if
+    /// the queue is full the stream stays open.
     pub fn close_stream(&self, request: RequestId) {
-        let _ = self.tx.send(Outbound::CloseStream(request));
+        let _ = self.tx.try_send(Outbound::CloseStream(request));
     }
 
-    /// Sends a notification.
-    pub fn notify(&self, method: &str, params: Option<Value>, related: Option<RequestId>) {
-        self.send(JsonRpcMessage::notification(method, params), related);
+    /// Sends a notification, waiting while the queue is full.
+    pub async fn notify(&self, method: &str, params: Option<Value>, related: Option<RequestId>) {
+        self.send(JsonRpcMessage::notification(method, params), related)
+            .await;
+    }
+
+    /// Queues a notification if there is room (see [`Peer::try_send`]).
+    pub fn try_notify(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        related: Option<RequestId>,
+    ) -> bool {
+        self.try_send(JsonRpcMessage::notification(method, params), related)
     }
 
     /// Sends a request and waits (at most `timeout`) for its answer.
@@ -153,7 +160,8 @@ impl Peer {
             id: Some(id.clone()),
             related: related.clone(),
         };
-        self.send(JsonRpcMessage::request(id, method, params), related);
+        self.send(JsonRpcMessage::request(id, method, params), related)
+            .await;
         let outcome = tokio::time::timeout(timeout, answer).await;
         match outcome {
             Ok(Ok(Ok(value))) => {
@@ -187,7 +195,7 @@ impl Peer {
     /// Serves an incoming request on its own task. When `handler` finishes its result is sent
     /// as the response; if the request is cancelled first the future is dropped and nothing is
     /// sent. A panic in `handler` becomes a `-32603` error response.
-    pub fn serve<F>(
+    pub async fn serve<F>(
         self: &std::sync::Arc<Self>,
         id: RequestId,
         cancel: CancellationToken,
@@ -195,20 +203,19 @@ impl Peer {
     ) where
         F: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
     {
-        {
+        let fresh = {
             let mut incoming = lock(&self.incoming);
-            if incoming.contains_key(&id) {
-                drop(incoming);
-                self.send(
-                    JsonRpcMessage::error(
-                        Some(id.clone()),
-                        ErrorObject::invalid_request(format!("request id {id} is already in use")),
-                    ),
-                    Some(id),
-                );
-                return;
+            let fresh = !incoming.contains_key(&id);
+            if fresh {
+                incoming.insert(id.clone(), cancel.clone());
             }
-            incoming.insert(id.clone(), cancel.clone());
+            fresh
+        };
+        if !fresh {
+            let error = ErrorObject::invalid_request(format!("request id {id} is already in use"));
+            self.send(JsonRpcMessage::error(Some(id.clone()), error), Some(id))
+                .await;
+            return;
         }
         let peer = self.clone();
         // Boxed before spawning: a handler's state machine is a few KiB, and moving it by
@@ -223,7 +230,7 @@ impl Peer {
             crate::capacity::remove(&mut lock(&peer.incoming), &id);
             let message = match outcome {
                 None => {
-                    let _ = peer.tx.send(Outbound::Abandoned(id));
+                    let _ = peer.tx.send(Outbound::Abandoned(id)).await;
                     return;
                 }
                 Some(Ok(Ok(value))) => JsonRpcMessage::response(id.clone(), value),
@@ -233,7 +240,7 @@ impl Peer {
                     ErrorObject::internal(panic_message(&panic)),
                 ),
             };
-            peer.send(message, Some(id));
+            peer.send(message, Some(id)).await;
         });
     }
 
@@ -264,7 +271,8 @@ impl Peer {
         lock(&self.incoming).len()
     }
 
-    /// A token cancelled when the connection closes.
+    /// A token cancelled when the connection closes; the outbound driver writes what was
+    /// queued and stops.
     pub fn shutdown_token(&self) -> &CancellationToken {
         &self.shutdown
     }
@@ -274,7 +282,6 @@ impl Peer {
         if self.closed.swap(true, Ordering::AcqRel) {
             return;
         }
-        let _ = self.tx.send(Outbound::Shutdown);
         lock(&self.outgoing).clear();
         for (_, token) in lock(&self.incoming).drain() {
             token.cancel();
@@ -307,7 +314,7 @@ impl Drop for PendingGuard<'_> {
                 reason: Some("request abandoned by the server".into()),
                 ..Default::default()
             };
-            self.peer.notify(
+            self.peer.try_notify(
                 methods::CANCELLED,
                 serde_json::to_value(params).ok(),
                 self.related.take(),

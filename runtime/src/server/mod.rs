@@ -33,6 +33,11 @@ pub struct ServerOptions {
     pub page_size: usize,
     /// The largest message accepted, in bytes.
     pub max_message_size: usize,
+    /// Messages a session may have queued for its client before senders wait
+    /// (`ctx.log(..).await` and responses) or, for broadcasts from synchronous code, are
+    /// dropped for that session. With the transport's own buffer this bounds what a client
+    /// that stops reading can make the server hold.
+    pub outbound_queue: usize,
     /// How task-augmented requests run.
     pub tasks: crate::task::TaskOptions,
 }
@@ -43,6 +48,7 @@ impl Default for ServerOptions {
             request_timeout: Duration::from_secs(300),
             page_size: 100,
             max_message_size: 4 * 1024 * 1024,
+            outbound_queue: 64,
             tasks: crate::task::TaskOptions::default(),
         }
     }
@@ -69,6 +75,17 @@ impl ServerOptions {
     /// Sets the largest accepted message, in bytes.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
+        self
+    }
+
+    /// Sets how many messages a session may have queued for its client (at least one).
+    ///
+    /// ```
+    /// let o = tracksuit::ServerOptions::default().outbound_queue(16);
+    /// assert_eq!(o.outbound_queue, 16);
+    /// ```
+    pub fn outbound_queue(mut self, messages: usize) -> Self {
+        self.outbound_queue = messages.max(1);
         self
     }
 
@@ -337,7 +354,7 @@ impl Server {
             if session.is_subscribed(uri) {
                 session
                     .peer()
-                    .notify(methods::RESOURCES_UPDATED, params.clone(), None);
+                    .try_notify(methods::RESOURCES_UPDATED, params.clone(), None);
             }
         }
     }
@@ -395,7 +412,7 @@ impl Server {
     fn broadcast(&self, method: &str, params: Option<serde_json::Value>) {
         for session in self.live_sessions() {
             if session.is_initialized() {
-                session.peer().notify(method, params.clone(), None);
+                session.peer().try_notify(method, params.clone(), None);
             }
         }
     }

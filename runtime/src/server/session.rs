@@ -118,9 +118,9 @@ impl ServerSession {
     }
 
     /// Handles one decoded message from the client.
-    pub fn handle(self: &Arc<Self>, message: JsonRpcMessage) {
+    pub async fn handle(self: &Arc<Self>, message: JsonRpcMessage) {
         match message {
-            JsonRpcMessage::Request(req) => self.handle_request(req),
+            JsonRpcMessage::Request(req) => self.handle_request(req).await,
             JsonRpcMessage::Notification(n) => self.handle_notification(n),
             JsonRpcMessage::Response(r) => {
                 self.peer.resolve(&r.id, Ok(r.result));
@@ -135,8 +135,10 @@ impl ServerSession {
     }
 
     /// Answers a message that could not be decoded (`-32700` / `-32600`).
-    pub fn reject(&self, error: ErrorObject) {
-        self.peer.send(JsonRpcMessage::error(None, error), None);
+    pub async fn reject(&self, error: ErrorObject) {
+        self.peer
+            .send(JsonRpcMessage::error(None, error), None)
+            .await;
     }
 
     fn handle_notification(&self, n: JsonRpcNotification) {
@@ -147,18 +149,18 @@ impl ServerSession {
         }
     }
 
-    fn handle_request(self: &Arc<Self>, req: JsonRpcRequest) {
+    async fn handle_request(self: &Arc<Self>, req: JsonRpcRequest) {
         let JsonRpcRequest { id, method, params } = req;
         let reply = |result: Result<Value, ErrorObject>| {
             let message = match result {
                 Ok(v) => JsonRpcMessage::response(id.clone(), v),
                 Err(e) => JsonRpcMessage::error(Some(id.clone()), e),
             };
-            self.peer.send(message, Some(id.clone()));
+            self.peer.send(message, Some(id.clone()))
         };
         match method.as_str() {
-            methods::INITIALIZE => return reply(self.initialize(params)),
-            methods::PING => return reply(Ok(json!({}))),
+            methods::INITIALIZE => return reply(self.initialize(params)).await,
+            methods::PING => return reply(Ok(json!({}))).await,
             _ => {}
         }
         if self.init.get().is_none() {
@@ -170,7 +172,7 @@ impl ServerSession {
                     "the session is not initialized; send `initialize` first",
                 )
             };
-            return reply(Err(error));
+            return reply(Err(error)).await;
         }
         let progress_token = params
             .as_ref()
@@ -212,7 +214,7 @@ impl ServerSession {
                 other => Err(ErrorObject::method_not_found(other)),
             }
         };
-        self.peer.serve(id, cancel, fut);
+        self.peer.serve(id, cancel, fut).await;
     }
 
     fn initialize(&self, params: Option<Value>) -> Result<Value, ErrorObject> {

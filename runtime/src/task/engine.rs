@@ -452,7 +452,8 @@ impl TaskEngine {
         live.status.send_replace(status);
         if let Some(peer) = live.peer.upgrade() {
             let params = serde_json::to_value(GetTaskResult::new(task.clone())).ok();
-            peer.notify(methods::TASKS_STATUS, params, Some(live.route()));
+            peer.notify(methods::TASKS_STATUS, params, Some(live.route()))
+                .await;
         }
         Some(task.clone())
     }

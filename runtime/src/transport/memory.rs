@@ -5,11 +5,14 @@ use super::{MessageSink, MessageStream, Transport};
 use crate::protocol::{ErrorObject, JsonRpcMessage};
 use tokio::sync::mpsc;
 
+/// Messages in flight each way before the sender waits (like a pipe's buffer).
+const CAPACITY: usize = 64;
+
 /// One end of an in-memory link.
 #[derive(Debug)]
 pub struct MemoryTransport {
-    tx: mpsc::UnboundedSender<JsonRpcMessage>,
-    rx: mpsc::UnboundedReceiver<JsonRpcMessage>,
+    tx: mpsc::Sender<JsonRpcMessage>,
+    rx: mpsc::Receiver<JsonRpcMessage>,
 }
 
 /// Two linked ends.
@@ -19,8 +22,8 @@ pub struct MemoryTransport {
 /// # let _ = (server_end, client_end);
 /// ```
 pub fn pair() -> (MemoryTransport, MemoryTransport) {
-    let (a_tx, a_rx) = mpsc::unbounded_channel();
-    let (b_tx, b_rx) = mpsc::unbounded_channel();
+    let (a_tx, a_rx) = mpsc::channel(CAPACITY);
+    let (b_tx, b_rx) = mpsc::channel(CAPACITY);
     (
         MemoryTransport { tx: a_tx, rx: b_rx },
         MemoryTransport { tx: b_tx, rx: a_rx },
@@ -29,11 +32,11 @@ pub fn pair() -> (MemoryTransport, MemoryTransport) {
 
 /// The receiving half of a [`MemoryTransport`].
 #[derive(Debug)]
-pub struct MemoryStream(mpsc::UnboundedReceiver<JsonRpcMessage>);
+pub struct MemoryStream(mpsc::Receiver<JsonRpcMessage>);
 
 /// The sending half of a [`MemoryTransport`].
 #[derive(Debug)]
-pub struct MemorySink(mpsc::UnboundedSender<JsonRpcMessage>);
+pub struct MemorySink(mpsc::Sender<JsonRpcMessage>);
 
 impl Transport for MemoryTransport {
     type Stream = MemoryStream;
@@ -54,6 +57,7 @@ impl MessageSink for MemorySink {
     async fn send(&mut self, message: JsonRpcMessage) -> std::io::Result<()> {
         self.0
             .send(message)
+            .await
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "peer closed"))
     }
 

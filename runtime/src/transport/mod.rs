@@ -5,9 +5,11 @@
 //! - [`memory`]: a linked pair of in-process channels, for tests;
 //! - `http` (feature `http`): Streamable HTTP as an axum `Router`.
 //!
-//! Line transports implement [`Transport`]; the server and client drive any of them with
-//! the same loop.
+//! Line transports implement [`Transport`]. Whatever the transport, a peer's outbound
+//! queue is drained by one driver, [`drive`], into an [`Outlet`]: a line sink
+//! ([`SinkOutlet`]) or the SSE streams of an HTTP session.
 
+mod driver;
 pub mod io;
 pub mod memory;
 pub mod stdio;
@@ -15,7 +17,8 @@ pub mod stdio;
 #[cfg(feature = "http")]
 pub(crate) mod sse;
 
-use crate::peer::{Outbound, OutboundReceiver};
+pub use driver::{Gone, Outlet, SinkOutlet, drive};
+
 use crate::protocol::{ErrorObject, JsonRpcMessage};
 use std::future::Future;
 
@@ -43,25 +46,4 @@ pub trait Transport: Send + 'static {
     type Sink: MessageSink;
     /// Splits into halves used concurrently.
     fn split(self) -> (Self::Stream, Self::Sink);
-}
-
-/// Drains a peer's outbound queue into a sink until every sender is gone or the sink fails.
-pub(crate) async fn write_loop<S: MessageSink>(mut sink: S, mut rx: OutboundReceiver) {
-    while let Some(out) = rx.recv().await {
-        match out {
-            Outbound::Message { message, .. } => {
-                if sink.send(message).await.is_err() {
-                    return;
-                }
-            }
-            Outbound::CloseStream(_) | Outbound::Abandoned(_) => {}
-            Outbound::Shutdown => {
-                let _ = sink.flush().await;
-                return;
-            }
-        }
-        if rx.is_empty() && sink.flush().await.is_err() {
-            return;
-        }
-    }
 }

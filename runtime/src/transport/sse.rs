@@ -13,8 +13,24 @@ use tokio::sync::mpsc;
 /// The standalone (GET) stream's id.
 pub(crate) const STANDALONE: u64 = 0;
 
-/// A live SSE connection's sending side; each item is one encoded SSE event.
-pub(crate) type LiveSender = mpsc::UnboundedSender<Bytes>;
+/// A live SSE connection's sending side; each item is one encoded SSE event (or, in JSON
+/// mode, the response body). Bounded: a connection the client does not read fills it and
+/// the session's driver waits.
+pub(crate) type LiveSender = mpsc::Sender<Bytes>;
+/// The receiving side, drained by the HTTP response body.
+pub(crate) type LiveReceiver = mpsc::Receiver<Bytes>;
+
+/// Chunks queued on one live connection before the session's driver waits.
+pub(crate) const LIVE_CAPACITY: usize = 32;
+
+/// A live connection's channel.
+pub(crate) fn live_channel() -> (LiveSender, LiveReceiver) {
+    mpsc::channel(LIVE_CAPACITY)
+}
+
+/// An event to hand to a live connection once the streams' lock is released (sending may
+/// wait for the client to read).
+pub(crate) type Delivery = (LiveSender, Bytes);
 
 /// How a POST's request is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,26 +127,31 @@ impl Streams {
         Some(id)
     }
 
-    /// Attaches a live connection to `stream`, first replaying what it has not seen:
-    /// events after `after` (from `Last-Event-ID`) or else everything not yet delivered.
-    /// Returns false if the stream is unknown. A finished stream is replayed and closed.
-    pub(crate) fn attach(&mut self, stream: u64, after: Option<u64>, live: LiveSender) -> bool {
-        let Some(s) = self.streams.get_mut(&stream) else {
-            return false;
-        };
+    /// Attaches a live connection to `stream`. Returns what it has not seen, to send
+    /// before anything that follows: events after `after` (from `Last-Event-ID`) or else
+    /// everything not yet delivered; `None` if the stream is unknown. A finished stream is
+    /// replayed and not attached (its connection ends after the replay).
+    pub(crate) fn attach(
+        &mut self,
+        stream: u64,
+        after: Option<u64>,
+        live: LiveSender,
+    ) -> Option<Vec<Bytes>> {
+        let s = self.streams.get_mut(&stream)?;
         let from = after.unwrap_or(s.delivered);
-        for (seq, bytes) in &s.events {
-            if *seq > from && live.send(bytes.clone()).is_err() {
-                return true;
-            }
-        }
+        let replay = s
+            .events
+            .iter()
+            .filter(|(seq, _)| *seq > from)
+            .map(|(_, bytes)| bytes.clone())
+            .collect();
         if let Some(last) = s.events.back() {
             s.delivered = s.delivered.max(last.0);
         }
         if !s.done {
             s.live = Some(live);
         }
-        true
+        Some(replay)
     }
 
     /// Drops the live connection of `request`'s stream (the stream itself goes on).
@@ -159,8 +180,14 @@ impl Streams {
             .any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
     }
 
-    /// Routes an outgoing message to its stream.
-    pub(crate) fn route(&mut self, message: &JsonRpcMessage, related: Option<&RequestId>) {
+    /// Routes an outgoing message to its stream: records it for replay (the newest
+    /// `buffer` events of each stream are kept) and returns what to send to the stream's
+    /// live connection, if it has one.
+    pub(crate) fn route(
+        &mut self,
+        message: &JsonRpcMessage,
+        related: Option<&RequestId>,
+    ) -> Option<Delivery> {
         let response_to = match message {
             JsonRpcMessage::Response(r) => Some(&r.id),
             JsonRpcMessage::Error(e) => e.id.as_ref(),
@@ -179,34 +206,35 @@ impl Streams {
             && self.streams.get(&target).and_then(|s| s.request.as_ref()) == response_to;
         if json_mode {
             if completes {
-                if let Some(live) = self.streams.get_mut(&target).and_then(|s| s.live.take()) {
-                    let _ = live.send(Bytes::from(data));
-                }
+                let live = self.streams.get_mut(&target).and_then(|s| s.live.take());
                 self.finish(target);
-                return;
+                return live.map(|live| (live, Bytes::from(data)));
             }
             target = STANDALONE;
         }
-        let Some(s) = self.streams.get_mut(&target) else {
-            return;
-        };
+        let s = self.streams.get_mut(&target)?;
         let seq = s.next_seq;
         s.next_seq += 1;
         let bytes = event(&format!("{target}-{seq}"), &data);
         s.events.push_back((seq, bytes.clone()));
-        if target == STANDALONE && s.events.len() > self.buffer {
+        if s.events.len() > self.buffer {
             s.events.pop_front();
         }
-        if let Some(live) = &s.live {
-            if live.send(bytes).is_ok() {
+        let delivery = match &s.live {
+            Some(live) if !live.is_closed() => {
                 s.delivered = seq;
-            } else {
-                s.live = None;
+                Some((live.clone(), bytes))
             }
-        }
+            Some(_) => {
+                s.live = None;
+                None
+            }
+            None => None,
+        };
         if completes {
             self.finish(target);
         }
+        delivery
     }
 
     fn finish(&mut self, stream: u64) {
@@ -239,17 +267,25 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Routes `message` and sends what it yields to the live connection, as the driver does.
+    fn route_now(streams: &mut Streams, message: &JsonRpcMessage, related: &RequestId) {
+        if let Some((live, bytes)) = streams.route(message, Some(related)) {
+            live.try_send(bytes).unwrap();
+        }
+    }
+
     #[test]
     fn routes_related_messages_and_finishes_on_response() {
         let mut streams = Streams::new(8);
         let req = RequestId::Number(1);
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = live_channel();
         let id = streams.open(req.clone(), Mode::Sse, tx).unwrap();
         let note = JsonRpcMessage::notification("notifications/progress", Some(json!({})));
-        streams.route(&note, Some(&req));
-        streams.route(
+        route_now(&mut streams, &note, &req);
+        route_now(
+            &mut streams,
             &JsonRpcMessage::response(req.clone(), json!({})),
-            Some(&req),
+            &req,
         );
         let first = rx.try_recv().unwrap();
         assert!(first.starts_with(format!("id: {id}-1\n").as_bytes()));
@@ -260,34 +296,53 @@ mod tests {
             Err(mpsc::error::TryRecvError::Disconnected)
         ));
         // Resuming after event 1 replays only the response.
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        assert!(streams.attach(id, Some(1), tx));
-        assert!(
-            rx.try_recv()
-                .unwrap()
-                .starts_with(format!("id: {id}-2\n").as_bytes())
-        );
-        assert!(rx.try_recv().is_err());
+        let (tx, _rx) = live_channel();
+        let replay = streams.attach(id, Some(1), tx).unwrap();
+        assert_eq!(replay.len(), 1);
+        assert!(replay[0].starts_with(format!("id: {id}-2\n").as_bytes()));
     }
 
     #[test]
     fn json_mode_diverts_related_messages_to_standalone() {
         let mut streams = Streams::new(8);
         let req = RequestId::Number(5);
-        let (post, mut body) = mpsc::unbounded_channel();
+        let (post, mut body) = live_channel();
         streams.open(req.clone(), Mode::Json, post).unwrap();
         let note = JsonRpcMessage::notification("notifications/message", None);
-        streams.route(&note, Some(&req));
+        route_now(&mut streams, &note, &req);
         assert!(body.try_recv().is_err());
-        streams.route(&JsonRpcMessage::response(req.clone(), json!(1)), Some(&req));
+        route_now(
+            &mut streams,
+            &JsonRpcMessage::response(req.clone(), json!(1)),
+            &req,
+        );
         assert_eq!(
             &body.try_recv().unwrap()[..],
             br#"{"jsonrpc":"2.0","id":5,"result":1}"#
         );
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        streams.attach(STANDALONE, None, tx);
-        assert!(rx.try_recv().is_ok());
+        let (tx, _rx) = live_channel();
+        assert_eq!(
+            streams.attach(STANDALONE, None, tx).map(|r| r.len()),
+            Some(1)
+        );
         assert_eq!(parse_event_id("3-7"), Some((3, 7)));
         assert_eq!(parse_event_id("x"), None);
+    }
+
+    #[test]
+    fn a_stream_without_a_reader_keeps_only_its_newest_events() {
+        let mut streams = Streams::new(4);
+        let req = RequestId::Number(9);
+        let (tx, rx) = live_channel();
+        let id = streams.open(req.clone(), Mode::Sse, tx).unwrap();
+        drop(rx);
+        for _ in 0..100 {
+            let note = JsonRpcMessage::notification("notifications/message", None);
+            assert!(streams.route(&note, Some(&req)).is_none());
+        }
+        let (tx, _rx) = live_channel();
+        let replay = streams.attach(id, Some(0), tx).unwrap();
+        assert_eq!(replay.len(), 4);
+        assert!(replay[0].starts_with(format!("id: {id}-97\n").as_bytes()));
     }
 }

@@ -24,11 +24,14 @@ mod memory;
 
 use crate::capacity::ReleaseSpare;
 use crate::on_demand::OnDemand;
-use crate::peer::Outbound;
 use crate::peer::sync::lock;
+use crate::peer::{Outbound, outbound_queue};
 use crate::protocol::{ErrorObject, JsonRpcMessage, SUPPORTED_PROTOCOL_VERSIONS, methods};
 use crate::server::{Server, ServerSession};
-use crate::transport::sse::{Mode, STANDALONE, Streams, parse_event_id, priming};
+use crate::transport::sse::{
+    Delivery, LiveReceiver, Mode, STANDALONE, Streams, live_channel, parse_event_id, priming,
+};
+use crate::transport::{Gone, Outlet, drive};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -40,7 +43,8 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 /// An HTTP status and message for a refused request.
 type Rejection = (StatusCode, &'static str);
@@ -275,33 +279,19 @@ impl Shared {
 
     fn create_session(self: &Arc<Self>) -> (String, Arc<HttpSession>) {
         let id = format!("{:032x}", rand::random::<u128>());
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, rx) = outbound_queue(self.server.options().outbound_queue);
         let engine = ServerSession::new(self.server.clone(), tx);
+        let shutdown = engine.peer().shutdown_token().clone();
         let session = Arc::new(HttpSession {
             engine,
             streams: Mutex::new(Streams::new(self.options.replay_buffer)),
             last_active: Mutex::new(Instant::now()),
         });
-        let weak = Arc::downgrade(&session);
-        tokio::spawn(async move {
-            while let Some(out) = rx.recv().await {
-                let Some(session) = weak.upgrade() else {
-                    return;
-                };
-                let mut streams = lock(&session.streams);
-                match out {
-                    Outbound::Message { message, related } => {
-                        streams.route(&message, related.as_ref())
-                    }
-                    Outbound::CloseStream(request) => streams.disconnect(&request),
-                    Outbound::Abandoned(request) => streams.abandon(&request),
-                    Outbound::Shutdown => {
-                        streams.close_all();
-                        return;
-                    }
-                }
-            }
-        });
+        let outlet = SessionOutlet {
+            session: Arc::downgrade(&session),
+            shutdown: shutdown.clone(),
+        };
+        tokio::spawn(drive(rx, shutdown, outlet));
         let open = {
             let mut sessions = lock(&self.sessions);
             sessions.insert(id.clone(), session.clone());
@@ -315,6 +305,73 @@ impl Shared {
             ));
         });
         (id, session)
+    }
+}
+
+/// The [`Outlet`] of a stateful session: routes its messages into the session's streams,
+/// then hands each to its live connection outside the lock (waiting while the client does
+/// not read it, until the session closes).
+struct SessionOutlet {
+    session: Weak<HttpSession>,
+    shutdown: CancellationToken,
+}
+
+impl Outlet for SessionOutlet {
+    async fn deliver(&mut self, out: Outbound) -> Result<(), Gone> {
+        let delivery = {
+            let session = self.session.upgrade().ok_or(Gone)?;
+            let mut streams = lock(&session.streams);
+            route(&mut streams, out)
+        };
+        hand_over(delivery, &self.shutdown).await;
+        Ok(())
+    }
+
+    fn finish(&mut self) {
+        if let Some(session) = self.session.upgrade() {
+            lock(&session.streams).close_all();
+        }
+    }
+}
+
+/// The [`Outlet`] of a stateless request: its own streams, nobody else's.
+struct StatelessOutlet {
+    streams: Streams,
+    shutdown: CancellationToken,
+}
+
+impl Outlet for StatelessOutlet {
+    async fn deliver(&mut self, out: Outbound) -> Result<(), Gone> {
+        let delivery = route(&mut self.streams, out);
+        hand_over(delivery, &self.shutdown).await;
+        Ok(())
+    }
+}
+
+/// Applies one outbound item to a session's streams; returns what to send, if anything.
+fn route(streams: &mut Streams, out: Outbound) -> Option<Delivery> {
+    match out {
+        Outbound::Message { message, related } => streams.route(&message, related.as_ref()),
+        Outbound::CloseStream(request) => {
+            streams.disconnect(&request);
+            None
+        }
+        Outbound::Abandoned(request) => {
+            streams.abandon(&request);
+            None
+        }
+    }
+}
+
+/// Sends an event to its live connection, waiting while the client has not read the ones
+/// before it (the connection's channel is full) unless the session ends meanwhile. If the
+/// connection is gone the event stays in the stream's replay buffer.
+async fn hand_over(delivery: Option<Delivery>, shutdown: &CancellationToken) {
+    if let Some((live, bytes)) = delivery {
+        tokio::select! {
+            _ = live.send(bytes) => {}
+            _ = shutdown.cancelled() => {}
+        }
     }
 }
 
@@ -425,7 +482,7 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
         matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
 
     if shared.options.stateless {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = outbound_queue(shared.server.options().outbound_queue);
         let engine = ServerSession::new_stateless(shared.server.clone(), tx);
         return dispatch_stateless(engine, rx, message, json_mode).await;
     }
@@ -447,11 +504,11 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
     };
 
     let JsonRpcMessage::Request(request) = &message else {
-        session.engine.handle(message);
+        session.engine.handle(message).await;
         return StatusCode::ACCEPTED.into_response();
     };
     let id = request.id.clone();
-    let (live, rx) = mpsc::unbounded_channel();
+    let (live, rx) = live_channel();
     let mode = if json_mode { Mode::Json } else { Mode::Sse };
     let stream = lock(&session.streams).open(id.clone(), mode, live);
     let Some(stream) = stream else {
@@ -460,7 +517,7 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
             ErrorObject::invalid_request(format!("request id {id} is already in flight")),
         );
     };
-    session.engine.handle(message);
+    session.engine.handle(message).await;
     let mut response = if json_mode {
         json_body(rx).await
     } else {
@@ -490,25 +547,26 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
 
 async fn dispatch_stateless(
     engine: Arc<ServerSession>,
-    mut rx: crate::peer::OutboundReceiver,
+    queue: crate::peer::OutboundReceiver,
     message: JsonRpcMessage,
     json_mode: bool,
 ) -> Response {
     let JsonRpcMessage::Request(request) = &message else {
-        engine.handle(message);
+        engine.handle(message).await;
         return StatusCode::ACCEPTED.into_response();
     };
     let id = request.id.clone();
-    let (live, out) = mpsc::unbounded_channel::<Bytes>();
+    let (live, out) = live_channel();
     let mut streams = Streams::new(1);
     let mode = if json_mode { Mode::Json } else { Mode::Sse };
     streams.open(id, mode, live);
-    engine.handle(message);
-    tokio::spawn(async move {
-        while let Some(Outbound::Message { message, related }) = rx.recv().await {
-            streams.route(&message, related.as_ref());
-        }
-    });
+    let shutdown = engine.peer().shutdown_token().clone();
+    tokio::spawn(drive(
+        queue,
+        shutdown.clone(),
+        StatelessOutlet { streams, shutdown },
+    ));
+    engine.handle(message).await;
     if json_mode {
         json_body(out).await
     } else {
@@ -540,17 +598,16 @@ fn get(shared: Arc<Shared>, headers: HeaderMap) -> Response {
         .get(LAST_EVENT_ID)
         .and_then(|v| v.to_str().ok())
         .and_then(parse_event_id);
-    let (live, rx) = mpsc::unbounded_channel();
+    let (live, rx) = live_channel();
     let mut streams = lock(&session.streams);
-    let attached = match resume {
-        Some((stream, seq)) => streams.attach(stream, Some(seq), live.clone()),
-        None => false,
+    let resumed = resume.and_then(|(stream, seq)| streams.attach(stream, Some(seq), live.clone()));
+    let replay = match resumed {
+        Some(replay) => replay,
+        None => streams.attach(STANDALONE, None, live).unwrap_or_default(),
     };
-    if !attached {
-        streams.attach(STANDALONE, None, live);
-    }
     drop(streams);
-    sse_body(None, rx)
+    let replay = (!replay.is_empty()).then(|| replay.concat().into());
+    sse_body(replay, rx)
 }
 
 fn delete(shared: Arc<Shared>, headers: HeaderMap) -> Response {
@@ -582,7 +639,7 @@ fn delete(shared: Arc<Shared>, headers: HeaderMap) -> Response {
 const SSE_COALESCE: Duration = Duration::from_millis(2);
 
 /// `head` (if any), `event` and every event already queued behind it, as one chunk.
-fn coalesce(head: Option<Bytes>, event: Bytes, rx: &mut mpsc::UnboundedReceiver<Bytes>) -> Bytes {
+fn coalesce(head: Option<Bytes>, event: Bytes, rx: &mut LiveReceiver) -> Bytes {
     let mut more = Vec::new();
     while let Ok(next) = rx.try_recv() {
         more.push(next);
@@ -604,7 +661,7 @@ fn coalesce(head: Option<Bytes>, event: Bytes, rx: &mut mpsc::UnboundedReceiver<
 
 /// An SSE response: `first`, then each batch of queued events as one chunk, until the
 /// sending side is dropped.
-fn sse_body(first: Option<Bytes>, rx: mpsc::UnboundedReceiver<Bytes>) -> Response {
+fn sse_body(first: Option<Bytes>, rx: LiveReceiver) -> Response {
     let head = futures::stream::iter(first.map(Ok::<_, Infallible>));
     let tail = futures::stream::unfold(rx, |mut rx| async move {
         let event = rx.recv().await?;
@@ -620,7 +677,7 @@ fn sse_body(first: Option<Bytes>, rx: mpsc::UnboundedReceiver<Bytes>) -> Respons
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
-async fn json_body(mut rx: mpsc::UnboundedReceiver<Bytes>) -> Response {
+async fn json_body(mut rx: LiveReceiver) -> Response {
     match rx.recv().await {
         Some(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
         None => http_error(

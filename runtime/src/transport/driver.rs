@@ -1,0 +1,107 @@
+//! The one outbound driver: every host and mode (line transports, stateful and stateless
+//! Streamable HTTP, the client) drains a peer's bounded queue with [`drive`] into an
+//! [`Outlet`]. An outlet that cannot take a message yet (a full pipe, an SSE connection
+//! the client is not reading) makes `drive` wait, the queue fills, and the peer's senders
+//! wait in turn: that is the backpressure path from a slow reader to `ctx.log(..).await`.
+
+use super::MessageSink;
+use crate::peer::{Outbound, OutboundReceiver};
+use std::future::Future;
+use tokio_util::sync::CancellationToken;
+
+/// Where a driven queue's items go.
+pub trait Outlet: Send + 'static {
+    /// Delivers one item, waiting while the destination is full. `Err` ends the drive (the
+    /// destination is gone).
+    fn deliver(&mut self, out: Outbound) -> impl Future<Output = Result<(), Gone>> + Send;
+
+    /// Called when the queue is momentarily empty (flush buffered writes).
+    fn idle(&mut self) -> impl Future<Output = Result<(), Gone>> + Send {
+        async { Ok(()) }
+    }
+
+    /// Called once when the drive ends.
+    fn finish(&mut self) {}
+}
+
+/// The destination of an [`Outlet`] is gone (the connection closed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gone;
+
+/// Drains `queue` into `outlet` until `shutdown` is cancelled (then writes what was
+/// already queued and stops), every sender is gone, or the outlet is.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use tracksuit::peer::{Outbound, outbound_queue};
+/// use tracksuit::protocol::JsonRpcMessage;
+/// use tracksuit::transport::{SinkOutlet, drive, memory};
+/// use tracksuit::transport::{MessageStream, Transport};
+/// let (a, b) = memory::pair();
+/// let (_, sink) = a.split();
+/// let (mut received, _) = b.split();
+/// let (tx, rx) = outbound_queue(4);
+/// let shutdown = tokio_util::sync::CancellationToken::new();
+/// let driver = tokio::spawn(drive(rx, shutdown.clone(), SinkOutlet::new(sink)));
+/// let message = JsonRpcMessage::notification("notifications/initialized", None);
+/// tx.send(Outbound::Message { message, related: None }).await.unwrap();
+/// shutdown.cancel();
+/// driver.await.unwrap();
+/// assert!(received.next().await.is_some());
+/// # }
+/// ```
+pub async fn drive<O: Outlet>(
+    mut queue: OutboundReceiver,
+    shutdown: CancellationToken,
+    mut outlet: O,
+) {
+    loop {
+        let next = tokio::select! {
+            biased;
+            out = queue.recv() => out,
+            _ = shutdown.cancelled() => None,
+        };
+        let Some(out) = next else {
+            // Closed: what was queued before goes out, then the drive ends.
+            while let Ok(out) = queue.try_recv() {
+                if outlet.deliver(out).await.is_err() {
+                    break;
+                }
+            }
+            let _ = outlet.idle().await;
+            break;
+        };
+        if outlet.deliver(out).await.is_err() {
+            break;
+        }
+        if queue.is_empty() && outlet.idle().await.is_err() {
+            break;
+        }
+    }
+    outlet.finish();
+}
+
+/// An [`Outlet`] writing messages to a line transport's [`MessageSink`]; stream-related
+/// items (`CloseStream`, `Abandoned`) mean nothing there and are skipped.
+#[derive(Debug)]
+pub struct SinkOutlet<S>(S);
+
+impl<S: MessageSink> SinkOutlet<S> {
+    /// An outlet writing to `sink`.
+    pub fn new(sink: S) -> Self {
+        SinkOutlet(sink)
+    }
+}
+
+impl<S: MessageSink> Outlet for SinkOutlet<S> {
+    async fn deliver(&mut self, out: Outbound) -> Result<(), Gone> {
+        match out {
+            Outbound::Message { message, .. } => self.0.send(message).await.map_err(|_| Gone),
+            Outbound::CloseStream(_) | Outbound::Abandoned(_) => Ok(()),
+        }
+    }
+
+    async fn idle(&mut self) -> Result<(), Gone> {
+        self.0.flush().await.map_err(|_| Gone)
+    }
+}
