@@ -151,9 +151,11 @@ impl ServerSession {
         }
     }
 
-    /// Answers a message that could not be decoded (`-32700` / `-32600`).
-    pub fn reject(&self, error: ErrorObject) {
-        self.peer.send(JsonRpcMessage::error(None, error), None);
+    /// Answers a message that could not be decoded (`-32700` / `-32600`) with `rejection`,
+    /// the error response [`JsonRpcMessage::from_slice`] made of it (`"id": null` unless the
+    /// message's id could be read).
+    pub fn reject(&self, rejection: JsonRpcError) {
+        self.peer.send(JsonRpcMessage::Error(rejection), None);
     }
 
     fn handle_notification(&self, n: JsonRpcNotification) {
