@@ -190,7 +190,10 @@ impl Peer {
                 self.send(
                     JsonRpcMessage::error(
                         Some(id.clone()),
-                        ErrorObject::invalid_request(format!("request id {id} is already in use")),
+                        ErrorObject::invalid_request(format!(
+                            "request id {} is already in use",
+                            ErrorObject::quote(&id.to_string())
+                        )),
                     ),
                     Some(id),
                 );

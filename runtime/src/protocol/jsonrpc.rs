@@ -4,6 +4,7 @@
 use serde::de::{Error as _, IgnoredAny};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 
 /// The JSON-RPC version string every message carries.
@@ -75,6 +76,30 @@ pub struct ErrorObject {
 }
 
 impl ErrorObject {
+    /// The most characters of peer input an error message quotes (see [`ErrorObject::quote`]).
+    pub const QUOTE_LIMIT: usize = 128;
+
+    /// The most characters of the free-form detail [`parse_error`](Self::parse_error),
+    /// [`invalid_request`](Self::invalid_request) and [`invalid_params`](Self::invalid_params)
+    /// keep: room for their own words beside a quote, and a bound on details that quote peer
+    /// input themselves (serde errors name the offending value).
+    const DETAIL_LIMIT: usize = 2 * Self::QUOTE_LIMIT;
+
+    /// `input` (a method or tool name, a URI, a cursor…) as an error message may quote it:
+    /// at most [`QUOTE_LIMIT`](Self::QUOTE_LIMIT) characters, then `…` if it was longer.
+    ///
+    /// ```
+    /// use tracksuit::protocol::ErrorObject;
+    /// assert_eq!(ErrorObject::quote("short"), "short");
+    /// let long = "é".repeat(500);
+    /// let quoted = ErrorObject::quote(&long);
+    /// assert_eq!(quoted.chars().count(), ErrorObject::QUOTE_LIMIT + 1);
+    /// assert!(quoted.ends_with('…'));
+    /// ```
+    pub fn quote(input: &str) -> Cow<'_, str> {
+        clip(input, Self::QUOTE_LIMIT)
+    }
+
     /// An error with a code and message and no data.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
         ErrorObject {
@@ -91,28 +116,62 @@ impl ErrorObject {
     }
 
     /// `-32700`: the message was not valid JSON.
+    ///
+    /// A detail longer than 256 characters is cut (it may quote the input).
     pub fn parse_error(detail: impl fmt::Display) -> Self {
-        Self::new(PARSE_ERROR, format!("Parse error: {detail}"))
+        Self::new(
+            PARSE_ERROR,
+            format!("Parse error: {}", Self::detail(detail)),
+        )
     }
 
     /// `-32600`: the message is not a valid JSON-RPC request.
+    ///
+    /// A detail longer than 256 characters is cut (it may quote the input).
     pub fn invalid_request(detail: impl fmt::Display) -> Self {
-        Self::new(INVALID_REQUEST, format!("Invalid request: {detail}"))
+        Self::new(
+            INVALID_REQUEST,
+            format!("Invalid request: {}", Self::detail(detail)),
+        )
     }
 
-    /// `-32601`: unknown method.
+    /// `-32601`: unknown method (its name quoted with [`ErrorObject::quote`]).
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            METHOD_NOT_FOUND,
+            format!("Method not found: {}", Self::quote(method)),
+        )
     }
 
     /// `-32602`: the params did not fit the method.
+    ///
+    /// A detail longer than 256 characters is cut (it may quote the input).
     pub fn invalid_params(detail: impl fmt::Display) -> Self {
-        Self::new(INVALID_PARAMS, format!("Invalid params: {detail}"))
+        Self::new(
+            INVALID_PARAMS,
+            format!("Invalid params: {}", Self::detail(detail)),
+        )
     }
 
     /// `-32603`: the server failed.
     pub fn internal(detail: impl fmt::Display) -> Self {
         Self::new(INTERNAL_ERROR, format!("Internal error: {detail}"))
+    }
+
+    fn detail(detail: impl fmt::Display) -> String {
+        let detail = detail.to_string();
+        match clip(&detail, Self::DETAIL_LIMIT) {
+            Cow::Borrowed(_) => detail,
+            Cow::Owned(clipped) => clipped,
+        }
+    }
+}
+
+/// `text` cut to at most `max` characters (on a character boundary), with `…` if it was cut.
+fn clip(text: &str, max: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => Cow::Borrowed(text),
+        Some((end, _)) => Cow::Owned(format!("{}…", &text[..end])),
     }
 }
 
@@ -593,5 +652,49 @@ mod tests {
             e,
             Ok(JsonRpcMessage::Error(JsonRpcError { id: None, .. }))
         ));
+    }
+
+    #[test]
+    fn quoted_input_is_cut_on_a_character_boundary() {
+        assert_eq!(ErrorObject::quote(""), "");
+        let exact = "a".repeat(ErrorObject::QUOTE_LIMIT);
+        assert_eq!(ErrorObject::quote(&exact), exact.as_str());
+        // Multi-byte characters straddling the limit: cut between characters, never inside.
+        for filler in ["é", "日本", "🦀", "a"] {
+            let long = format!(
+                "{}{}",
+                "x".repeat(ErrorObject::QUOTE_LIMIT - 1),
+                filler.repeat(10)
+            );
+            let quoted = ErrorObject::quote(&long);
+            assert_eq!(
+                quoted.chars().count(),
+                ErrorObject::QUOTE_LIMIT + 1,
+                "{filler}"
+            );
+            assert!(quoted.ends_with('…'));
+            assert!(long.starts_with(quoted.trim_end_matches('…')));
+        }
+        let m = ErrorObject::method_not_found(&"m".repeat(10_000));
+        assert!(m.message.chars().count() < 200, "{}", m.message);
+        assert!(m.message.starts_with("Method not found: mmm"));
+        assert!(m.message.ends_with('…'));
+        // A serde error quoting a long value is cut too.
+        let serde = serde_json::from_value::<u8>(json!("v".repeat(10_000)))
+            .err()
+            .map(ErrorObject::invalid_params);
+        let serde = serde.map(|e| e.message).unwrap_or_default();
+        assert!(
+            serde.starts_with("Invalid params: invalid type: string \"vvv"),
+            "{serde}"
+        );
+        assert!(
+            serde.chars().count() <= "Invalid params: ".len() + 2 * ErrorObject::QUOTE_LIMIT + 1
+        );
+        // Short details are left alone.
+        assert_eq!(
+            ErrorObject::invalid_params("bad").message,
+            "Invalid params: bad"
+        );
     }
 }

@@ -359,7 +359,7 @@ impl ServerSession {
         let Some((tool, support)) = found else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
-                p.name
+                ErrorObject::quote(&p.name)
             )));
         };
         let arguments = p.arguments.unwrap_or_default();
@@ -406,7 +406,7 @@ impl ServerSession {
         let Some(entry) = entry else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown prompt: {}",
-                p.name
+                ErrorObject::quote(&p.name)
             )));
         };
         let args: HashMap<String, String> = p.arguments.unwrap_or_default().into_iter().collect();
@@ -439,7 +439,7 @@ impl ServerSession {
             Some((template, vars)) => encode(template.read(ctx, &p.uri, vars).await?),
             None => Err(ErrorObject::new(
                 RESOURCE_NOT_FOUND,
-                format!("Resource not found: {}", p.uri),
+                format!("Resource not found: {}", ErrorObject::quote(&p.uri)),
             )
             .with_data(json!({ "uri": p.uri }))),
         }
@@ -478,7 +478,10 @@ impl ServerSession {
                     .get(&r.name)
                     .map(|e| e.item.clone());
                 let prompt = prompt.ok_or_else(|| {
-                    ErrorObject::invalid_params(format!("Unknown prompt: {}", r.name))
+                    ErrorObject::invalid_params(format!(
+                        "Unknown prompt: {}",
+                        ErrorObject::quote(&r.name)
+                    ))
                 })?;
                 prompt.complete(name, value, &context).await
             }
@@ -559,7 +562,9 @@ fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
         .and_then(|s| s.strip_prefix(CURSOR_PREFIX).and_then(|n| n.parse().ok()))
-        .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))
+        .ok_or_else(|| {
+            ErrorObject::invalid_params(format!("invalid cursor {:?}", ErrorObject::quote(cursor)))
+        })
 }
 
 #[cfg(test)]

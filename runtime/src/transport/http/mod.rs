@@ -474,7 +474,10 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
         return rpc_error(
             StatusCode::BAD_REQUEST,
             Some(id.clone()),
-            ErrorObject::invalid_request(format!("request id {id} is already in flight")),
+            ErrorObject::invalid_request(format!(
+                "request id {} is already in flight",
+                ErrorObject::quote(&id.to_string())
+            )),
         );
     };
     session.engine.handle(message);
