@@ -263,6 +263,10 @@ impl JsonRpcMessage {
     /// response a peer should receive: `-32700` for bad JSON, `-32600` for a batch or a
     /// non-message. That response carries the input's `id` when it can be read (a string or
     /// an integer, in an object that is not a response), else `"id": null`.
+    // The error is the response to send as it stands (the same value a decoded error
+    // response becomes), and rejections are the cold path: boxing it would cost every caller
+    // an unboxing for nothing.
+    #[allow(clippy::result_large_err)]
     pub fn from_slice(bytes: &[u8]) -> Result<Self, JsonRpcError> {
         let unread = |error| JsonRpcError { id: None, error };
         // Classify by first non-space byte so arrays (batches) get -32600, not a serde message.
