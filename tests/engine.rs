@@ -480,3 +480,164 @@ async fn line_transport_rejects_garbage_and_keeps_serving() {
     assert_eq!(ok["id"], 2);
     assert_eq!(ok["result"], json!({}));
 }
+
+/// A server on a line transport (the stdio framing), driven with raw lines.
+struct Lines {
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    read: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+}
+
+impl Lines {
+    fn start(server: Server, max_message_size: usize) -> Lines {
+        use tokio::io::AsyncBufReadExt;
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let (r, w) = tokio::io::split(server_io);
+        let transport =
+            tracksuit::transport::io::LineTransport::new(r, w).max_message_size(max_message_size);
+        tokio::spawn(server.serve(transport));
+        let (read, write) = tokio::io::split(client_io);
+        Lines {
+            write,
+            read: tokio::io::BufReader::new(read).lines(),
+        }
+    }
+
+    /// Writes `line` and returns the next line the server writes.
+    async fn ask(&mut self, line: &str) -> Value {
+        use tokio::io::AsyncWriteExt;
+        self.write.write_all(line.as_bytes()).await.expect("write");
+        self.write.write_all(b"\n").await.expect("write");
+        let l = tokio::time::timeout(Duration::from_secs(5), self.read.next_line())
+            .await
+            .expect("in time")
+            .expect("io")
+            .expect("a line");
+        serde_json::from_str(&l).expect("the server writes JSON")
+    }
+}
+
+/// The `id` member of a response (`None` if it has none: never acceptable for a response).
+fn id_member(v: &Value) -> Option<&Value> {
+    v.as_object()?.get("id")
+}
+
+#[tokio::test]
+async fn line_rejections_carry_the_request_id_when_it_can_be_read_and_null_otherwise() {
+    let mut lines = Lines::start(server(), 1024);
+    // Nothing readable: `"id": null`, present.
+    for garbage in [
+        "{not json",
+        "[1,2]",
+        "42",
+        r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#,
+    ] {
+        let r = lines.ask(garbage).await;
+        assert!(r["error"]["code"].is_i64(), "{garbage}: {r}");
+        assert_eq!(id_member(&r), Some(&Value::Null), "{garbage}: {r}");
+    }
+    assert_eq!(lines.ask("{not json").await["error"]["code"], PARSE_ERROR);
+    // An invalid request whose id can be read gets that id back.
+    let r = lines.ask(r#"{"jsonrpc":"2.0","id":1}"#).await;
+    assert_eq!(
+        (r["error"]["code"].clone(), r["id"].clone()),
+        (json!(INVALID_REQUEST), json!(1))
+    );
+    let r = lines.ask(r#"{"jsonrpc":"2.0","id":"m7","method":7}"#).await;
+    assert_eq!(
+        (r["error"]["code"].clone(), r["id"].clone()),
+        (json!(INVALID_REQUEST), json!("m7"))
+    );
+    // `params` that is not structured: answered, with its id, so the caller does not hang.
+    let r = lines
+        .ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping","params":"x"}"#)
+        .await;
+    assert_eq!(r["id"], "p", "{r}");
+    assert!([INVALID_REQUEST, INVALID_PARAMS].contains(&r["error"]["code"].as_i64().unwrap_or(0)));
+    // `"id": null` is not a notification: -32600 with a null id.
+    let r = lines
+        .ask(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#)
+        .await;
+    assert_eq!(r["error"]["code"], INVALID_REQUEST, "{r}");
+    assert_eq!(id_member(&r), Some(&Value::Null), "{r}");
+    // An over-long line is skipped unread: null.
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "a".repeat(2000)
+    );
+    let r = lines.ask(&huge).await;
+    assert_eq!(r["error"]["code"], INVALID_REQUEST, "{r}");
+    assert_eq!(id_member(&r), Some(&Value::Null), "{r}");
+    // And the connection still serves.
+    let ok = lines
+        .ask(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+        .await;
+    assert_eq!(
+        (ok["id"].clone(), ok["result"].clone()),
+        (json!(2), json!({}))
+    );
+}
+
+#[tokio::test]
+async fn long_input_is_cut_short_in_error_messages() {
+    let mut lines = Lines::start(server(), 1 << 16);
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}});
+    assert!(lines.ask(&init.to_string()).await["result"].is_object());
+    let long = "é".repeat(5000);
+    let bounded = |r: &Value| {
+        let message = r["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            message.chars().count() <= 300 && message.contains('…'),
+            "{} chars: {message}",
+            message.chars().count()
+        );
+        message
+    };
+    // (No `notifications/initialized` needed: `initialize` answered is enough to serve.)
+    let r = lines
+        .ask(&json!({"jsonrpc":"2.0","id":1,"method":long}).to_string())
+        .await;
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(1), json!(METHOD_NOT_FOUND))
+    );
+    assert!(bounded(&r).starts_with("Method not found: éé"));
+    let r = lines
+        .ask(
+            &json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":long}})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(2), json!(INVALID_PARAMS))
+    );
+    assert!(bounded(&r).starts_with("Invalid params: Unknown tool: éé"));
+    let r = lines
+        .ask(
+            &json!({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":long}})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(r["error"]["code"], INVALID_PARAMS);
+    bounded(&r);
+    // A serde error quoting the value is bounded too.
+    let r = lines
+        .ask(
+            &json!({"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":long}})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(r["error"]["code"], INVALID_PARAMS);
+    bounded(&r);
+    let r = lines
+        .ask(
+            &json!({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":long}})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(r["error"]["code"], RESOURCE_NOT_FOUND);
+    bounded(&r);
+}

@@ -491,3 +491,132 @@ async fn a_cancelled_call_ends_its_stream_without_a_response_and_frees_its_id() 
         "{events:?}"
     );
 }
+
+/// The status and JSON-RPC error body of a refused POST of `body`.
+async fn refusal(app: &axum::Router, body: &str, session: Option<&str>) -> (StatusCode, Value) {
+    let resp = send(app, post(body, session)).await;
+    let status = resp.status();
+    (status, body_json(resp).await)
+}
+
+/// The `id` member of a response (`None` if it has none: never acceptable for a response).
+fn id_member(v: &Value) -> Option<&Value> {
+    v.as_object()?.get("id")
+}
+
+#[tokio::test]
+async fn error_bodies_carry_the_request_id_when_it_can_be_read_and_null_otherwise() {
+    let app =
+        StreamableHttp::new(server(), HttpOptions::default().max_body_size(1024)).router("/mcp");
+    let session = initialize(&app).await;
+    let s = Some(session.as_str());
+
+    // Nothing readable: 400 with `"id": null`, present.
+    for (garbage, code) in [
+        ("{oops", PARSE_ERROR),
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            INVALID_REQUEST,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#,
+            INVALID_REQUEST,
+        ),
+    ] {
+        let (status, v) = refusal(&app, garbage, s).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{garbage}");
+        assert_eq!(v["error"]["code"], code, "{garbage}: {v}");
+        assert_eq!(id_member(&v), Some(&Value::Null), "{garbage}: {v}");
+    }
+    // An invalid request whose id can be read: that id.
+    let (status, v) = refusal(&app, r#"{"jsonrpc":"2.0","id":41}"#, s).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        (v["error"]["code"].clone(), v["id"].clone()),
+        (json!(INVALID_REQUEST), json!(41))
+    );
+    let (_, v) = refusal(&app, r#"{"jsonrpc":"1.0","id":"old","method":"ping"}"#, s).await;
+    assert_eq!(
+        (v["error"]["code"].clone(), v["id"].clone()),
+        (json!(INVALID_REQUEST), json!("old"))
+    );
+    // `params` as a string: answered with its id.
+    let (status, v) = refusal(
+        &app,
+        r#"{"jsonrpc":"2.0","id":42,"method":"tools/list","params":"all"}"#,
+        s,
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(v["id"], 42, "{v}");
+    assert!([INVALID_REQUEST, INVALID_PARAMS].contains(&v["error"]["code"].as_i64().unwrap_or(0)));
+    // `"id": null`: not a notification (that would be 202 and no answer) but 400 + -32600.
+    let (status, v) = refusal(&app, r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, s).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(v["error"]["code"], INVALID_REQUEST, "{v}");
+    assert_eq!(id_member(&v), Some(&Value::Null), "{v}");
+    // 413: the body is never read, so null.
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":43,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "a".repeat(4096)
+    );
+    let (status, v) = refusal(&app, &big, s).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(v["error"]["code"], INVALID_REQUEST, "{v}");
+    assert_eq!(id_member(&v), Some(&Value::Null), "{v}");
+    // Refused on the session after the body was read: the request's id.
+    let ping = r#"{"jsonrpc":"2.0","id":44,"method":"ping"}"#;
+    let (status, v) = refusal(&app, ping, None).await;
+    assert_eq!(
+        (status, v["id"].clone()),
+        (StatusCode::BAD_REQUEST, json!(44))
+    );
+    let (status, v) = refusal(&app, ping, Some("deadbeef")).await;
+    assert_eq!(
+        (status, v["id"].clone()),
+        (StatusCode::NOT_FOUND, json!(44))
+    );
+    let (status, v) = refusal(&app, &init_body(), s).await;
+    assert_eq!(
+        (status, v["id"].clone()),
+        (StatusCode::BAD_REQUEST, json!(0))
+    );
+    // …and null for what has no id (a notification).
+    let (status, v) = refusal(
+        &app,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(id_member(&v), Some(&Value::Null), "{v}");
+    // Refused before the body is looked at (here 415): null.
+    let req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "text/plain")
+        .header("accept", ACCEPT_BOTH)
+        .header("mcp-session-id", &session)
+        .body(Body::from(ping))
+        .expect("req");
+    let resp = send(&app, req).await;
+    assert_eq!(resp.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(id_member(&body_json(resp).await), Some(&Value::Null));
+
+    // A long unknown method name comes back cut short.
+    let long = json!({"jsonrpc":"2.0","id":45,"method":"x".repeat(600)}).to_string();
+    let events = sse_events(send(&app, post(&long, s)).await, 1).await;
+    let v: Value = serde_json::from_str(&events.last().expect("event").1).expect("json");
+    assert_eq!(
+        (v["id"].clone(), v["error"]["code"].clone()),
+        (json!(45), json!(METHOD_NOT_FOUND))
+    );
+    let message = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("Method not found: xxx") && message.ends_with('…'),
+        "{message}"
+    );
+    assert!(message.chars().count() < 200, "{message}");
+
+    // The session still serves.
+    assert_eq!(call_hello(&app, &session).await, "hello");
+}

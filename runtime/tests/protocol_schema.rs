@@ -1710,3 +1710,44 @@ fn stop_reasons_are_an_open_string() {
         assert_eq!(parsed.to_string(), wire);
     }
 }
+
+/// Rejections of malformed input are error responses too. With a readable id they validate
+/// as they are. With an unreadable one they carry `"id": null`, as JSON-RPC 2.0 §5 requires
+/// ("If there was an error in detecting the id … it MUST be Null"), whereas the 2025-11-25
+/// schema makes `JSONRPCErrorResponse.id` an optional `RequestId` (string or integer) and so
+/// admits only its absence. That member is the one difference: everything else validates.
+#[test]
+fn rejections_are_error_responses() {
+    let schema = schema();
+    let sent = |bytes: &[u8]| match JsonRpcMessage::from_slice(bytes) {
+        Ok(m) => panic!("accepted {m:?}"),
+        Err(rejection) => serde_json::to_value(JsonRpcMessage::Error(rejection)).unwrap(),
+    };
+    for readable in [
+        &br#"{"jsonrpc":"2.0","id":7,"method":"ping","params":"x"}"#[..],
+        br#"{"jsonrpc":"2.0","id":"a","method":7}"#,
+        br#"{"jsonrpc":"1.0","id":8,"method":"ping"}"#,
+    ] {
+        let v = sent(readable);
+        assert!(v["id"].is_number() || v["id"].is_string(), "{v}");
+        let found = errors(&schema, "JSONRPCErrorResponse", &v);
+        assert!(found.is_empty(), "{v}: {found:?}");
+    }
+    for unreadable in [
+        &b"{oops"[..],
+        b"[]",
+        br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+    ] {
+        let v = sent(unreadable);
+        assert_eq!(v.get("id"), Some(&Value::Null), "{v}");
+        let found = errors(&schema, "JSONRPCErrorResponse", &v);
+        assert!(
+            !found.is_empty() && found.iter().all(|e| e.ends_with(" at /id")),
+            "only the null id departs from the schema: {v}: {found:?}"
+        );
+        let mut without_id = v.clone();
+        without_id.as_object_mut().unwrap().remove("id");
+        let found = errors(&schema, "JSONRPCErrorResponse", &without_id);
+        assert!(found.is_empty(), "{without_id}: {found:?}");
+    }
+}

@@ -212,7 +212,10 @@ impl Peer {
             fresh
         };
         if !fresh {
-            let error = ErrorObject::invalid_request(format!("request id {id} is already in use"));
+            let error = ErrorObject::invalid_request(format!(
+                "request id {} is already in use",
+                ErrorObject::quote(&id.to_string())
+            ));
             self.send(JsonRpcMessage::error(Some(id.clone()), error), Some(id))
                 .await;
             return;

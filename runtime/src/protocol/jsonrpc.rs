@@ -1,9 +1,10 @@
 //! JSON-RPC 2.0 framing as MCP uses it (basic/index.mdx): requests, notifications,
 //! result and error responses. No batches: MCP 2025-06-18 removed them.
 
-use serde::de::Error as _;
+use serde::de::{Error as _, IgnoredAny};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 
 /// The JSON-RPC version string every message carries.
@@ -75,6 +76,30 @@ pub struct ErrorObject {
 }
 
 impl ErrorObject {
+    /// The most characters of peer input an error message quotes (see [`ErrorObject::quote`]).
+    pub const QUOTE_LIMIT: usize = 128;
+
+    /// The most characters of the free-form detail [`parse_error`](Self::parse_error),
+    /// [`invalid_request`](Self::invalid_request) and [`invalid_params`](Self::invalid_params)
+    /// keep: room for their own words beside a quote, and a bound on details that quote peer
+    /// input themselves (serde errors name the offending value).
+    const DETAIL_LIMIT: usize = 2 * Self::QUOTE_LIMIT;
+
+    /// `input` (a method or tool name, a URI, a cursor…) as an error message may quote it:
+    /// at most [`QUOTE_LIMIT`](Self::QUOTE_LIMIT) characters, then `…` if it was longer.
+    ///
+    /// ```
+    /// use tracksuit::protocol::ErrorObject;
+    /// assert_eq!(ErrorObject::quote("short"), "short");
+    /// let long = "é".repeat(500);
+    /// let quoted = ErrorObject::quote(&long);
+    /// assert_eq!(quoted.chars().count(), ErrorObject::QUOTE_LIMIT + 1);
+    /// assert!(quoted.ends_with('…'));
+    /// ```
+    pub fn quote(input: &str) -> Cow<'_, str> {
+        clip(input, Self::QUOTE_LIMIT)
+    }
+
     /// An error with a code and message and no data.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
         ErrorObject {
@@ -91,28 +116,62 @@ impl ErrorObject {
     }
 
     /// `-32700`: the message was not valid JSON.
+    ///
+    /// A detail longer than 256 characters is cut (it may quote the input).
     pub fn parse_error(detail: impl fmt::Display) -> Self {
-        Self::new(PARSE_ERROR, format!("Parse error: {detail}"))
+        Self::new(
+            PARSE_ERROR,
+            format!("Parse error: {}", Self::detail(detail)),
+        )
     }
 
     /// `-32600`: the message is not a valid JSON-RPC request.
+    ///
+    /// A detail longer than 256 characters is cut (it may quote the input).
     pub fn invalid_request(detail: impl fmt::Display) -> Self {
-        Self::new(INVALID_REQUEST, format!("Invalid request: {detail}"))
+        Self::new(
+            INVALID_REQUEST,
+            format!("Invalid request: {}", Self::detail(detail)),
+        )
     }
 
-    /// `-32601`: unknown method.
+    /// `-32601`: unknown method (its name quoted with [`ErrorObject::quote`]).
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            METHOD_NOT_FOUND,
+            format!("Method not found: {}", Self::quote(method)),
+        )
     }
 
     /// `-32602`: the params did not fit the method.
+    ///
+    /// A detail longer than 256 characters is cut (it may quote the input).
     pub fn invalid_params(detail: impl fmt::Display) -> Self {
-        Self::new(INVALID_PARAMS, format!("Invalid params: {detail}"))
+        Self::new(
+            INVALID_PARAMS,
+            format!("Invalid params: {}", Self::detail(detail)),
+        )
     }
 
     /// `-32603`: the server failed.
     pub fn internal(detail: impl fmt::Display) -> Self {
         Self::new(INTERNAL_ERROR, format!("Internal error: {detail}"))
+    }
+
+    fn detail(detail: impl fmt::Display) -> String {
+        let detail = detail.to_string();
+        match clip(&detail, Self::DETAIL_LIMIT) {
+            Cow::Borrowed(_) => detail,
+            Cow::Owned(clipped) => clipped,
+        }
+    }
+}
+
+/// `text` cut to at most `max` characters (on a character boundary), with `…` if it was cut.
+fn clip(text: &str, max: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => Cow::Borrowed(text),
+        Some((end, _)) => Cow::Owned(format!("{}…", &text[..end])),
     }
 }
 
@@ -145,10 +204,15 @@ pub struct JsonRpcResponse {
     pub result: Value,
 }
 
-/// An error response. `id` is absent when the request id could not be read.
-#[derive(Debug, Clone, PartialEq)]
+/// An error response.
+///
+/// Also what [`JsonRpcMessage::from_slice`] returns for input it rejects: the error response
+/// to send back.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{error}")]
 pub struct JsonRpcError {
-    /// The id of the request this answers, if known.
+    /// The id of the request this answers; `None` when it could not be read, written as
+    /// `"id": null` (JSON-RPC 2.0 §5). Received error responses may also omit it.
     pub id: Option<RequestId>,
     /// The error.
     pub error: ErrorObject,
@@ -195,33 +259,48 @@ impl JsonRpcMessage {
         JsonRpcMessage::Error(JsonRpcError { id, error })
     }
 
-    /// Decodes one message from bytes, mapping failures to the JSON-RPC error a peer
-    /// should receive: `-32700` for bad JSON, `-32600` for a batch or a non-message.
-    pub fn from_slice(bytes: &[u8]) -> Result<Self, ErrorObject> {
+    /// Decodes one message from bytes. Input that is not a message comes back as the error
+    /// response a peer should receive: `-32700` for bad JSON, `-32600` for a batch or a
+    /// non-message. That response carries the input's `id` when it can be read (a string or
+    /// an integer, in an object that is not a response), else `"id": null`.
+    // The error is the response to send as it stands (the same value a decoded error
+    // response becomes), and rejections are the cold path: boxing it would cost every caller
+    // an unboxing for nothing.
+    #[allow(clippy::result_large_err)]
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, JsonRpcError> {
+        let unread = |error| JsonRpcError { id: None, error };
         // Classify by first non-space byte so arrays (batches) get -32600, not a serde message.
         match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
             Some(b'[') => {
-                return match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-                    Ok(_) => Err(ErrorObject::invalid_request(
-                        "JSON-RPC batches are not supported by MCP",
-                    )),
-                    Err(e) => Err(ErrorObject::parse_error(e)),
-                };
+                return Err(unread(match serde_json::from_slice::<IgnoredAny>(bytes) {
+                    Ok(_) => {
+                        ErrorObject::invalid_request("JSON-RPC batches are not supported by MCP")
+                    }
+                    Err(e) => ErrorObject::parse_error(e),
+                }));
             }
             Some(b'{') => {}
             _ => {
-                return match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-                    Ok(_) => Err(ErrorObject::invalid_request("expected a JSON-RPC object")),
-                    Err(e) => Err(ErrorObject::parse_error(e)),
-                };
+                return Err(unread(match serde_json::from_slice::<IgnoredAny>(bytes) {
+                    Ok(_) => ErrorObject::invalid_request("expected a JSON-RPC object"),
+                    Err(e) => ErrorObject::parse_error(e),
+                }));
             }
         }
-        let raw: RawMessage = match serde_json::from_slice(bytes) {
-            Ok(raw) => raw,
-            Err(e) if e.is_syntax() || e.is_eof() => return Err(ErrorObject::parse_error(e)),
-            Err(e) => return Err(ErrorObject::invalid_request(e)),
-        };
-        raw.classify().map_err(ErrorObject::invalid_request)
+        match serde_json::from_slice::<RawMessage>(bytes) {
+            Ok(raw) => raw.classify().map_err(|invalid| JsonRpcError {
+                id: invalid.id,
+                error: ErrorObject::invalid_request(invalid.reason),
+            }),
+            Err(e) if e.is_syntax() || e.is_eof() => Err(unread(ErrorObject::parse_error(e))),
+            // Valid JSON, but a member has the wrong type (`"method": 7`): look for the id alone.
+            Err(e) => Err(JsonRpcError {
+                id: serde_json::from_slice::<IdProbe>(bytes)
+                    .ok()
+                    .and_then(IdProbe::reply_id),
+                error: ErrorObject::invalid_request(e),
+            }),
+        }
     }
 
     /// Encodes the message as compact JSON.
@@ -244,29 +323,79 @@ struct RawMessage {
     error: Option<ErrorObject>,
 }
 
-/// Distinguishes a member that is present with `null` from one that is absent.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+/// The members of a malformed message that decide which id the error about it carries.
+#[derive(Deserialize)]
+struct IdProbe {
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<IgnoredAny>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<IgnoredAny>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<IgnoredAny>,
+}
+
+impl IdProbe {
+    fn reply_id(self) -> Option<RequestId> {
+        let id = match self.id? {
+            Value::String(s) => RequestId::String(s),
+            Value::Number(n) => RequestId::Number(n.as_i64()?),
+            _ => return None,
+        };
+        reply_id(
+            Some(id),
+            self.method.is_some(),
+            self.result.is_some() || self.error.is_some(),
+        )
+    }
+}
+
+/// Which id an error about a malformed message carries: its own readable id, unless the
+/// message looks like a response (a `result` or `error` member and no `method`): that id
+/// names one of our own requests, which answering it would seem to fail.
+fn reply_id(id: Option<RequestId>, has_method: bool, has_outcome: bool) -> Option<RequestId> {
+    if has_outcome && !has_method { None } else { id }
+}
+
+/// Distinguishes a member that is present (even with `null`) from one that is absent.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// Why a JSON object is not a message, and the id the error about it carries.
+struct Invalid {
+    id: Option<RequestId>,
+    reason: &'static str,
 }
 
 impl RawMessage {
-    fn classify(self) -> Result<JsonRpcMessage, String> {
-        if self.jsonrpc.as_deref() != Some(JSONRPC_VERSION) {
-            return Err("\"jsonrpc\" must be \"2.0\"".into());
-        }
-        let id = match self.id {
+    fn classify(mut self) -> Result<JsonRpcMessage, Invalid> {
+        let id = match self.id.take() {
             None => None,
-            Some(Value::Null) => None,
             Some(Value::String(s)) => Some(RequestId::String(s)),
             Some(Value::Number(n)) => match n.as_i64() {
                 Some(n) => Some(RequestId::Number(n)),
-                None => return Err("\"id\" must be a string or an integer".into()),
+                None => return Err(self.invalid(None, "\"id\" must be a string or an integer")),
             },
-            Some(_) => return Err("\"id\" must be a string or an integer".into()),
+            // A received error response may carry `"id": null` (its sender could not read
+            // our id); a request may not (MCP: "the ID MUST NOT be null"), and a
+            // notification has no `id` member at all.
+            Some(Value::Null) if self.method.is_none() => None,
+            Some(Value::Null) => {
+                return Err(self.invalid(
+                    None,
+                    "\"id\" must be a string or an integer, not null (a notification has no \"id\")",
+                ));
+            }
+            Some(_) => return Err(self.invalid(None, "\"id\" must be a string or an integer")),
         };
+        if self.jsonrpc.as_deref() != Some(JSONRPC_VERSION) {
+            return Err(self.invalid(id, "\"jsonrpc\" must be \"2.0\""));
+        }
         if let Some(params) = &self.params {
             if !params.is_object() && !params.is_array() {
-                return Err("\"params\" must be an object".into());
+                return Err(self.invalid(id, "\"params\" must be an object"));
             }
         }
         match (self.method, id, self.result, self.error) {
@@ -285,7 +414,22 @@ impl RawMessage {
                 Ok(JsonRpcMessage::Response(JsonRpcResponse { id, result }))
             }
             (None, id, None, Some(error)) => Ok(JsonRpcMessage::Error(JsonRpcError { id, error })),
-            _ => Err("not a request, notification or response".into()),
+            (method, id, result, error) => Err(Invalid {
+                id: reply_id(id, method.is_some(), result.is_some() || error.is_some()),
+                reason: "not a request, notification or response",
+            }),
+        }
+    }
+
+    /// The error for this object, carrying `id` unless it looks like a response.
+    fn invalid(&self, id: Option<RequestId>, reason: &'static str) -> Invalid {
+        Invalid {
+            id: reply_id(
+                id,
+                self.method.is_some(),
+                self.result.is_some() || self.error.is_some(),
+            ),
+            reason,
         }
     }
 }
@@ -314,9 +458,9 @@ impl Serialize for JsonRpcMessage {
                 map.serialize_entry("result", &r.result)?;
             }
             JsonRpcMessage::Error(e) => {
-                if let Some(id) = &e.id {
-                    map.serialize_entry("id", id)?;
-                }
+                // Always present: `null` when the request id could not be read (JSON-RPC 2.0
+                // §5: "If there was an error in detecting the id …, it MUST be Null").
+                map.serialize_entry("id", &e.id)?;
                 map.serialize_entry("error", &e.error)?;
             }
         }
@@ -328,7 +472,7 @@ impl<'de> Deserialize<'de> for JsonRpcMessage {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         RawMessage::deserialize(d)?
             .classify()
-            .map_err(D::Error::custom)
+            .map_err(|invalid| D::Error::custom(invalid.reason))
     }
 }
 
@@ -356,7 +500,7 @@ mod tests {
 
     #[test]
     fn bad_input_maps_to_codes() {
-        let code = |b: &[u8]| JsonRpcMessage::from_slice(b).err().map(|e| e.code);
+        let code = |b: &[u8]| JsonRpcMessage::from_slice(b).err().map(|e| e.error.code);
         assert_eq!(code(b"{not json"), Some(PARSE_ERROR));
         assert_eq!(code(b""), Some(PARSE_ERROR));
         assert_eq!(
@@ -388,5 +532,173 @@ mod tests {
             Some(json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}))
         );
         assert_eq!(JsonRpcMessage::from_slice(&bytes), Ok(msg));
+    }
+
+    /// The rejection of `bytes`: its error code and the `id` member it is sent with.
+    fn rejection(bytes: &[u8]) -> (i64, Value) {
+        match JsonRpcMessage::from_slice(bytes) {
+            Ok(m) => panic!("accepted {m:?}"),
+            Err(e) => {
+                let sent =
+                    serde_json::to_value(JsonRpcMessage::Error(e.clone())).unwrap_or_default();
+                (e.error.code, sent["id"].clone())
+            }
+        }
+    }
+
+    #[test]
+    fn rejections_carry_the_id_when_it_can_be_read() {
+        // Nothing readable: null.
+        assert_eq!(rejection(b"{not json"), (PARSE_ERROR, Value::Null));
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":1,"method":"ping""#),
+            (PARSE_ERROR, Value::Null)
+        );
+        assert_eq!(rejection(b"[1,2]"), (INVALID_REQUEST, Value::Null));
+        assert_eq!(rejection(b"\"hi\""), (INVALID_REQUEST, Value::Null));
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#),
+            (INVALID_REQUEST, Value::Null)
+        );
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+            (INVALID_REQUEST, Value::Null)
+        );
+        // A readable id, whatever else is wrong.
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":7,"method":"ping","params":"x"}"#),
+            (INVALID_REQUEST, json!(7))
+        );
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":"s","method":"ping","params":3}"#),
+            (INVALID_REQUEST, json!("s"))
+        );
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"1.0","id":2,"method":"ping"}"#),
+            (INVALID_REQUEST, json!(2))
+        );
+        assert_eq!(
+            rejection(br#"{"id":3,"method":"ping"}"#),
+            (INVALID_REQUEST, json!(3))
+        );
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":4}"#),
+            (INVALID_REQUEST, json!(4))
+        );
+        // A member of the wrong type fails serde before classification: the id is probed.
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":5,"method":7}"#),
+            (INVALID_REQUEST, json!(5))
+        );
+        assert_eq!(
+            rejection(br#"{"jsonrpc":2,"id":"t","method":"ping"}"#),
+            (INVALID_REQUEST, json!("t"))
+        );
+        // A malformed response: its id names one of our requests, so null.
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":6,"result":{},"error":{"code":1,"message":"m"}}"#),
+            (INVALID_REQUEST, Value::Null)
+        );
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":8,"error":{"code":"x"}}"#),
+            (INVALID_REQUEST, Value::Null)
+        );
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"1.0","id":9,"result":{}}"#),
+            (INVALID_REQUEST, Value::Null)
+        );
+    }
+
+    #[test]
+    fn a_null_id_makes_an_invalid_request_not_a_notification() {
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            (INVALID_REQUEST, Value::Null)
+        );
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}"#),
+            (INVALID_REQUEST, Value::Null)
+        );
+        // A null id in a result response is no id either.
+        assert_eq!(
+            rejection(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#),
+            (INVALID_REQUEST, Value::Null)
+        );
+        // serde's view agrees.
+        assert!(
+            serde_json::from_value::<JsonRpcMessage>(
+                json!({"jsonrpc":"2.0","id":null,"method":"ping"})
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn error_responses_always_write_an_id_and_notifications_never_do() {
+        let unread = JsonRpcMessage::error(None, ErrorObject::parse_error("x"));
+        let v = serde_json::to_value(&unread).unwrap_or_default();
+        assert!(v.as_object().is_some_and(|o| o.contains_key("id")));
+        assert_eq!(v["id"], Value::Null);
+        let known = JsonRpcMessage::error(Some("r".into()), ErrorObject::internal("x"));
+        assert_eq!(serde_json::to_value(&known).unwrap_or_default()["id"], "r");
+        let n = JsonRpcMessage::notification("notifications/initialized", None);
+        let v = serde_json::to_value(&n).unwrap_or_default();
+        assert!(v.as_object().is_some_and(|o| !o.contains_key("id")));
+        // Round trip: the null id reads back as unknown.
+        assert_eq!(JsonRpcMessage::from_slice(&unread.to_vec()), Ok(unread));
+    }
+
+    #[test]
+    fn received_error_responses_without_an_id_are_still_accepted() {
+        let e =
+            JsonRpcMessage::from_slice(br#"{"jsonrpc":"2.0","error":{"code":-1,"message":"m"}}"#);
+        assert!(matches!(
+            e,
+            Ok(JsonRpcMessage::Error(JsonRpcError { id: None, .. }))
+        ));
+    }
+
+    #[test]
+    fn quoted_input_is_cut_on_a_character_boundary() {
+        assert_eq!(ErrorObject::quote(""), "");
+        let exact = "a".repeat(ErrorObject::QUOTE_LIMIT);
+        assert_eq!(ErrorObject::quote(&exact), exact.as_str());
+        // Multi-byte characters straddling the limit: cut between characters, never inside.
+        for filler in ["é", "日本", "🦀", "a"] {
+            let long = format!(
+                "{}{}",
+                "x".repeat(ErrorObject::QUOTE_LIMIT - 1),
+                filler.repeat(10)
+            );
+            let quoted = ErrorObject::quote(&long);
+            assert_eq!(
+                quoted.chars().count(),
+                ErrorObject::QUOTE_LIMIT + 1,
+                "{filler}"
+            );
+            assert!(quoted.ends_with('…'));
+            assert!(long.starts_with(quoted.trim_end_matches('…')));
+        }
+        let m = ErrorObject::method_not_found(&"m".repeat(10_000));
+        assert!(m.message.chars().count() < 200, "{}", m.message);
+        assert!(m.message.starts_with("Method not found: mmm"));
+        assert!(m.message.ends_with('…'));
+        // A serde error quoting a long value is cut too.
+        let serde = serde_json::from_value::<u8>(json!("v".repeat(10_000)))
+            .err()
+            .map(ErrorObject::invalid_params);
+        let serde = serde.map(|e| e.message).unwrap_or_default();
+        assert!(
+            serde.starts_with("Invalid params: invalid type: string \"vvv"),
+            "{serde}"
+        );
+        assert!(
+            serde.chars().count() <= "Invalid params: ".len() + 2 * ErrorObject::QUOTE_LIMIT + 1
+        );
+        // Short details are left alone.
+        assert_eq!(
+            ErrorObject::invalid_params("bad").message,
+            "Invalid params: bad"
+        );
     }
 }

@@ -134,11 +134,11 @@ impl ServerSession {
         }
     }
 
-    /// Answers a message that could not be decoded (`-32700` / `-32600`).
-    pub async fn reject(&self, error: ErrorObject) {
-        self.peer
-            .send(JsonRpcMessage::error(None, error), None)
-            .await;
+    /// Answers a message that could not be decoded (`-32700` / `-32600`) with `rejection`,
+    /// the error response [`JsonRpcMessage::from_slice`] made of it (`"id": null` unless the
+    /// message's id could be read).
+    pub async fn reject(&self, rejection: JsonRpcError) {
+        self.peer.send(JsonRpcMessage::Error(rejection), None).await;
     }
 
     fn handle_notification(&self, n: JsonRpcNotification) {
@@ -342,7 +342,7 @@ impl ServerSession {
         let Some((tool, support)) = found else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
-                p.name
+                ErrorObject::quote(&p.name)
             )));
         };
         let arguments = p.arguments.unwrap_or_default();
@@ -389,7 +389,7 @@ impl ServerSession {
         let Some(entry) = entry else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown prompt: {}",
-                p.name
+                ErrorObject::quote(&p.name)
             )));
         };
         let args: HashMap<String, String> = p.arguments.unwrap_or_default().into_iter().collect();
@@ -422,7 +422,7 @@ impl ServerSession {
             Some((template, vars)) => encode(template.read(ctx, &p.uri, vars).await?),
             None => Err(ErrorObject::new(
                 RESOURCE_NOT_FOUND,
-                format!("Resource not found: {}", p.uri),
+                format!("Resource not found: {}", ErrorObject::quote(&p.uri)),
             )
             .with_data(json!({ "uri": p.uri }))),
         }
@@ -461,7 +461,10 @@ impl ServerSession {
                     .get(&r.name)
                     .map(|e| e.item.clone());
                 let prompt = prompt.ok_or_else(|| {
-                    ErrorObject::invalid_params(format!("Unknown prompt: {}", r.name))
+                    ErrorObject::invalid_params(format!(
+                        "Unknown prompt: {}",
+                        ErrorObject::quote(&r.name)
+                    ))
                 })?;
                 prompt.complete(name, value, &context).await
             }
@@ -550,7 +553,9 @@ fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
         .and_then(|s| s.strip_prefix(CURSOR_PREFIX).and_then(|n| n.parse().ok()))
-        .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))
+        .ok_or_else(|| {
+            ErrorObject::invalid_params(format!("invalid cursor {:?}", ErrorObject::quote(cursor)))
+        })
 }
 
 #[cfg(test)]

@@ -232,7 +232,10 @@ async fn sweep_expired(engine: Weak<TaskEngine>, expiries: Arc<Expiries>) {
 const CURSOR_PREFIX: &str = "tracksuit-task:";
 
 fn not_found(id: &str) -> ErrorObject {
-    ErrorObject::invalid_params(format!("Failed to retrieve task {id}: Task not found"))
+    ErrorObject::invalid_params(format!(
+        "Failed to retrieve task {}: Task not found",
+        ErrorObject::quote(id)
+    ))
 }
 
 fn store_error(e: super::TaskStoreError) -> ErrorObject {
@@ -548,7 +551,7 @@ impl TaskEngine {
             .map_err(|e| match e {
                 super::TaskStoreError::UnknownCursor => ErrorObject::invalid_params(format!(
                     "invalid cursor {:?}: it names no task (expired?)",
-                    p.cursor.as_deref().unwrap_or_default()
+                    ErrorObject::quote(p.cursor.as_deref().unwrap_or_default())
                 )),
                 other => store_error(other),
             })?;
@@ -672,7 +675,9 @@ fn decode_cursor(cursor: &str) -> Result<String, ErrorObject> {
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
         .and_then(|s| s.strip_prefix(CURSOR_PREFIX).map(str::to_owned))
-        .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor {cursor:?}")))
+        .ok_or_else(|| {
+            ErrorObject::invalid_params(format!("invalid cursor {:?}", ErrorObject::quote(cursor)))
+        })
 }
 
 #[cfg(test)]

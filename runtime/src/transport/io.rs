@@ -1,10 +1,11 @@
 //! Newline-delimited JSON-RPC over any `AsyncRead` + `AsyncWrite` (the stdio framing).
 //!
 //! Each message is one line of UTF-8 JSON without embedded newlines. Lines longer than the
-//! size limit are discarded (without buffering them whole) and answered with `-32600`.
+//! size limit are discarded (without buffering them whole) and answered with `-32600` and
+//! `"id": null` (the id is in the part never read).
 
 use super::{MessageSink, MessageStream, Transport};
-use crate::protocol::{ErrorObject, JsonRpcMessage};
+use crate::protocol::{ErrorObject, JsonRpcError, JsonRpcMessage};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
 /// A line transport over a reader and a writer.
@@ -120,14 +121,17 @@ impl<R: AsyncRead + Send + Unpin + 'static> LineStream<R> {
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> MessageStream for LineStream<R> {
-    async fn next(&mut self) -> Option<Result<JsonRpcMessage, ErrorObject>> {
+    async fn next(&mut self) -> Option<Result<JsonRpcMessage, JsonRpcError>> {
         loop {
             match self.frame().await? {
                 Frame::TooLong => {
-                    return Some(Err(ErrorObject::invalid_request(format!(
-                        "message exceeds the {} byte limit",
-                        self.limit
-                    ))));
+                    return Some(Err(JsonRpcError {
+                        id: None,
+                        error: ErrorObject::invalid_request(format!(
+                            "message exceeds the {} byte limit",
+                            self.limit
+                        )),
+                    }));
                 }
                 Frame::Line => {
                     let line = self.line.trim_ascii();

@@ -2,7 +2,7 @@
 //! decoded messages (no serialisation). For tests and embedding.
 
 use super::{MessageSink, MessageStream, Transport};
-use crate::protocol::{ErrorObject, JsonRpcMessage};
+use crate::protocol::{JsonRpcError, JsonRpcMessage};
 use tokio::sync::mpsc;
 
 /// Messages in flight each way before the sender waits (like a pipe's buffer).
@@ -48,7 +48,7 @@ impl Transport for MemoryTransport {
 }
 
 impl MessageStream for MemoryStream {
-    async fn next(&mut self) -> Option<Result<JsonRpcMessage, ErrorObject>> {
+    async fn next(&mut self) -> Option<Result<JsonRpcMessage, JsonRpcError>> {
         self.0.recv().await.map(Ok)
     }
 }

@@ -19,14 +19,16 @@ pub(crate) mod sse;
 
 pub use driver::{Gone, Outlet, SinkOutlet, drive};
 
-use crate::protocol::{ErrorObject, JsonRpcMessage};
+use crate::protocol::{JsonRpcError, JsonRpcMessage};
 use std::future::Future;
 
 /// Incoming messages: `Ok` for a decoded message, `Err` for input that must be rejected
-/// with the given JSON-RPC error (the connection goes on), `None` at end of stream.
+/// with the given error response (its `id` is the input's when it could be read; the
+/// connection goes on), `None` at end of stream.
 pub trait MessageStream: Send + 'static {
     /// The next message.
-    fn next(&mut self) -> impl Future<Output = Option<Result<JsonRpcMessage, ErrorObject>>> + Send;
+    fn next(&mut self)
+    -> impl Future<Output = Option<Result<JsonRpcMessage, JsonRpcError>>> + Send;
 }
 
 /// Outgoing messages.

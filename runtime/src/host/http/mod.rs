@@ -26,7 +26,9 @@ use crate::capacity::ReleaseSpare;
 use crate::on_demand::OnDemand;
 use crate::peer::sync::lock;
 use crate::peer::{Outbound, outbound_queue};
-use crate::protocol::{ErrorObject, JsonRpcMessage, SUPPORTED_PROTOCOL_VERSIONS, methods};
+use crate::protocol::{
+    ErrorObject, JsonRpcMessage, RequestId, SUPPORTED_PROTOCOL_VERSIONS, methods,
+};
 use crate::server::{Server, ServerSession};
 use crate::transport::sse::{
     Delivery, LiveReceiver, Mode, STANDALONE, Streams, live_channel, parse_event_id, priming,
@@ -467,6 +469,7 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
         Err(_) => {
             return rpc_error(
                 StatusCode::PAYLOAD_TOO_LARGE,
+                None,
                 ErrorObject::invalid_request(format!(
                     "message exceeds the {} byte limit",
                     shared.options.max_body_size
@@ -476,7 +479,14 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
     };
     let message = match JsonRpcMessage::from_slice(&bytes) {
         Ok(m) => m,
-        Err(e) => return rpc_error(StatusCode::BAD_REQUEST, e),
+        Err(rejection) => {
+            return rpc_error(StatusCode::BAD_REQUEST, rejection.id, rejection.error);
+        }
+    };
+    // From here on the message is read: errors about it carry the request's id.
+    let request_id = match &message {
+        JsonRpcMessage::Request(r) => Some(r.id.clone()),
+        _ => None,
     };
     let is_initialize =
         matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
@@ -491,6 +501,7 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
         if headers.contains_key(SESSION_HEADER) {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
+                request_id,
                 ErrorObject::invalid_request("initialize must not carry Mcp-Session-Id"),
             );
         }
@@ -499,7 +510,13 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
     } else {
         match shared.session(&headers) {
             Ok(s) => (None, s),
-            Err((status, message)) => return http_error(status, message),
+            Err((status, message)) => {
+                return rpc_error(
+                    status,
+                    request_id,
+                    ErrorObject::new(crate::protocol::INVALID_REQUEST, message),
+                );
+            }
         }
     };
 
@@ -514,7 +531,11 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
     let Some(stream) = stream else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
-            ErrorObject::invalid_request(format!("request id {id} is already in flight")),
+            Some(id.clone()),
+            ErrorObject::invalid_request(format!(
+                "request id {} is already in flight",
+                ErrorObject::quote(&id.to_string())
+            )),
         );
     };
     session.engine.handle(message).await;
@@ -739,15 +760,19 @@ fn accepts(accept: &str, mime: &str) -> bool {
     })
 }
 
+/// A refusal before the body is read: a JSON-RPC error with `"id": null`.
 fn http_error(status: StatusCode, message: &str) -> Response {
     rpc_error(
         status,
+        None,
         ErrorObject::new(crate::protocol::INVALID_REQUEST, message),
     )
 }
 
-fn rpc_error(status: StatusCode, error: ErrorObject) -> Response {
-    let body = JsonRpcMessage::error(None, error).to_vec();
+/// `status` with a JSON-RPC error body: `id` is the request's when it could be read, else
+/// `None` (written as `"id": null`).
+fn rpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
+    let body = JsonRpcMessage::error(id, error).to_vec();
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
