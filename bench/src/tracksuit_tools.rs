@@ -1,6 +1,6 @@
 //! The tracksuit twin's tools, shared by the twin binary and the in-process floor.
 
-use tracksuit::{Json, Server, mcp_tool};
+use tracksuit::{Json, Server, ServerHandle, mcp_tool};
 
 /// Echoes the text.
 #[mcp_tool]
@@ -30,9 +30,11 @@ pub async fn sleep(ms: u64) -> String {
 }
 
 /// The twin server: `echo`, `add` and `sleep`.
-pub fn server() -> Server {
+pub fn server() -> ServerHandle {
     Server::new(tracksuit::crate_info!())
         .tool(echo)
         .tool(add)
         .tool(sleep)
+        .build()
+        .expect("the tools, prompts and resources have distinct names")
 }

@@ -32,8 +32,8 @@ use http::{Method, Request, Response, StatusCode};
 use libfuzzer_sys::fuzz_target;
 use std::time::Duration;
 use tower::ServiceExt;
-use tracksuit::protocol::JsonRpcMessage;
 use tracksuit::host::http::{HttpOptions, StreamableHttp};
+use tracksuit::protocol::JsonRpcMessage;
 use tracksuit_fuzz::{
     INITIALIZE, INITIALIZED, PING, assert_valid_message, is_ping_answer, task_id_of,
 };

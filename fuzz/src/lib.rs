@@ -13,8 +13,8 @@ use tracksuit::protocol::{
     ResourceContents, ResourceTemplate as TemplateDescriptor, Tool as ToolDescriptor,
 };
 use tracksuit::{
-    Ctx, Elicited, Elicits, PromptFn, ResourceTemplateFn, Server, ServerOptions, ToolError, ToolFn,
-    mcp_prompt, mcp_resource, mcp_tool,
+    Ctx, Elicited, Elicits, PromptFn, ResourceTemplateFn, Server, ServerHandle, ServerOptions,
+    ToolError, ToolFn, mcp_prompt, mcp_resource, mcp_tool,
 };
 
 /// The `initialize` a fuzzed client opens with: every client capability, so that tools can
@@ -336,7 +336,7 @@ fn template(uri_template: &str) -> impl tracksuit::ResourceTemplate {
 
 /// The server every target drives (built per iteration: it is cheap, and sessions, tasks
 /// and subscriptions then never leak from one input into the next).
-pub fn server() -> Server {
+pub fn server() -> ServerHandle {
     let options = ServerOptions::default()
         .request_timeout(Duration::from_secs(60))
         .page_size(3);
@@ -374,4 +374,6 @@ pub fn server() -> Server {
                 format!("about {:?}", args.get("topic")),
             )]))
         }))
+        .build()
+        .expect("the tools, prompts and resources have distinct names")
 }

@@ -450,7 +450,7 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
                     #message
                 }
                 fn context_schema() -> #krate::protocol::JsonObject {
-                    #krate::authoring::schema_for::<Self>()
+                    #krate::schema_for::<Self>()
                 }
             }
         });

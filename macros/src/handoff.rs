@@ -210,7 +210,7 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
             static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
 
             #[automatically_derived]
-            impl #krate::Tool for #self_ty {
+            impl #krate::ToolHandler for #self_ty {
                 fn descriptor(&self) -> #krate::protocol::Tool {
                     #descriptor
                 }
@@ -223,9 +223,9 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
                     ::std::boxed::Box::pin(async move {
                         let __params: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
                         let __phase = #krate::PhaseCtx::new(&__ctx);
-                        let __state = #krate::handoff::phase("before", #before_call.await)?;
+                        let __state = #krate::__private::phase("before", #before_call.await)?;
                         let __keyed = __ctx.with_keys::<#keys>();
-                        let __out = #krate::handoff::phase("client", #client_call.await)?;
+                        let __out = #krate::__private::phase("client", #client_call.await)?;
                         let __result = #after_call.await;
                         #finish
                     })

@@ -66,7 +66,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug, Default)]
         #vis struct #ident;
-        impl #krate::Prompt for #ident {
+        impl #krate::PromptHandler for #ident {
             fn descriptor(&self) -> #krate::protocol::Prompt { #krate::protocol::Prompt::new(::core::stringify!(#ident)) }
             fn get<'__a>(&'__a self, _: #krate::Ctx, _: ::std::collections::HashMap<::std::string::String, ::std::string::String>)
                 -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
@@ -146,7 +146,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         #unit
 
         #[automatically_derived]
-        impl #krate::Prompt for #ident {
+        impl #krate::PromptHandler for #ident {
             fn descriptor(&self) -> #krate::protocol::Prompt {
                 let mut p = #krate::protocol::Prompt::new(#name);
                 p.title = #title;

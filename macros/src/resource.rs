@@ -170,7 +170,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         });
         quote! {
             #[automatically_derived]
-            impl #krate::ResourceTemplate for #ident {
+            impl #krate::ResourceTemplateHandler for #ident {
                 fn descriptor(&self) -> #krate::protocol::ResourceTemplate {
                     let mut t = #krate::protocol::ResourceTemplate::new(#uri, #name);
                     t.title = #title;
@@ -200,7 +200,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     } else {
         quote! {
             #[automatically_derived]
-            impl #krate::Resource for #ident {
+            impl #krate::ResourceHandler for #ident {
                 fn descriptor(&self) -> #krate::protocol::Resource {
                     let mut r = #krate::protocol::Resource::new(#uri, #name);
                     r.title = #title;

@@ -101,12 +101,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
 
                 #[automatically_derived]
-                impl #krate::Tool for #wrapper {
+                impl #krate::ToolHandler for #wrapper {
                     #tool_items
                 }
             };
         });
-        constructors.push(quote!(::std::sync::Arc::new(#wrapper(::core::clone::Clone::clone(&state))) as ::std::sync::Arc<dyn #krate::Tool>));
+        constructors.push(quote!(::std::sync::Arc::new(#wrapper(::core::clone::Clone::clone(&state))) as ::std::sync::Arc<dyn #krate::ToolHandler>));
     }
     quote! {
         #block
@@ -116,15 +116,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 
             #[automatically_derived]
             impl #krate::__private::ServerTools for #self_ty {
-                fn tools_of(state: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::Tool>> {
+                fn tools_of(state: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::ToolHandler>> {
                     ::std::vec![#(#constructors),*]
                 }
             }
 
             #[automatically_derived]
-            impl #krate::ToolSet for #self_ty {
-                fn into_tools(self) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::Tool>> {
-                    #krate::ToolSet::into_tools(::std::sync::Arc::new(self))
+            impl #krate::__private::ToolSet for #self_ty {
+                fn into_tools(self) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::ToolHandler>> {
+                    #krate::__private::ToolSet::into_tools(::std::sync::Arc::new(self))
                 }
             }
         };

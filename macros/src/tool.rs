@@ -362,7 +362,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug, Default)]
         #vis struct #ident;
-        impl #krate::Tool for #ident {
+        impl #krate::ToolHandler for #ident {
             fn descriptor(&self) -> #krate::protocol::Tool {
                 #krate::protocol::Tool::new(::core::stringify!(#ident), ::core::default::Default::default())
             }
@@ -396,7 +396,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
 
             #[automatically_derived]
-            impl #krate::Tool for #ident {
+            impl #krate::ToolHandler for #ident {
                 #tool_items
             }
         };

@@ -61,17 +61,3 @@ pub struct HandoffRecord {
     /// The answers `client` received, in order.
     pub log: Vec<LoggedExchange>,
 }
-
-/// Runs one phase's fallible output, naming the phase in the error.
-#[doc(hidden)]
-pub fn phase<T, E: Into<crate::authoring::ToolError>>(
-    name: &str,
-    r: Result<T, E>,
-) -> Result<T, crate::authoring::ToolError> {
-    r.map_err(|e| match e.into() {
-        crate::authoring::ToolError::Execution(m) => {
-            crate::authoring::ToolError::Execution(format!("{name} phase failed: {m}"))
-        }
-        other => other,
-    })
-}

@@ -2,14 +2,12 @@
 //!
 //! Write MCP (Model Context Protocol, revision 2025-11-25) servers in plain Rust.
 //!
-//! - [`protocol`]: the wire types;
-//! - [`peer`]: the bidirectional JSON-RPC session engine;
-//! - [`server`]: the [`Server`] and its per-connection dispatch;
-//! - [`context`]: [`Ctx`], what a handler sees (log, progress, cancellation, sampling,
-//!   elicitation, roots);
-//! - [`task`]: task-augmented tool calls and the stores that keep them;
-//! - [`transport`]: stdio, in-memory and Streamable HTTP;
-//! - [`client`]: an MCP client on the same engine.
+//! - [`Server`] assembles a server (tools, prompts, resources) and serves it; a running
+//!   server is a [`ServerHandle`];
+//! - [`Ctx`] is what a handler sees (log, progress, cancellation, sampling, elicitation,
+//!   roots); [`sampling`], [`elicitation`], [`branch`] and [`handoff`] build on it;
+//! - [`protocol`]: the wire types; [`task`]: task stores; [`client`]: an MCP client;
+//! - [`host`]: stdio and Streamable HTTP hosts; [`transport`]: framing for your own.
 //!
 //! ```
 //! use tracksuit::{Server, ToolFn, protocol::{CallToolResult, Tool}};
@@ -17,7 +15,8 @@
 //!     Tool::new("hello", Default::default()),
 //!     |_ctx, _args| async { Ok(CallToolResult::text("hello")) },
 //! ));
-//! # let _ = server;
+//! assert_eq!(server.build()?.tool_names(), ["hello"]);
+//! # Ok::<(), tracksuit::ServerError>(())
 //! ```
 
 // `deny`, not `forbid`: one audited call, `memory::release_free_memory` (glibc's
@@ -25,32 +24,38 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod authoring;
+// The layers, lowest first (scripts/check_layers.py keeps imports pointing downwards):
+// protocol → peer → transport / client → context → features (authoring, sampling,
+// elicitation, branch, handoff) → server, task → host.
+mod authoring;
 pub mod branch;
 mod capacity;
 pub mod client;
-pub mod context;
+mod context;
 pub mod elicitation;
 pub mod handoff;
 pub mod host;
 mod on_demand;
-pub mod peer;
+mod peer;
 mod private;
 pub mod protocol;
 pub mod sampling;
-pub mod server;
+mod server;
 pub mod task;
 pub mod transport;
 
-pub use authoring::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError};
+pub use authoring::{
+    IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError, schema_for,
+};
 pub use context::{Ctx, LoggedExchange};
 pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
 pub use handoff::PhaseCtx;
 pub use peer::RequestError;
 pub use sampling::{SampleError, SampleExchange};
 pub use server::{
-    Prompt, PromptFn, Resource, ResourceFn, ResourceTemplate, ResourceTemplateFn, Server,
-    ServerOptions, ServerSession, Tool, ToolFn, ToolSet, UriTemplate,
+    PromptFn, PromptHandler, ResourceFn, ResourceHandler, ResourceTemplateFn,
+    ResourceTemplateHandler, Server, ServerError, ServerHandle, ServerOptions, ToolFn, ToolHandler,
+    UriTemplate,
 };
 
 /// The [`protocol::Implementation`] of the crate that invokes it: its package name and
@@ -73,8 +78,9 @@ macro_rules! crate_info {
 /// Items for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::authoring::SchemaValidator;
     pub use crate::private::*;
-    pub use crate::server::ServerTools;
+    pub use crate::server::{ServerTools, ToolSet};
     pub use futures::future::BoxFuture;
     pub use schemars;
     pub use serde;

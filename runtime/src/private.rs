@@ -145,6 +145,14 @@ pub trait NoOutputSchema {
 
 impl<R> NoOutputSchema for ReturnOf<R> {}
 
+/// Runs one phase's fallible output, naming the phase in the error.
+pub fn phase<T, E: Into<ToolError>>(name: &str, r: Result<T, E>) -> Result<T, ToolError> {
+    r.map_err(|e| match e.into() {
+        ToolError::Execution(m) => ToolError::Execution(format!("{name} phase failed: {m}")),
+        other => other,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -372,7 +372,7 @@ async fn cancelled_count() -> String {
 
 /// Kept by hand: its input schema is the suite's exact JSON Schema 2020-12 document
 /// (`$defs` with `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`), which no derive produces.
-fn json_schema_2020_12_tool() -> impl tracksuit::Tool {
+fn json_schema_2020_12_tool() -> impl tracksuit::ToolHandler {
     let mut t = Tool::new(
         "json_schema_2020_12_tool",
         schema(json!({

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use tracksuit::host::http::HttpOptions;
 use tracksuit::protocol::{Implementation, Tool};
 use tracksuit::sampling::{SampleError, tool_results};
-use tracksuit::{Ctx, Json, Server, ToolError, authoring::schema_for, mcp_tool};
+use tracksuit::{Ctx, Json, Server, ToolError, mcp_tool, schema_for};
 
 #[derive(Parser)]
 struct Args {

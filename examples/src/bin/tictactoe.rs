@@ -528,7 +528,7 @@ fn demo_user(params: &ElicitRequestParams) -> Value {
 
 async fn demo() -> Result<(), Box<dyn std::error::Error>> {
     let client = connect_in_memory(
-        server(),
+        server().build()?,
         Client::builder()
             .on_sampling(|p| async move {
                 serde_json::from_value(demo_model(&p)).map_err(ErrorObject::internal)

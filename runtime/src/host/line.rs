@@ -1,16 +1,36 @@
-//! The line host: one session of a [`Server`] over a line [`Transport`].
+//! The line host: one session of a server over a line [`Transport`].
 
 use crate::client::{Client, ClientBuilder};
 use crate::peer::RequestError;
 use crate::peer::outbound_queue;
-use crate::server::{Server, ServerSession};
+use crate::server::{Server, ServerHandle, ServerSession};
 use crate::transport::{MessageStream, SinkOutlet, Transport, drive, memory};
 
 impl Server {
-    /// Serves one connection over `transport` until the peer closes it.
+    /// Builds the server and serves one connection over `transport` until the peer closes
+    /// it. A duplicate name fails with [`std::io::ErrorKind::InvalidInput`].
     ///
     /// ```no_run
     /// # async fn run(server: tracksuit::Server) -> std::io::Result<()> {
+    /// server.serve(tracksuit::transport::stdio::stdio()).await
+    /// # }
+    /// ```
+    pub async fn serve<T: Transport>(self, transport: T) -> std::io::Result<()> {
+        self.build()?.serve(transport).await
+    }
+
+    /// Builds the server and serves it over stdin/stdout until stdin closes.
+    pub async fn serve_stdio(self) -> std::io::Result<()> {
+        self.build()?.serve_stdio().await
+    }
+}
+
+impl ServerHandle {
+    /// Serves one connection over `transport` until the peer closes it (clone the handle to
+    /// serve several).
+    ///
+    /// ```no_run
+    /// # async fn run(server: tracksuit::ServerHandle) -> std::io::Result<()> {
     /// server.serve(tracksuit::transport::stdio::stdio()).await
     /// # }
     /// ```
@@ -43,7 +63,7 @@ impl Server {
 
 /// Connects a client to `server` over an in-memory link (the server side runs on a task).
 pub async fn connect_in_memory(
-    server: Server,
+    server: ServerHandle,
     builder: ClientBuilder,
 ) -> Result<Client, RequestError> {
     let (server_end, client_end) = memory::pair();

@@ -38,11 +38,6 @@ pub type OutboundSender = mpsc::Sender<Outbound>;
 pub type OutboundReceiver = mpsc::Receiver<Outbound>;
 
 /// A bounded outbound queue holding at most `capacity` messages (at least one).
-///
-/// ```
-/// let (tx, _rx) = tracksuit::peer::outbound_queue(8);
-/// assert_eq!(tx.max_capacity(), 8);
-/// ```
 pub fn outbound_queue(capacity: usize) -> (OutboundSender, OutboundReceiver) {
     mpsc::channel(capacity.max(1))
 }

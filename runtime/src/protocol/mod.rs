@@ -4,22 +4,22 @@
 //! [2025-11-25 schema](https://modelcontextprotocol.io/specification/2025-11-25/schema),
 //! one module per spec page. Names follow the schema's definition names.
 
-pub mod cancellation;
+mod cancellation;
 mod codec;
-pub mod completion;
-pub mod content;
-pub mod elicitation;
-pub mod jsonrpc;
-pub mod lifecycle;
-pub mod logging;
-pub mod meta;
-pub mod progress;
-pub mod prompts;
-pub mod resources;
-pub mod roots;
-pub mod sampling;
-pub mod tasks;
-pub mod tools;
+mod completion;
+mod content;
+mod elicitation;
+mod jsonrpc;
+mod lifecycle;
+mod logging;
+mod meta;
+mod progress;
+mod prompts;
+mod resources;
+mod roots;
+mod sampling;
+mod tasks;
+mod tools;
 
 pub use cancellation::*;
 pub(crate) use codec::{decode, decode_or_default, encode};

@@ -8,10 +8,10 @@ mod session;
 mod tool;
 mod uri_template;
 
-pub use prompt::{Prompt, PromptFn};
-pub use resource::{Resource, ResourceFn, ResourceTemplate, ResourceTemplateFn};
-pub use session::ServerSession;
-pub use tool::{ServerTools, Tool, ToolFn, ToolSet};
+pub use prompt::{PromptFn, PromptHandler};
+pub use resource::{ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler};
+pub(crate) use session::ServerSession;
+pub use tool::{ServerTools, ToolFn, ToolHandler, ToolSet};
 pub use uri_template::UriTemplate;
 
 use crate::capacity::ReleaseSpare;
@@ -114,30 +114,59 @@ pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     pub(crate) options: ServerOptions,
-    pub(crate) tools: RwLock<Registry<Entry<ToolDescriptor, dyn Tool>>>,
-    pub(crate) prompts: RwLock<Registry<Entry<crate::protocol::Prompt, dyn Prompt>>>,
-    pub(crate) resources: RwLock<Registry<Entry<crate::protocol::Resource, dyn Resource>>>,
+    pub(crate) tools: RwLock<Registry<Entry<ToolDescriptor, dyn ToolHandler>>>,
+    pub(crate) prompts: RwLock<Registry<Entry<crate::protocol::Prompt, dyn PromptHandler>>>,
+    pub(crate) resources: RwLock<Registry<Entry<crate::protocol::Resource, dyn ResourceHandler>>>,
     pub(crate) templates:
-        RwLock<Registry<Entry<crate::protocol::ResourceTemplate, dyn ResourceTemplate>>>,
+        RwLock<Registry<Entry<crate::protocol::ResourceTemplate, dyn ResourceTemplateHandler>>>,
     pub(crate) sessions: Mutex<Vec<Weak<ServerSession>>>,
     pub(crate) tasks: Arc<crate::task::TaskEngine>,
 }
 
-/// An MCP server: its identity, options and registries. Cheap to clone (it is an `Arc`);
-/// every clone sees the same registries, so tools added at run time reach every session
-/// (which are told with `notifications/tools/list_changed`).
+/// Why a server could not be assembled, or an item not added to a running one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// Two items of one kind share a name (tools, prompts) or URI (resources, templates).
+    #[error("a {kind} named `{name}` is already registered on this server")]
+    Duplicate {
+        /// `tool`, `prompt`, `resource` or `resource template`.
+        kind: &'static str,
+        /// The name or URI both share.
+        name: String,
+    },
+}
+
+impl From<ServerError> for std::io::Error {
+    fn from(e: ServerError) -> Self {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, e)
+    }
+}
+
+/// An MCP server being assembled: its identity, options, tools, prompts and resources.
+/// [`build`](Server::build) it into a running [`ServerHandle`], or serve it directly
+/// ([`serve_stdio`](Server::serve_stdio), [`serve_http`](Server::serve_http),
+/// [`serve`](Server::serve)).
+///
+/// Registering two items under one name is not a panic: the builder remembers the first
+/// such mistake and `build` (or `serve_*`) returns it as a [`ServerError`].
 ///
 /// ```
-/// use tracksuit::{Server, ToolFn, protocol::{CallToolResult, Implementation, Tool}};
-/// let server = Server::new(Implementation::new("demo", "1.0.0"))
-///     .tool(ToolFn::new(Tool::new("hello", Default::default()), |_ctx, _args| async {
-///         Ok(CallToolResult::text("hello"))
-///     }));
+/// use tracksuit::{Server, ServerError, ToolFn, protocol::{CallToolResult, Implementation, Tool}};
+/// let hello = || ToolFn::new(Tool::new("hello", Default::default()), |_ctx, _args| async {
+///     Ok(CallToolResult::text("hello"))
+/// });
+/// let server = Server::new(Implementation::new("demo", "1.0.0")).tool(hello()).build()?;
 /// assert_eq!(server.tool_names(), ["hello"]);
+///
+/// let twice = Server::new(Implementation::new("demo", "1.0.0")).tool(hello()).tool(hello());
+/// assert!(matches!(twice.build(), Err(ServerError::Duplicate { kind: "tool", .. })));
+/// # Ok::<(), ServerError>(())
 /// ```
-#[derive(Clone)]
+#[must_use = "a Server does nothing until it is built or served"]
 pub struct Server {
-    pub(crate) inner: Arc<ServerInner>,
+    inner: ServerInner,
+    error: Option<ServerError>,
 }
 
 impl std::fmt::Debug for Server {
@@ -158,7 +187,7 @@ impl Server {
     /// A server with explicit options.
     pub fn with_options(info: Implementation, options: ServerOptions) -> Self {
         Server {
-            inner: Arc::new(ServerInner {
+            inner: ServerInner {
                 info,
                 instructions: None,
                 tools: RwLock::default(),
@@ -168,27 +197,162 @@ impl Server {
                 sessions: Mutex::default(),
                 tasks: crate::task::TaskEngine::new(options.tasks.clone()),
                 options,
-            }),
+            },
+            error: None,
         }
     }
 
-    /// Sets the `instructions` sent in the initialize result. Call before serving.
+    /// Sets the `instructions` sent in the initialize result.
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
-        match Arc::get_mut(&mut self.inner) {
-            Some(inner) => inner.instructions = Some(text.into()),
-            None => tracing::warn!("Server::instructions called after the server was shared"),
-        }
+        self.inner.instructions = Some(text.into());
         self
     }
 
     /// Keeps tasks in `store` instead of memory (e.g. `SqliteTaskStore`, feature `sqlite`,
-    /// so finished results survive a restart). Set it before serving: tasks already created
-    /// stay in the previous store.
+    /// so finished results survive a restart).
     pub fn task_store(self, store: impl crate::task::TaskStore) -> Self {
         self.inner.tasks.set_store(Arc::new(store));
         self
     }
 
+    /// Registers a tool. A second tool of the same name makes [`build`](Server::build) fail.
+    pub fn tool(self, tool: impl ToolHandler) -> Self {
+        let result = self.inner.insert_tool(Arc::new(tool));
+        self.keep_first(result)
+    }
+
+    /// Registers every tool of an `#[mcp_server]` impl block.
+    pub fn tools(mut self, set: impl ToolSet) -> Self {
+        for tool in set.into_tools() {
+            let result = self.inner.insert_tool(tool);
+            self = self.keep_first(result);
+        }
+        self
+    }
+
+    /// Registers a prompt.
+    pub fn prompt(self, prompt: impl PromptHandler) -> Self {
+        let result = self.inner.insert_prompt(Arc::new(prompt));
+        self.keep_first(result)
+    }
+
+    /// Registers a fixed resource.
+    pub fn resource(self, resource: impl ResourceHandler) -> Self {
+        let result = self.inner.insert_resource(Arc::new(resource));
+        self.keep_first(result)
+    }
+
+    /// Registers a resource template.
+    pub fn resource_template(self, template: impl ResourceTemplateHandler) -> Self {
+        let result = self.inner.insert_template(Arc::new(template));
+        self.keep_first(result)
+    }
+
+    fn keep_first(mut self, result: Result<(), ServerError>) -> Self {
+        if let Err(e) = result {
+            self.error.get_or_insert(e);
+        }
+        self
+    }
+
+    /// The server, running: the handle sessions share. Fails on the first duplicate name.
+    pub fn build(self) -> Result<ServerHandle, ServerError> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(ServerHandle {
+                inner: Arc::new(self.inner),
+            }),
+        }
+    }
+}
+
+impl ServerInner {
+    fn insert_tool(&self, item: Arc<dyn ToolHandler>) -> Result<(), ServerError> {
+        let descriptor = item.descriptor();
+        insert_new(
+            &self.tools,
+            "tool",
+            descriptor.name.clone(),
+            Entry { descriptor, item },
+        )
+    }
+
+    fn insert_prompt(&self, item: Arc<dyn PromptHandler>) -> Result<(), ServerError> {
+        let descriptor = item.descriptor();
+        insert_new(
+            &self.prompts,
+            "prompt",
+            descriptor.name.clone(),
+            Entry { descriptor, item },
+        )
+    }
+
+    fn insert_resource(&self, item: Arc<dyn ResourceHandler>) -> Result<(), ServerError> {
+        let descriptor = item.descriptor();
+        insert_new(
+            &self.resources,
+            "resource",
+            descriptor.uri.clone(),
+            Entry { descriptor, item },
+        )
+    }
+
+    fn insert_template(&self, item: Arc<dyn ResourceTemplateHandler>) -> Result<(), ServerError> {
+        let descriptor = item.descriptor();
+        let key = descriptor.uri_template.clone();
+        insert_new(
+            &self.templates,
+            "resource template",
+            key,
+            Entry { descriptor, item },
+        )
+    }
+}
+
+/// Inserts `entry` under `key` unless the key is taken.
+fn insert_new<T>(
+    registry: &RwLock<Registry<T>>,
+    kind: &'static str,
+    key: String,
+    entry: T,
+) -> Result<(), ServerError> {
+    let mut registry = write(registry);
+    if registry.get(&key).is_some() {
+        return Err(ServerError::Duplicate { kind, name: key });
+    }
+    registry.insert(key, entry);
+    Ok(())
+}
+
+/// A running MCP server: what its sessions share. Cheap to clone (an `Arc`); items added or
+/// removed at run time reach every session, which are told with `notifications/*/list_changed`.
+/// A handler reaches it with [`Ctx::server`](crate::Ctx::server).
+///
+/// ```
+/// use tracksuit::{Server, ToolFn, protocol::{CallToolResult, Implementation, Tool}};
+/// let server = Server::new(Implementation::new("demo", "1.0.0")).build()?;
+/// let hello = || ToolFn::new(Tool::new("hello", Default::default()), |_ctx, _args| async {
+///     Ok(CallToolResult::text("hello"))
+/// });
+/// server.add_tool(hello())?;
+/// assert!(server.add_tool(hello()).is_err());
+/// assert!(server.remove_tool("hello"));
+/// # Ok::<(), tracksuit::ServerError>(())
+/// ```
+#[derive(Clone)]
+pub struct ServerHandle {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for ServerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerHandle")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerHandle {
     /// Number of tasks running in this process.
     pub fn running_tasks(&self) -> usize {
         self.inner.tasks.running()
@@ -204,88 +368,12 @@ impl Server {
         &self.inner.info
     }
 
-    /// Registers a tool (builder style).
-    ///
-    /// # Panics
-    /// If a tool with the same name is already registered: two tools cannot share a name,
-    /// and a server assembled that way is a programming error (like overlapping axum
-    /// routes). To replace a tool at run time, use [`Server::add_tool`].
-    pub fn tool(self, tool: impl Tool) -> Self {
-        self.register_tool(Arc::new(tool));
-        self
-    }
-
-    /// Registers every tool of a [`ToolSet`] (an `#[mcp_server]` impl block).
-    ///
-    /// # Panics
-    /// On a duplicate tool name, as [`Server::tool`].
-    pub fn tools(self, set: impl ToolSet) -> Self {
-        for tool in set.into_tools() {
-            self.register_tool(tool);
-        }
-        self
-    }
-
-    fn register_tool(&self, item: Arc<dyn Tool>) {
-        let descriptor = item.descriptor();
-        let name = descriptor.name.clone();
-        let mut tools = write(&self.inner.tools);
-        assert!(
-            tools.get(&name).is_none(),
-            "tracksuit: a tool named `{name}` is already registered on this server"
-        );
-        tools.insert(name, Entry { descriptor, item });
-    }
-
-    /// Registers a prompt (builder style).
-    ///
-    /// # Panics
-    /// If a prompt with the same name is already registered.
-    pub fn prompt(self, prompt: impl Prompt) -> Self {
-        let name = prompt.descriptor().name;
-        assert!(
-            read(&self.inner.prompts).get(&name).is_none(),
-            "tracksuit: a prompt named `{name}` is already registered on this server"
-        );
-        self.add_prompt(prompt);
-        self
-    }
-
-    /// Registers a fixed resource (builder style).
-    ///
-    /// # Panics
-    /// If a resource with the same URI is already registered.
-    pub fn resource(self, resource: impl Resource) -> Self {
-        let uri = resource.descriptor().uri;
-        assert!(
-            read(&self.inner.resources).get(&uri).is_none(),
-            "tracksuit: a resource `{uri}` is already registered on this server"
-        );
-        self.add_resource(resource);
-        self
-    }
-
-    /// Registers a resource template (builder style).
-    ///
-    /// # Panics
-    /// If a template with the same URI template is already registered.
-    pub fn resource_template(self, template: impl ResourceTemplate) -> Self {
-        let uri = template.descriptor().uri_template;
-        assert!(
-            read(&self.inner.templates).get(&uri).is_none(),
-            "tracksuit: a resource template `{uri}` is already registered on this server"
-        );
-        self.add_resource_template(template);
-        self
-    }
-
-    /// Adds or replaces a tool at run time; sessions get `notifications/tools/list_changed`.
-    pub fn add_tool(&self, tool: impl Tool) {
-        let descriptor = tool.descriptor();
-        let name = descriptor.name.clone();
-        let item: Arc<dyn Tool> = Arc::new(tool);
-        write(&self.inner.tools).insert(name, Entry { descriptor, item });
+    /// Adds a tool at run time; sessions get `notifications/tools/list_changed`. A tool of
+    /// the same name is an error (remove it first to replace it).
+    pub fn add_tool(&self, tool: impl ToolHandler) -> Result<(), ServerError> {
+        self.inner.insert_tool(Arc::new(tool))?;
         self.broadcast(methods::TOOLS_LIST_CHANGED, None);
+        Ok(())
     }
 
     /// Removes a tool; returns whether it existed.
@@ -297,13 +385,11 @@ impl Server {
         removed
     }
 
-    /// Adds or replaces a prompt at run time.
-    pub fn add_prompt(&self, prompt: impl Prompt) {
-        let descriptor = prompt.descriptor();
-        let name = descriptor.name.clone();
-        let item: Arc<dyn Prompt> = Arc::new(prompt);
-        write(&self.inner.prompts).insert(name, Entry { descriptor, item });
+    /// Adds a prompt at run time (an error if one of the same name exists).
+    pub fn add_prompt(&self, prompt: impl PromptHandler) -> Result<(), ServerError> {
+        self.inner.insert_prompt(Arc::new(prompt))?;
         self.broadcast(methods::PROMPTS_LIST_CHANGED, None);
+        Ok(())
     }
 
     /// Removes a prompt; returns whether it existed.
@@ -315,13 +401,11 @@ impl Server {
         removed
     }
 
-    /// Adds or replaces a fixed resource at run time.
-    pub fn add_resource(&self, resource: impl Resource) {
-        let descriptor = resource.descriptor();
-        let uri = descriptor.uri.clone();
-        let item: Arc<dyn Resource> = Arc::new(resource);
-        write(&self.inner.resources).insert(uri, Entry { descriptor, item });
+    /// Adds a fixed resource at run time (an error if its URI is taken).
+    pub fn add_resource(&self, resource: impl ResourceHandler) -> Result<(), ServerError> {
+        self.inner.insert_resource(Arc::new(resource))?;
         self.broadcast(methods::RESOURCES_LIST_CHANGED, None);
+        Ok(())
     }
 
     /// Removes a resource by URI; returns whether it existed.
@@ -333,17 +417,19 @@ impl Server {
         removed
     }
 
-    /// Adds or replaces a resource template at run time.
-    pub fn add_resource_template(&self, template: impl ResourceTemplate) {
-        let descriptor = template.descriptor();
-        let key = descriptor.uri_template.clone();
-        let item: Arc<dyn ResourceTemplate> = Arc::new(template);
-        write(&self.inner.templates).insert(key, Entry { descriptor, item });
+    /// Adds a resource template at run time (an error if its template is taken).
+    pub fn add_resource_template(
+        &self,
+        template: impl ResourceTemplateHandler,
+    ) -> Result<(), ServerError> {
+        self.inner.insert_template(Arc::new(template))?;
         self.broadcast(methods::RESOURCES_LIST_CHANGED, None);
+        Ok(())
     }
 
     /// Tells every session subscribed to `uri` that it changed
-    /// (`notifications/resources/updated`).
+    /// (`notifications/resources/updated`). A session whose outbound queue is full (its
+    /// client is not reading) misses it.
     pub fn notify_resource_updated(&self, uri: &str) {
         let params = ResourceUpdatedNotificationParams {
             uri: uri.to_owned(),
@@ -374,8 +460,9 @@ impl Server {
     /// [`session_count`](Self::session_count). A gap that persists is a leak.
     ///
     /// ```
-    /// let server = tracksuit::Server::new(tracksuit::crate_info!());
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
     /// assert_eq!(server.retained_sessions(), 0);
+    /// # Ok::<(), tracksuit::ServerError>(())
     /// ```
     pub fn retained_sessions(&self) -> usize {
         self.sessions().len()
@@ -420,10 +507,10 @@ impl Server {
 
 impl<K> crate::context::Ctx<K> {
     /// The server serving this request (to add tools, notify resource updates, ...).
-    pub fn server(&self) -> &Server {
+    pub fn server(&self) -> &ServerHandle {
         self.session()
             .server()
-            .downcast_ref::<Server>()
-            .expect("a Ctx is only made by a ServerSession, whose server is a Server")
+            .downcast_ref::<ServerHandle>()
+            .expect("a Ctx is only made by a ServerSession, whose server is a ServerHandle")
     }
 }

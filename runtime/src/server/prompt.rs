@@ -1,4 +1,4 @@
-//! The [`Prompt`] trait and [`PromptFn`] for prompts written as closures.
+//! The [`PromptHandler`] trait and [`PromptFn`] for prompts written as closures.
 
 use crate::context::Ctx;
 use crate::protocol::{ErrorObject, GetPromptResult, Prompt as PromptDescriptor};
@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::future::Future;
 
 /// A prompt template the server exposes through `prompts/list` and `prompts/get`.
-pub trait Prompt: Send + Sync + 'static {
+pub trait PromptHandler: Send + Sync + 'static {
     /// The descriptor published in `prompts/list`.
     fn descriptor(&self) -> PromptDescriptor;
 
@@ -55,7 +55,7 @@ impl<F> PromptFn<F> {
     }
 }
 
-impl<F, Fut> Prompt for PromptFn<F>
+impl<F, Fut> PromptHandler for PromptFn<F>
 where
     F: Fn(Ctx, HashMap<String, String>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,

@@ -1,4 +1,4 @@
-//! The [`Resource`] and [`ResourceTemplate`] traits, closure-backed implementations, and the
+//! The [`ResourceHandler`] and [`ResourceTemplateHandler`] traits, closure-backed implementations, and the
 //! RFC 6570 matcher templates use.
 
 use crate::context::Ctx;
@@ -13,7 +13,7 @@ use std::future::Future;
 pub use super::uri_template::UriTemplate;
 
 /// A resource with a fixed URI, listed in `resources/list` and read with `resources/read`.
-pub trait Resource: Send + Sync + 'static {
+pub trait ResourceHandler: Send + Sync + 'static {
     /// The descriptor published in `resources/list`.
     fn descriptor(&self) -> ResourceDescriptor;
 
@@ -22,7 +22,7 @@ pub trait Resource: Send + Sync + 'static {
 }
 
 /// A family of resources addressed by an RFC 6570 URI template.
-pub trait ResourceTemplate: Send + Sync + 'static {
+pub trait ResourceTemplateHandler: Send + Sync + 'static {
     /// The descriptor published in `resources/templates/list`.
     fn descriptor(&self) -> TemplateDescriptor;
 
@@ -74,7 +74,7 @@ impl<F> ResourceFn<F> {
     }
 }
 
-impl<F, Fut> Resource for ResourceFn<F>
+impl<F, Fut> ResourceHandler for ResourceFn<F>
 where
     F: Fn(Ctx) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,
@@ -124,7 +124,7 @@ impl<F> ResourceTemplateFn<F> {
     }
 }
 
-impl<F, Fut> ResourceTemplate for ResourceTemplateFn<F>
+impl<F, Fut> ResourceTemplateHandler for ResourceTemplateFn<F>
 where
     F: Fn(Ctx, String, HashMap<String, String>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,

@@ -2,7 +2,7 @@
 //! per-session state (client capabilities, log level, subscriptions) and the dispatch of
 //! every MCP request to the server's registries.
 
-use super::Server;
+use super::ServerHandle;
 use crate::context::{ClientInit, Ctx, SessionScope};
 use crate::peer::sync::{lock, read};
 use crate::peer::{OutboundSender, Peer, panic_message};
@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// The server side of one connection.
 pub struct ServerSession {
-    server: Server,
+    server: ServerHandle,
     peer: Arc<Peer>,
     init: OnceLock<ClientInit>,
     initialized: AtomicBool,
@@ -52,13 +52,13 @@ fn level_index(level: LoggingLevel) -> u8 {
 
 impl ServerSession {
     /// A session of `server` writing to `tx`.
-    pub fn new(server: Server, tx: OutboundSender) -> Arc<Self> {
+    pub fn new(server: ServerHandle, tx: OutboundSender) -> Arc<Self> {
         Self::build(server, tx, false)
     }
 
     /// A session that needs no `initialize` (stateless HTTP): it serves one request with
     /// default client capabilities, so it can make no server→client requests.
-    pub fn new_stateless(server: Server, tx: OutboundSender) -> Arc<Self> {
+    pub fn new_stateless(server: ServerHandle, tx: OutboundSender) -> Arc<Self> {
         let session = Self::build(server, tx, true);
         let _ = session.init.set(ClientInit {
             protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
@@ -69,7 +69,7 @@ impl ServerSession {
         session
     }
 
-    fn build(server: Server, tx: OutboundSender, stateless: bool) -> Arc<Self> {
+    fn build(server: ServerHandle, tx: OutboundSender, stateless: bool) -> Arc<Self> {
         let session = Arc::new(ServerSession {
             server: server.clone(),
             peer: Arc::new(Peer::new(tx)),
@@ -88,11 +88,6 @@ impl ServerSession {
         &self.peer
     }
 
-    /// The server this session serves.
-    pub fn server(&self) -> &Server {
-        &self.server
-    }
-
     /// Whether `initialize` has been answered.
     pub fn is_initialized(&self) -> bool {
         self.initialized.load(Ordering::Acquire)
@@ -101,11 +96,6 @@ impl ServerSession {
     /// The protocol version agreed in `initialize`.
     pub fn protocol_version(&self) -> Option<&str> {
         self.init.get().map(|i| i.protocol_version.as_str())
-    }
-
-    /// Whether this session serves stateless HTTP.
-    pub fn is_stateless(&self) -> bool {
-        self.stateless
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
@@ -520,7 +510,7 @@ impl SessionScope for ServerSession {
 /// Runs a tool to the answer `tools/call` gives: execution errors and panics become
 /// `isError` results, protocol errors stay JSON-RPC errors.
 async fn run_tool(
-    tool: Arc<dyn super::Tool>,
+    tool: Arc<dyn super::ToolHandler>,
     ctx: Ctx,
     arguments: JsonObject,
 ) -> Result<Value, ErrorObject> {

@@ -1,4 +1,4 @@
-//! The [`Tool`] trait every tool implements, and [`ToolFn`] for tools written as closures.
+//! The [`ToolHandler`] trait every tool implements, and [`ToolFn`] for tools written as closures.
 
 use crate::authoring::ToolError;
 use crate::context::Ctx;
@@ -9,7 +9,7 @@ use std::future::Future;
 /// A tool the server exposes through `tools/list` and `tools/call`.
 ///
 /// `#[mcp_tool]` implements this for you; implement it by hand for dynamic tools.
-pub trait Tool: Send + Sync + 'static {
+pub trait ToolHandler: Send + Sync + 'static {
     /// The descriptor published in `tools/list` (name, description, schemas, annotations).
     fn descriptor(&self) -> ToolDescriptor;
 
@@ -46,7 +46,7 @@ impl<F> ToolFn<F> {
     }
 }
 
-impl<F, Fut> Tool for ToolFn<F>
+impl<F, Fut> ToolHandler for ToolFn<F>
 where
     F: Fn(Ctx, JsonObject) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
@@ -68,18 +68,18 @@ where
 /// `#[mcp_server]` impl block (implemented for the server type and for `Arc` of it).
 pub trait ToolSet {
     /// The tools, sharing whatever state the set holds.
-    fn into_tools(self) -> Vec<std::sync::Arc<dyn Tool>>;
+    fn into_tools(self) -> Vec<std::sync::Arc<dyn ToolHandler>>;
 }
 
 /// Implemented by `#[mcp_server]` for the server type: its tools over shared state.
 #[doc(hidden)]
 pub trait ServerTools: Send + Sync + 'static {
     /// The tools of `this`.
-    fn tools_of(this: std::sync::Arc<Self>) -> Vec<std::sync::Arc<dyn Tool>>;
+    fn tools_of(this: std::sync::Arc<Self>) -> Vec<std::sync::Arc<dyn ToolHandler>>;
 }
 
 impl<T: ServerTools> ToolSet for std::sync::Arc<T> {
-    fn into_tools(self) -> Vec<std::sync::Arc<dyn Tool>> {
+    fn into_tools(self) -> Vec<std::sync::Arc<dyn ToolHandler>> {
         T::tools_of(self)
     }
 }

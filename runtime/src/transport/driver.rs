@@ -10,7 +10,7 @@ use std::future::Future;
 use tokio_util::sync::CancellationToken;
 
 /// Where a driven queue's items go.
-pub trait Outlet: Send + 'static {
+pub(crate) trait Outlet: Send + 'static {
     /// Delivers one item, waiting while the destination is full. `Err` ends the drive (the
     /// destination is gone).
     fn deliver(&mut self, out: Outbound) -> impl Future<Output = Result<(), Gone>> + Send;
@@ -26,31 +26,11 @@ pub trait Outlet: Send + 'static {
 
 /// The destination of an [`Outlet`] is gone (the connection closed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Gone;
+pub(crate) struct Gone;
 
 /// Drains `queue` into `outlet` until `shutdown` is cancelled (then writes what was
 /// already queued and stops), every sender is gone, or the outlet is.
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use tracksuit::peer::{Outbound, outbound_queue};
-/// use tracksuit::protocol::JsonRpcMessage;
-/// use tracksuit::transport::{SinkOutlet, drive, memory};
-/// use tracksuit::transport::{MessageStream, Transport};
-/// let (a, b) = memory::pair();
-/// let (_, sink) = a.split();
-/// let (mut received, _) = b.split();
-/// let (tx, rx) = outbound_queue(4);
-/// let shutdown = tokio_util::sync::CancellationToken::new();
-/// let driver = tokio::spawn(drive(rx, shutdown.clone(), SinkOutlet::new(sink)));
-/// let message = JsonRpcMessage::notification("notifications/initialized", None);
-/// tx.send(Outbound::Message { message, related: None }).await.unwrap();
-/// shutdown.cancel();
-/// driver.await.unwrap();
-/// assert!(received.next().await.is_some());
-/// # }
-/// ```
-pub async fn drive<O: Outlet>(
+pub(crate) async fn drive<O: Outlet>(
     mut queue: OutboundReceiver,
     shutdown: CancellationToken,
     mut outlet: O,
@@ -84,11 +64,11 @@ pub async fn drive<O: Outlet>(
 /// An [`Outlet`] writing messages to a line transport's [`MessageSink`]; stream-related
 /// items (`CloseStream`, `Abandoned`) mean nothing there and are skipped.
 #[derive(Debug)]
-pub struct SinkOutlet<S>(S);
+pub(crate) struct SinkOutlet<S>(S);
 
 impl<S: MessageSink> SinkOutlet<S> {
     /// An outlet writing to `sink`.
-    pub fn new(sink: S) -> Self {
+    pub(crate) fn new(sink: S) -> Self {
         SinkOutlet(sink)
     }
 }
@@ -103,5 +83,41 @@ impl<S: MessageSink> Outlet for SinkOutlet<S> {
 
     async fn idle(&mut self) -> Result<(), Gone> {
         self.0.flush().await.map_err(|_| Gone)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::peer::outbound_queue;
+    use crate::protocol::JsonRpcMessage;
+    use crate::transport::{MessageStream, Transport, memory};
+
+    #[tokio::test]
+    async fn writes_what_was_queued_before_shutdown_then_stops() {
+        let (a, b) = memory::pair();
+        let (_, sink) = a.split();
+        let (mut received, _) = b.split();
+        let (tx, rx) = outbound_queue(4);
+        let shutdown = CancellationToken::new();
+        for n in 0..3 {
+            let message = JsonRpcMessage::notification(format!("n{n}"), None);
+            tx.send(Outbound::Message {
+                message,
+                related: None,
+            })
+            .await
+            .expect("queued");
+        }
+        shutdown.cancel();
+        drive(rx, shutdown, SinkOutlet::new(sink)).await;
+        for n in 0..3 {
+            match received.next().await {
+                Some(Ok(JsonRpcMessage::Notification(note))) => {
+                    assert_eq!(note.method, format!("n{n}"))
+                }
+                other => panic!("expected notification n{n}, got {other:?}"),
+            }
+        }
     }
 }

@@ -5,9 +5,9 @@
 //! - [`memory`]: a linked pair of in-process channels, for tests;
 //! - `http` (feature `http`): Streamable HTTP as an axum `Router`.
 //!
-//! Line transports implement [`Transport`]. Whatever the transport, a peer's outbound
-//! queue is drained by one driver, [`drive`], into an [`Outlet`]: a line sink
-//! ([`SinkOutlet`]) or the SSE streams of an HTTP session.
+//! Line transports implement [`Transport`]. Whatever the transport, a session's outbound
+//! queue is drained by one driver into an outlet: a line sink or the SSE streams of an
+//! HTTP session.
 
 mod driver;
 pub mod io;
@@ -17,7 +17,7 @@ pub mod stdio;
 #[cfg(feature = "http")]
 pub(crate) mod sse;
 
-pub use driver::{Gone, Outlet, SinkOutlet, drive};
+pub(crate) use driver::{Gone, Outlet, SinkOutlet, drive};
 
 use crate::protocol::{JsonRpcError, JsonRpcMessage};
 use std::future::Future;

@@ -12,7 +12,7 @@
 //! - `Host` and `Origin` are checked against an allow-list (loopback names by default) → 403.
 //!
 //! ```no_run
-//! # async fn run(server: tracksuit::Server) -> std::io::Result<()> {
+//! # async fn run(server: tracksuit::ServerHandle) -> std::io::Result<()> {
 //! use tracksuit::host::http::{HttpOptions, StreamableHttp};
 //! let app = StreamableHttp::new(server, HttpOptions::default()).router("/mcp");
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
@@ -29,7 +29,7 @@ use crate::peer::{Outbound, outbound_queue};
 use crate::protocol::{
     ErrorObject, JsonRpcMessage, RequestId, SUPPORTED_PROTOCOL_VERSIONS, methods,
 };
-use crate::server::{Server, ServerSession};
+use crate::server::{Server, ServerHandle, ServerSession};
 use crate::transport::sse::{
     Delivery, LiveReceiver, Mode, STANDALONE, Streams, live_channel, parse_event_id, priming,
 };
@@ -155,7 +155,7 @@ impl HttpSession {
 }
 
 struct Shared {
-    server: Server,
+    server: ServerHandle,
     options: HttpOptions,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     /// Drops idle sessions in the background while there are sessions.
@@ -166,7 +166,7 @@ struct Shared {
     bursts: BurstWatch,
 }
 
-/// The Streamable HTTP endpoint of a [`Server`].
+/// The Streamable HTTP endpoint of a running server.
 #[derive(Clone)]
 pub struct StreamableHttp {
     shared: Arc<Shared>,
@@ -182,7 +182,7 @@ impl std::fmt::Debug for StreamableHttp {
 
 impl StreamableHttp {
     /// An endpoint serving `server`.
-    pub fn new(server: Server, options: HttpOptions) -> Self {
+    pub fn new(server: ServerHandle, options: HttpOptions) -> Self {
         StreamableHttp {
             shared: Arc::new(Shared {
                 server,
@@ -777,13 +777,30 @@ fn rpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> R
 }
 
 impl Server {
-    /// Serves Streamable HTTP at `http://{addr}/mcp` with default [`HttpOptions`], with
-    /// `TCP_NODELAY` on every accepted connection.
+    /// Builds the server and serves Streamable HTTP at `http://{addr}/mcp` with default
+    /// [`HttpOptions`], with `TCP_NODELAY` on every accepted connection. A duplicate name
+    /// fails with [`std::io::ErrorKind::InvalidInput`].
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
         self.serve_http_with(addr, HttpOptions::default()).await
     }
 
     /// [`Server::serve_http`] with options.
+    pub async fn serve_http_with(
+        self,
+        addr: impl tokio::net::ToSocketAddrs,
+        options: HttpOptions,
+    ) -> std::io::Result<()> {
+        self.build()?.serve_http_with(addr, options).await
+    }
+}
+
+impl ServerHandle {
+    /// Serves Streamable HTTP at `http://{addr}/mcp` with default [`HttpOptions`].
+    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
+        self.serve_http_with(addr, HttpOptions::default()).await
+    }
+
+    /// [`ServerHandle::serve_http`] with options.
     pub async fn serve_http_with(
         self,
         addr: impl tokio::net::ToSocketAddrs,
@@ -803,7 +820,7 @@ impl Server {
 ///
 /// ```no_run
 /// use tracksuit::host::http::{HttpOptions, StreamableHttp, serve};
-/// # async fn run(server: tracksuit::Server) -> std::io::Result<()> {
+/// # async fn run(server: tracksuit::ServerHandle) -> std::io::Result<()> {
 /// let app = StreamableHttp::new(server, HttpOptions::default())
 ///     .router("/mcp")
 ///     .route("/health", axum::routing::get(|| async { "ok" }));
