@@ -7,17 +7,7 @@ use tracksuit::branch::{BranchError, BranchOptions};
 use tracksuit::protocol::*;
 use tracksuit::sampling::SampleError;
 use tracksuit::{Ctx, Server, ToolError, mcp_tool};
-use tracksuit_tests::support::{Model, cancelled_ids, connect, text, wait_until, within};
-
-/// Two branches sample at the same time.
-#[mcp_tool]
-async fn both(ctx: &Ctx) -> Result<String, ToolError> {
-    let (a, b) = tokio::try_join!(
-        ctx.branch(|b| async move { b.sample().prompt("for").await }),
-        ctx.branch(|b| async move { b.sample().prompt("against").await }),
-    )?;
-    Ok(format!("{}+{}", a?.text(), b?.text()))
-}
+use tracksuit_tests::support::{Model, both, cancelled_ids, connect, text, wait_until, within};
 
 /// One branch fails at once while the other is still sampling.
 #[mcp_tool]
@@ -137,9 +127,12 @@ async fn branches_run_concurrently() {
     // The model answers only once two requests are pending: sequential branches would hang.
     let model = Model::together(2);
     let c = connect(server(), model.client()).await;
-    let r = within("the branches run concurrently", c.call_tool("both", json!({})))
-        .await
-        .expect("call");
+    let r = within(
+        "the branches run concurrently",
+        c.call_tool("both", json!({})),
+    )
+    .await
+    .expect("call");
     assert_eq!(text(&r), "ok+ok");
 }
 

@@ -2,9 +2,10 @@
 //! sampling / elicitation answers are logged for replay.
 
 use serde_json::json;
-use tracksuit::client::{Client, connect_in_memory};
+use tracksuit::client::Client;
 use tracksuit::protocol::*;
 use tracksuit::{Ctx, Elicited, Elicits, Json, PhaseCtx, Server, ToolError, mcp_tool};
+use tracksuit_tests::support::connect;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Start {
@@ -99,7 +100,7 @@ async fn client() -> Client {
             serde_json::from_value(json!({"action":"accept","content":{"ok":true}}))
                 .map_err(ErrorObject::internal)
         });
-    connect_in_memory(server, builder).await.expect("connects")
+    connect(server, builder).await
 }
 
 #[tokio::test]

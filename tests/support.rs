@@ -10,12 +10,12 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
-use tracksuit::Server;
 use tracksuit::client::{Client, ClientBuilder, connect_in_memory};
 use tracksuit::protocol::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, ErrorObject, JsonObject,
     JsonRpcNotification,
 };
+use tracksuit::{Ctx, Server, ToolError, mcp_tool};
 
 /// How long a wait may take before the test fails (wall-clock time, so a paused tokio
 /// clock does not shorten it).
@@ -101,6 +101,26 @@ pub async fn cancelled_ids(
 /// Connects an in-memory client built by `client` to `server`.
 pub async fn connect(server: Server, client: ClientBuilder) -> Client {
     connect_in_memory(server, client).await.expect("connects")
+}
+
+/// Connects a client built by `client` to `server` and calls `tool` with no arguments.
+pub async fn call_once(server: Server, client: ClientBuilder, tool: &str) -> CallToolResult {
+    connect(server, client)
+        .await
+        .call_tool(tool, json!({}))
+        .await
+        .expect("call")
+}
+
+/// Two branches sample at the same time ("for" and "against"); the answers joined with
+/// `+`. It may run as a task.
+#[mcp_tool(task_support = "optional")]
+pub async fn both(ctx: &Ctx) -> Result<String, ToolError> {
+    let (a, b) = tokio::try_join!(
+        ctx.branch(|b| async move { b.sample().prompt("for").await }),
+        ctx.branch(|b| async move { b.sample().prompt("against").await }),
+    )?;
+    Ok(format!("{}+{}", a?.text(), b?.text()))
 }
 
 /// A JSON object (an empty one for anything else).

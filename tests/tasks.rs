@@ -14,7 +14,7 @@ use tracksuit::task::{
 };
 use tracksuit::{Ctx, Json, PhaseCtx, RequestError, Server, ServerOptions, ToolError, mcp_tool};
 use tracksuit_tests::support::{
-    Model, cancelled_ids, connect, next_notification, text, wait_for, wait_until, within,
+    Model, both, cancelled_ids, connect, next_notification, text, wait_for, wait_until, within,
 };
 
 /// Echoes `text`.
@@ -91,16 +91,6 @@ async fn forever(key: String) -> &'static str {
 async fn asks(ctx: &Ctx) -> Result<String, ToolError> {
     ctx.progress(1.0, Some(2.0), Some("asking")).await;
     Ok(ctx.sample().prompt("hi").await?.text())
-}
-
-/// Two branches sample at the same time.
-#[mcp_tool(task_support = "optional")]
-async fn both(ctx: &Ctx) -> Result<String, ToolError> {
-    let (a, b) = tokio::try_join!(
-        ctx.branch(|b| async move { b.sample().prompt("for").await }),
-        ctx.branch(|b| async move { b.sample().prompt("against").await }),
-    )?;
-    Ok(format!("{}+{}", a?.text(), b?.text()))
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -231,7 +221,10 @@ async fn a_task_runs_in_the_background_and_its_result_waits() {
     // answers the tasks/get sent after it), and tasks/get says working.
     let result = c.request::<_, Value>("tasks/result", json!({"taskId": created.task_id}));
     tokio::pin!(result);
-    assert!(futures::poll!(&mut result).is_pending(), "sent, not answered");
+    assert!(
+        futures::poll!(&mut result).is_pending(),
+        "sent, not answered"
+    );
     assert_eq!(
         c.get_task(&created.task_id).await.expect("get").task.status,
         TaskStatus::Working
@@ -359,7 +352,10 @@ async fn cancelling_stops_the_work_and_bad_ids_are_invalid_params() {
     // first, and the server has it by the time it answers the tasks/get sent after it.
     let waiting = c.task_result(&t.task_id);
     tokio::pin!(waiting);
-    assert!(futures::poll!(&mut waiting).is_pending(), "sent, not answered");
+    assert!(
+        futures::poll!(&mut waiting).is_pending(),
+        "sent, not answered"
+    );
     assert_eq!(
         c.get_task(&t.task_id).await.expect("get").task.status,
         TaskStatus::Working
