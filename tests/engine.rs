@@ -102,9 +102,8 @@ impl Raw {
     }
 
     async fn recv(&mut self) -> Value {
-        let msg = tokio::time::timeout(Duration::from_secs(60), self.stream.next())
+        let msg = within("a message from the server arrives", self.stream.next())
             .await
-            .expect("a message within 60 s")
             .expect("stream open")
             .expect("decodable");
         serde_json::to_value(msg).expect("serialisable")
@@ -452,9 +451,8 @@ async fn line_transport_rejects_garbage_and_keeps_serving() {
     let mut ask = async |line: String| -> Value {
         cw.write_all(line.as_bytes()).await.expect("write");
         cw.write_all(b"\n").await.expect("write");
-        let l = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+        let l = within("the server answers the line", lines.next_line())
             .await
-            .expect("in time")
             .expect("io")
             .expect("a line");
         serde_json::from_str(&l).expect("the server writes JSON")
