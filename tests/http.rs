@@ -455,24 +455,16 @@ async fn a_subsided_burst_of_sessions_keeps_serving_while_memory_is_released() {
     // held still, and memory is released.
     clock_moves_on(Duration::from_millis(1500)).await;
     for session in &sessions {
-        assert_eq!(
-            call_hello(&app, session).await,
-            "hello",
-            "while a release waits"
-        );
+        assert_eq!(call_hello(&app, session).await, "hello", "release waiting");
     }
     clock_moves_on(Duration::from_secs(1)).await;
     for session in &sessions {
-        assert_eq!(
-            call_hello(&app, session).await,
-            "hello",
-            "after the release"
-        );
+        assert_eq!(call_hello(&app, session).await, "hello", "released");
     }
     // The watch ends after 30 quiet periods.
     clock_moves_on(Duration::from_secs(30)).await;
     for session in sessions.iter().chain([&initialize(&app).await]) {
-        assert_eq!(call_hello(&app, session).await, "hello", "after the watch");
+        assert_eq!(call_hello(&app, session).await, "hello", "watch over");
     }
 }
 

@@ -4,6 +4,8 @@
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tracksuit::client::Client;
@@ -164,6 +166,24 @@ async fn wait_for_status(c: &Client, id: &str, want: TaskStatus) -> Task {
     .await
 }
 
+/// Sends `request` (its first poll does) and checks that the server has it and holds the
+/// answer back: a tasks/get of the running task `id`, sent after it, is answered (working)
+/// while `request` still is not.
+async fn sent_and_waiting<F: Future>(c: &Client, id: &str, mut request: Pin<&mut F>) {
+    assert!(
+        futures::poll!(request.as_mut()).is_pending(),
+        "sent, not answered"
+    );
+    assert_eq!(
+        c.get_task(id).await.expect("get").task.status,
+        TaskStatus::Working
+    );
+    assert!(
+        futures::poll!(request.as_mut()).is_pending(),
+        "tasks/result waits while the task runs"
+    );
+}
+
 #[tokio::test]
 async fn capabilities_and_tool_level_support_are_published() {
     let c = client(server(fast())).await;
@@ -221,18 +241,7 @@ async fn a_task_runs_in_the_background_and_its_result_waits() {
     // answers the tasks/get sent after it), and tasks/get says working.
     let result = c.request::<_, Value>("tasks/result", json!({"taskId": created.task_id}));
     tokio::pin!(result);
-    assert!(
-        futures::poll!(&mut result).is_pending(),
-        "sent, not answered"
-    );
-    assert_eq!(
-        c.get_task(&created.task_id).await.expect("get").task.status,
-        TaskStatus::Working
-    );
-    assert!(
-        futures::poll!(&mut result).is_pending(),
-        "tasks/result waits for the task"
-    );
+    sent_and_waiting(&c, &created.task_id, result.as_mut()).await;
     HELD.add_permits(1);
     let raw = within("tasks/result answers once the task ends", result)
         .await
@@ -352,15 +361,7 @@ async fn cancelling_stops_the_work_and_bad_ids_are_invalid_params() {
     // first, and the server has it by the time it answers the tasks/get sent after it.
     let waiting = c.task_result(&t.task_id);
     tokio::pin!(waiting);
-    assert!(
-        futures::poll!(&mut waiting).is_pending(),
-        "sent, not answered"
-    );
-    assert_eq!(
-        c.get_task(&t.task_id).await.expect("get").task.status,
-        TaskStatus::Working
-    );
-    assert!(futures::poll!(&mut waiting).is_pending(), "still waiting");
+    sent_and_waiting(&c, &t.task_id, waiting.as_mut()).await;
     assert_eq!(server.running_tasks(), 1);
     let cancelled = c.cancel_task(&t.task_id).await.expect("cancel").task;
     assert_eq!(cancelled.status, TaskStatus::Cancelled);
