@@ -20,7 +20,7 @@ use tracksuit::host::connect_in_memory;
 use tracksuit::host::http::{HttpOptions, StreamableHttp};
 use tracksuit::protocol::*;
 use tracksuit::transport::io::LineTransport;
-use tracksuit::{Server, ServerOptions, ToolFn};
+use tracksuit::{Server, ServerHandle, ServerOptions, ToolFn};
 
 /// Messages a session may queue (set low so the bound is easy to see).
 const QUEUE: usize = 8;
@@ -38,7 +38,7 @@ fn obj(v: Value) -> JsonObject {
 
 /// A server whose `flood` tool logs `TOTAL` lines, counting each one `ctx.log` accepted,
 /// and whose `add` tool answers at once.
-fn server(sent: Arc<AtomicUsize>) -> Server {
+fn server(sent: Arc<AtomicUsize>) -> ServerHandle {
     let options = ServerOptions::default().outbound_queue(QUEUE);
     Server::with_options(Implementation::new("backpressure", "1"), options)
         .tool(ToolFn::new(
@@ -62,6 +62,8 @@ fn server(sent: Arc<AtomicUsize>) -> Server {
                 Ok(CallToolResult::text((n("a") + n("b")).to_string()))
             },
         ))
+        .build()
+        .expect("distinct names")
 }
 
 /// Returns once every task is idle: the paused clock only advances then.
@@ -71,7 +73,7 @@ async fn quiesce() {
 
 /// Another session makes calls while the first is stalled; each must be answered, and
 /// promptly (real time: generous, the point is that none waits on the stalled session).
-async fn other_session_is_served(server: Server) {
+async fn other_session_is_served(server: ServerHandle) {
     let client = connect_in_memory(server, Client::builder())
         .await
         .expect("second session connects");

@@ -2,70 +2,12 @@
 //! token budget, history and system-prompt inheritance — against a scripted model.
 
 use serde_json::{Value, json};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tracksuit::branch::{BranchError, BranchOptions};
-use tracksuit::client::{Client, ClientBuilder};
-use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
 use tracksuit::sampling::SampleError;
-use tracksuit::{Ctx, Server, ToolError, mcp_tool};
-
-/// A model that waits until `gate` requests are pending (or forever when `gate` is 0),
-/// then answers; it records every request.
-#[derive(Clone)]
-struct Model {
-    requests: Arc<Mutex<Vec<CreateMessageRequestParams>>>,
-    barrier: Option<Arc<tokio::sync::Barrier>>,
-    /// `usage.inputTokens` and `usage.outputTokens` to report.
-    usage: Option<(u64, u64)>,
-}
-
-impl Model {
-    fn new(gate: usize) -> Self {
-        Model {
-            requests: Arc::default(),
-            barrier: (gate > 0).then(|| Arc::new(tokio::sync::Barrier::new(gate))),
-            usage: None,
-        }
-    }
-
-    fn client(&self) -> ClientBuilder {
-        let me = self.clone();
-        Client::builder().on_sampling(move |p| {
-            let me = me.clone();
-            async move {
-                me.requests.lock().expect("lock").push(p);
-                match &me.barrier {
-                    Some(b) => {
-                        b.wait().await;
-                    }
-                    None => std::future::pending::<()>().await,
-                }
-                let mut reply =
-                    json!({"role":"assistant","model":"m","content":{"type":"text","text":"ok"}});
-                if let Some((input, output)) = me.usage {
-                    reply["usage"] = json!({"inputTokens": input, "outputTokens": output});
-                }
-                serde_json::from_value(reply).map_err(ErrorObject::internal)
-            }
-        })
-    }
-
-    fn count(&self) -> usize {
-        self.requests.lock().expect("lock").len()
-    }
-}
-
-/// Two branches sample at the same time.
-#[mcp_tool]
-async fn both(ctx: &Ctx) -> Result<String, ToolError> {
-    let (a, b) = tokio::try_join!(
-        ctx.branch(|b| async move { b.sample().prompt("for").await }),
-        ctx.branch(|b| async move { b.sample().prompt("against").await }),
-    )?;
-    Ok(format!("{}+{}", a?.text(), b?.text()))
-}
+use tracksuit::{Ctx, Server, ServerHandle, ToolError, mcp_tool};
+use tracksuit_tests::support::{Model, both, cancelled_ids, connect, text, wait_until, within};
 
 /// One branch fails at once while the other is still sampling.
 #[mcp_tool]
@@ -170,7 +112,7 @@ async fn inherit(ctx: &Ctx) -> Result<String, ToolError> {
     Ok("done".into())
 }
 
-fn server() -> Server {
+fn server() -> ServerHandle {
     Server::new(tracksuit::crate_info!())
         .tool(both)
         .tool(sibling_fails)
@@ -178,49 +120,28 @@ fn server() -> Server {
         .tool(deep)
         .tool(budget)
         .tool(inherit)
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content.iter().filter_map(ContentBlock::as_text).collect()
-}
-
-async fn cancelled_ids(
-    notes: &mut tokio::sync::broadcast::Receiver<JsonRpcNotification>,
-    n: usize,
-) -> Vec<Value> {
-    let mut ids = Vec::new();
-    while ids.len() < n {
-        let note = tokio::time::timeout(Duration::from_secs(5), notes.recv())
-            .await
-            .expect("in time")
-            .expect("open");
-        if note.method == "notifications/cancelled" {
-            ids.push(note.params.expect("params")["requestId"].clone());
-        }
-    }
-    ids
+        .build()
+        .expect("the test server's names are distinct")
 }
 
 #[tokio::test]
 async fn branches_run_concurrently() {
     // The model answers only once two requests are pending: sequential branches would hang.
-    let model = Model::new(2);
-    let c = connect_in_memory(server(), model.client())
-        .await
-        .expect("connects");
-    let r = tokio::time::timeout(Duration::from_secs(5), c.call_tool("both", json!({})))
-        .await
-        .expect("concurrent")
-        .expect("call");
+    let model = Model::together(2);
+    let c = connect(server(), model.client()).await;
+    let r = within(
+        "the branches run concurrently",
+        c.call_tool("both", json!({})),
+    )
+    .await
+    .expect("call");
     assert_eq!(text(&r), "ok+ok");
 }
 
 #[tokio::test]
 async fn a_failing_sibling_cancels_the_others() {
-    let model = Model::new(0);
-    let c = connect_in_memory(server(), model.client())
-        .await
-        .expect("connects");
+    let model = Model::silent();
+    let c = connect(server(), model.client()).await;
     let mut notes = c.notifications();
     let r = c.call_tool("sibling_fails", json!({})).await.expect("call");
     assert!(text(&r).contains("boom"), "{}", text(&r));
@@ -235,38 +156,36 @@ async fn a_failing_sibling_cancels_the_others() {
 
 #[tokio::test]
 async fn cancelling_the_call_cancels_every_branch() {
-    let model = Model::new(0);
+    let model = Model::silent();
     let server = server();
-    let c = connect_in_memory(server.clone(), model.client())
-        .await
-        .expect("connects");
+    let c = connect(server.clone(), model.client()).await;
     let mut notes = c.notifications();
     {
         let call = c.call_tool("both", json!({}));
         tokio::pin!(call);
         // Let both branches send their requests, then drop the call (the client sends
         // notifications/cancelled for it).
-        for _ in 0..100 {
-            if model.count() == 2 {
-                break;
-            }
-            let _ = tokio::time::timeout(Duration::from_millis(10), &mut call).await;
+        tokio::select! {
+            r = &mut call => panic!("the call ended before it was cancelled: {r:?}"),
+            _ = wait_until(|| model.count() == 2, "both branches are sampling") => {}
         }
-        assert_eq!(model.count(), 2);
     }
     let ids = cancelled_ids(&mut notes, 2).await;
     assert_eq!(ids.len(), 2, "both branches' requests were withdrawn");
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    wait_until(
+        || server.in_flight_requests() == 0,
+        "the call is no longer in flight",
+    )
+    .await;
+    // Anything the server sent before answering this ping has reached the client by now.
+    c.ping().await.expect("ping");
     assert_eq!(model.count(), 2, "no request after the cancel");
-    assert_eq!(server.in_flight_requests(), 0, "the call's task is gone");
 }
 
 #[tokio::test]
 async fn timeouts_drop_the_branch() {
-    let model = Model::new(0);
-    let c = connect_in_memory(server(), model.client())
-        .await
-        .expect("connects");
+    let model = Model::silent();
+    let c = connect(server(), model.client()).await;
     let mut notes = c.notifications();
     let r = c.call_tool("slow_branch", json!({})).await.expect("call");
     assert_eq!(text(&r), "timeout 200ms");
@@ -275,20 +194,15 @@ async fn timeouts_drop_the_branch() {
 
 #[tokio::test]
 async fn depth_limits_only_tighten() {
-    let c = connect_in_memory(server(), Model::new(1).client())
-        .await
-        .expect("connects");
+    let c = connect(server(), Model::answering().client()).await;
     let r = c.call_tool("deep", json!({})).await.expect("call");
     assert_eq!(text(&r), "Ok(Ok(Err(TooDeep { depth: 3, max: 2 })))");
 }
 
 #[tokio::test]
 async fn budgets_are_checked_before_sending_and_charged_from_usage() {
-    let mut model = Model::new(1);
-    model.usage = Some((600, 0));
-    let c = connect_in_memory(server(), model.client())
-        .await
-        .expect("connects");
+    let model = Model::answering().usage(600, 0);
+    let c = connect(server(), model.client()).await;
     let r = text(&c.call_tool("budget", json!({})).await.expect("call"));
     assert!(r.starts_with("Err(BudgetExceeded { remaining: 50,"), "{r}");
     assert!(
@@ -302,11 +216,8 @@ async fn budgets_are_checked_before_sending_and_charged_from_usage() {
 /// (it used to overflow: a panic in debug builds, a wrapped, tiny charge in release).
 #[tokio::test]
 async fn reported_usage_past_u64_max_spends_the_whole_budget() {
-    let mut model = Model::new(1);
-    model.usage = Some((u64::MAX, 1));
-    let c = connect_in_memory(server(), model.client())
-        .await
-        .expect("connects");
+    let model = Model::answering().usage(u64::MAX, 1);
+    let c = connect(server(), model.client()).await;
     let r = text(&c.call_tool("budget", json!({})).await.expect("call"));
     assert!(
         r.contains("|(Ok(\"ok\"), Some(0), Err(BudgetExceeded { remaining: 0,"),
@@ -317,15 +228,11 @@ async fn reported_usage_past_u64_max_spends_the_whole_budget() {
 
 #[tokio::test]
 async fn history_and_system_prompt_inherit_or_are_replaced() {
-    let model = Model::new(1);
-    let c = connect_in_memory(server(), model.client())
-        .await
-        .expect("connects");
+    let model = Model::answering();
+    let c = connect(server(), model.client()).await;
     c.call_tool("inherit", json!({})).await.expect("call");
     let reqs: Vec<Value> = model
-        .requests
-        .lock()
-        .expect("lock")
+        .requests()
         .iter()
         .map(|r| serde_json::to_value(r).expect("json"))
         .collect();
@@ -351,9 +258,8 @@ async fn a_disconnecting_client_cancels_every_branch() {
     // Wait for both branches' sampling requests, answer neither, then vanish.
     let mut sampling = 0;
     while sampling < 2 {
-        let msg = tokio::time::timeout(Duration::from_secs(5), stream.next())
+        let msg = within("the branches' sampling requests arrive", stream.next())
             .await
-            .expect("in time")
             .expect("open")
             .expect("valid");
         if matches!(&msg, JsonRpcMessage::Request(r) if r.method == "sampling/createMessage") {
@@ -362,9 +268,8 @@ async fn a_disconnecting_client_cancels_every_branch() {
     }
     assert_eq!(server.in_flight_requests(), 1);
     drop((stream, sink));
-    tokio::time::timeout(Duration::from_secs(5), serving)
+    within("the session ends", serving)
         .await
-        .expect("the session ends")
         .expect("join")
         .expect("io");
     assert_eq!(

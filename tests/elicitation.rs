@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use tracksuit::client::{Client, ClientBuilder};
 use tracksuit::elicitation::{ElicitError, Elicited, url_elicitation_required};
-use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
-use tracksuit::{Ctx, ElicitForm, Elicits, Server, ToolError, mcp_tool};
+use tracksuit::{Ctx, ElicitForm, Elicits, Server, ServerHandle, ToolError, mcp_tool};
+use tracksuit_tests::support::{self, call_once, next_notification, text};
 
 #[derive(Debug, serde::Deserialize, Elicits, PartialEq)]
 enum Size {
@@ -152,12 +152,14 @@ async fn needs_auth() -> Result<String, ToolError> {
     )]))
 }
 
-fn server() -> Server {
+fn server() -> ServerHandle {
     Server::new(tracksuit::crate_info!())
         .tool(play)
         .tool(order)
         .tool(connect)
         .tool(needs_auth)
+        .build()
+        .expect("the test server's names are distinct")
 }
 
 #[derive(Clone, Default)]
@@ -191,14 +193,7 @@ impl User {
 }
 
 async fn run(user: &User, tool: &str) -> CallToolResult {
-    let c = connect_in_memory(server(), user.client())
-        .await
-        .expect("connects");
-    c.call_tool(tool, json!({})).await.expect("call")
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content.iter().filter_map(ContentBlock::as_text).collect()
+    call_once(server(), user.client(), tool).await
 }
 
 #[tokio::test]
@@ -225,9 +220,7 @@ async fn forms_accept_decline_cancel_and_validate() {
 #[tokio::test]
 async fn keyed_elicitation_carries_context_and_history() {
     let user = User::answering(json!({"action":"accept","content":{"row":1,"col":2}}));
-    let c = connect_in_memory(server(), user.client())
-        .await
-        .expect("connects");
+    let c = support::connect(server(), user.client()).await;
     let tools = c.list_tools(None).await.expect("list").tools;
     let t_play = tools.iter().find(|t| t.name == "play").expect("play");
     let keys = &t_play.meta.as_ref().expect("meta")["io.tracksuit/elicitation-keys"][0];
@@ -274,20 +267,14 @@ async fn keyed_elicitation_carries_context_and_history() {
 #[tokio::test]
 async fn url_mode_and_url_required_errors() {
     let user = User::answering(json!({"action":"accept"}));
-    let c = connect_in_memory(server(), user.client())
-        .await
-        .expect("connects");
+    let c = support::connect(server(), user.client()).await;
     let mut notes = c.notifications();
     let r = c.call_tool("connect", json!({})).await.expect("call");
     assert_eq!(text(&r), "Accept");
     let req = user.seen.lock().expect("lock")[0].clone();
     assert_eq!(req["mode"], "url");
     assert_eq!(req["url"], "https://example.com/oauth");
-    let n = tokio::time::timeout(std::time::Duration::from_secs(5), notes.recv())
-        .await
-        .expect("in time")
-        .expect("open");
-    assert_eq!(n.method, "notifications/elicitation/complete");
+    let n = next_notification(&mut notes, "notifications/elicitation/complete").await;
     assert_eq!(
         n.params.expect("params")["elicitationId"],
         req["elicitationId"]
@@ -312,9 +299,7 @@ async fn url_mode_and_url_required_errors() {
     let form_only = User::answering(json!({"action":"accept"}));
     let caps: ClientCapabilities =
         serde_json::from_value(json!({"elicitation": {}})).expect("caps");
-    let c = connect_in_memory(server(), form_only.client().capabilities(caps))
-        .await
-        .expect("connects");
+    let c = support::connect(server(), form_only.client().capabilities(caps)).await;
     let r = c.call_tool("connect", json!({})).await.expect("call");
     assert_eq!(r.is_error, Some(true));
     assert!(text(&r).contains("elicitation.url"));

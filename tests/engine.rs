@@ -7,18 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tracksuit::client::Client;
-use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
 use tracksuit::transport::memory::{self, MemoryTransport};
 use tracksuit::transport::{MessageSink, MessageStream, Transport};
 use tracksuit::{PromptFn, RequestError, ResourceFn, Server, ServerOptions, ToolError, ToolFn};
-
-fn obj(v: Value) -> JsonObject {
-    match v {
-        Value::Object(m) => m,
-        _ => JsonObject::new(),
-    }
-}
+use tracksuit_tests::support::{Running, connect, obj, wait_until, within};
 
 fn server() -> Server {
     Server::new(Implementation::new("engine-test", "0.0.1"))
@@ -96,9 +89,9 @@ struct Raw {
 }
 
 impl Raw {
-    fn start(server: Server) -> Raw {
+    fn start(server: impl Running) -> Raw {
         let (server_end, client_end) = memory::pair();
-        tokio::spawn(server.serve(server_end));
+        tokio::spawn(server.running().serve(server_end));
         let (stream, sink) = client_end.split();
         Raw { stream, sink }
     }
@@ -109,9 +102,8 @@ impl Raw {
     }
 
     async fn recv(&mut self) -> Value {
-        let msg = tokio::time::timeout(Duration::from_secs(60), self.stream.next())
+        let msg = within("a message from the server arrives", self.stream.next())
             .await
-            .expect("a message within 60 s")
             .expect("stream open")
             .expect("decodable");
         serde_json::to_value(msg).expect("serialisable")
@@ -262,46 +254,58 @@ async fn progress_echoes_the_token_and_logs_follow_the_level() {
 
 #[tokio::test]
 async fn cancellation_drops_the_future_and_sends_no_response() {
+    let started = Arc::new(tokio::sync::Notify::new());
     let dropped = Arc::new(AtomicBool::new(false));
-    let flag = dropped.clone();
-    let server = server().tool(ToolFn::new(
-        Tool::new("slow", obj(json!({"type":"object"}))),
-        move |_, _| {
-            let flag = flag.clone();
-            async move {
-                struct Guard(Arc<AtomicBool>);
-                impl Drop for Guard {
-                    fn drop(&mut self) {
-                        self.0.store(true, Ordering::SeqCst);
+    let (on_start, flag) = (started.clone(), dropped.clone());
+    let server = server()
+        .tool(ToolFn::new(
+            Tool::new("slow", obj(json!({"type":"object"}))),
+            move |_, _| {
+                let (on_start, flag) = (on_start.clone(), flag.clone());
+                async move {
+                    struct Guard(Arc<AtomicBool>);
+                    impl Drop for Guard {
+                        fn drop(&mut self) {
+                            self.0.store(true, Ordering::SeqCst);
+                        }
                     }
+                    let _g = Guard(flag);
+                    on_start.notify_one();
+                    // The tool's own work: long enough that only the cancel can end it.
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    Ok(CallToolResult::text("late"))
                 }
-                let _g = Guard(flag);
-                tokio::time::sleep(Duration::from_secs(30)).await;
-                Ok(CallToolResult::text("late"))
-            }
-        },
-    ));
+            },
+        ))
+        .build()
+        .expect("distinct names");
     let mut raw = Raw::start(server.clone());
     raw.init("2025-11-25", json!({})).await;
     raw.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}})).await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    within("the slow tool starts", started.notified()).await;
     assert_eq!(server.in_flight_requests(), 1);
     raw.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"test"}})).await;
-    // The next thing we hear is the answer to a later ping: no response for id 1 ever.
-    let r = raw.request(2, "ping", json!({})).await;
-    assert_eq!(r["result"], json!({}));
-    tokio::time::sleep(Duration::from_millis(20)).await;
-    assert!(
-        dropped.load(Ordering::SeqCst),
-        "the handler future was dropped"
-    );
+    wait_until(
+        || dropped.load(Ordering::SeqCst),
+        "the handler future is dropped",
+    )
+    .await;
     assert_eq!(server.in_flight_requests(), 0);
+    // The very next message is the answer to a later ping: nothing for id 1 came before it.
+    raw.send(json!({"jsonrpc":"2.0","id":2,"method":"ping"}))
+        .await;
+    let next = raw.recv().await;
+    assert_eq!(
+        next,
+        json!({"jsonrpc":"2.0","id":2,"result":{}}),
+        "the ping's answer is the next message"
+    );
 }
 
 #[tokio::test]
 async fn sampling_round_trip_and_capability_checks() {
     // A client that declares sampling (with tools) and answers with a fixed reply.
-    let client = connect_in_memory(
+    let client = connect(
         server(),
         Client::builder().on_sampling(|p| async move {
             assert_eq!(p.max_tokens, 10);
@@ -311,8 +315,7 @@ async fn sampling_round_trip_and_capability_checks() {
             .expect("valid result"))
         }),
     )
-    .await
-    .expect("connects");
+    .await;
     let r = client
         .call_tool("sample", json!({"tools": true}))
         .await
@@ -327,9 +330,7 @@ async fn sampling_round_trip_and_capability_checks() {
     );
 
     // A client with no sampling capability: the tool gets a typed error, nothing is sent.
-    let bare = connect_in_memory(server(), Client::builder())
-        .await
-        .expect("connects");
+    let bare = connect(server(), Client::builder()).await;
     let r = bare.call_tool("sample", json!({})).await.expect("call");
     assert_eq!(
         serde_json::to_value(&r.content).expect("json")[0]["text"],
@@ -338,14 +339,13 @@ async fn sampling_round_trip_and_capability_checks() {
 
     // Sampling declared without tools: using tools is a typed error.
     let caps: ClientCapabilities = serde_json::from_value(json!({"sampling": {}})).expect("caps");
-    let no_tools = connect_in_memory(
+    let no_tools = connect(
         server(),
         Client::builder()
             .on_sampling(|_| async { Err(ErrorObject::internal("unused")) })
             .capabilities(caps),
     )
-    .await
-    .expect("connects");
+    .await;
     let r = no_tools
         .call_tool("sample", json!({"tools": true}))
         .await
@@ -389,21 +389,25 @@ async fn server_requests_time_out_and_cancel() {
 #[tokio::test]
 async fn pagination_list_changed_and_subscriptions() {
     let options = ServerOptions::default().page_size(2);
-    let server = Server::with_options(Implementation::new("t", "1"), options);
+    let server = Server::with_options(Implementation::new("t", "1"), options)
+        .build()
+        .expect("empty server");
     for name in ["a", "b", "c"] {
-        server.add_tool(ToolFn::new(
-            Tool::new(name, obj(json!({"type":"object"}))),
-            |_, _| async { Ok(CallToolResult::text("x")) },
-        ));
+        server
+            .add_tool(ToolFn::new(
+                Tool::new(name, obj(json!({"type":"object"}))),
+                |_, _| async { Ok(CallToolResult::text("x")) },
+            ))
+            .expect("a new name");
     }
-    server.add_resource(ResourceFn::new(Resource::new("mem://w", "w"), |_| async {
-        Ok(ReadResourceResult::new(vec![ResourceContents::text(
-            "mem://w", "W",
-        )]))
-    }));
-    let client = connect_in_memory(server.clone(), Client::builder())
-        .await
-        .expect("connects");
+    server
+        .add_resource(ResourceFn::new(Resource::new("mem://w", "w"), |_| async {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                "mem://w", "W",
+            )]))
+        }))
+        .expect("a new URI");
+    let client = connect(server.clone(), Client::builder()).await;
     let page1 = client.list_tools(None).await.expect("page 1");
     assert_eq!(
         page1
@@ -425,22 +429,31 @@ async fn pagination_list_changed_and_subscriptions() {
     assert!(page2.next_cursor.is_none());
 
     let mut notes = client.notifications();
-    server.add_tool(ToolFn::new(
-        Tool::new("d", obj(json!({"type":"object"}))),
-        |_, _| async { Ok(CallToolResult::text("x")) },
-    ));
-    let n = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+    server
+        .add_tool(ToolFn::new(
+            Tool::new("d", obj(json!({"type":"object"}))),
+            |_, _| async { Ok(CallToolResult::text("x")) },
+        ))
+        .expect("a new name");
+    assert!(
+        server
+            .add_tool(ToolFn::new(
+                Tool::new("d", obj(json!({"type":"object"}))),
+                |_, _| async { Ok(CallToolResult::text("y")) },
+            ))
+            .is_err(),
+        "a second tool named d is refused"
+    );
+    let n = within("tools/list_changed is announced", notes.recv())
         .await
-        .expect("in time")
         .expect("open");
     assert_eq!(n.method, "notifications/tools/list_changed");
 
     client.subscribe("mem://w").await.expect("subscribe");
     server.notify_resource_updated("mem://other");
     server.notify_resource_updated("mem://w");
-    let n = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+    let n = within("the resource update is announced", notes.recv())
         .await
-        .expect("in time")
         .expect("open");
     assert_eq!(n.method, "notifications/resources/updated");
     assert_eq!(n.params.expect("params")["uri"], "mem://w");
@@ -458,9 +471,8 @@ async fn line_transport_rejects_garbage_and_keeps_serving() {
     let mut ask = async |line: String| -> Value {
         cw.write_all(line.as_bytes()).await.expect("write");
         cw.write_all(b"\n").await.expect("write");
-        let l = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+        let l = within("the server answers the line", lines.next_line())
             .await
-            .expect("in time")
             .expect("io")
             .expect("a line");
         serde_json::from_str(&l).expect("the server writes JSON")

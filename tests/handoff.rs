@@ -3,9 +3,9 @@
 
 use serde_json::json;
 use tracksuit::client::Client;
-use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
 use tracksuit::{Ctx, Elicited, Elicits, Json, PhaseCtx, Server, ToolError, mcp_tool};
+use tracksuit_tests::support::connect;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Start {
@@ -100,7 +100,7 @@ async fn client() -> Client {
             serde_json::from_value(json!({"action":"accept","content":{"ok":true}}))
                 .map_err(ErrorObject::internal)
         });
-    connect_in_memory(server, builder).await.expect("connects")
+    connect(server, builder).await
 }
 
 #[tokio::test]

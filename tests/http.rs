@@ -10,16 +10,13 @@ use std::time::Duration;
 use tower::ServiceExt;
 use tracksuit::host::http::{HttpOptions, StreamableHttp};
 use tracksuit::protocol::*;
-use tracksuit::{Server, ToolFn};
+use tracksuit::{Server, ServerHandle, ToolFn};
+use tracksuit_tests::support::{obj, wait_until, within};
 
-fn obj(v: Value) -> JsonObject {
-    match v {
-        Value::Object(m) => m,
-        _ => JsonObject::new(),
-    }
-}
+/// Holds the `reconnect` tool's result back until the test has reconnected.
+static RECONNECTED: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(0);
 
-fn server() -> Server {
+fn server() -> ServerHandle {
     Server::new(Implementation::new("http-test", "1"))
         .tool(ToolFn::new(
             Tool::new("hello", obj(json!({"type":"object"}))),
@@ -32,7 +29,7 @@ fn server() -> Server {
             Tool::new("reconnect", obj(json!({"type":"object"}))),
             |ctx, _| async move {
                 ctx.close_sse_stream();
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                let _ = RECONNECTED.acquire().await.map(|p| p.forget());
                 Ok(CallToolResult::text("after reconnect"))
             },
         ))
@@ -50,6 +47,8 @@ fn server() -> Server {
                 Ok(CallToolResult::text(format!("{} roots", roots.roots.len())))
             },
         ))
+        .build()
+        .expect("the test server's names are distinct")
 }
 
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
@@ -80,7 +79,8 @@ async fn body_json(resp: Response<Body>) -> Value {
     serde_json::from_slice(&bytes).expect("json body")
 }
 
-/// Reads SSE events (id, data) until the stream ends or `n` data events arrived.
+/// Reads SSE events (id, data) until the stream ends or `n` data events arrived (failing if
+/// the stream stays open without the next one).
 async fn sse_events(resp: Response<Body>, n: usize) -> Vec<(String, String)> {
     let mut stream = resp.into_body().into_data_stream();
     let mut buf = String::new();
@@ -91,8 +91,7 @@ async fn sse_events(resp: Response<Body>, n: usize) -> Vec<(String, String)> {
         .count()
         < n
     {
-        let Ok(Some(chunk)) = tokio::time::timeout(Duration::from_secs(5), stream.next()).await
-        else {
+        let Some(chunk) = within("an SSE event arrives", stream.next()).await else {
             break;
         };
         buf.push_str(&String::from_utf8_lossy(&chunk.expect("chunk")));
@@ -146,17 +145,20 @@ fn delete(session: &str) -> Request<Body> {
 /// Calls `hello` in `session` and returns the result's text.
 async fn call_hello(app: &axum::Router, session: &str) -> Value {
     let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{}}});
-    let events = sse_events(send(app, post(&call.to_string(), Some(session))).await, 2).await;
+    let resp = send(app, post(&call.to_string(), Some(session))).await;
+    assert_eq!(resp.status(), StatusCode::OK, "session {session} serves");
+    let events = sse_events(resp, 2).await;
     let v: Value = serde_json::from_str(&events.last().expect("event").1).expect("json");
     v["result"]["content"][0]["text"].clone()
 }
 
-/// Waits (up to 5 s) until `http` has no session left.
+/// Waits until `http` has no session left.
 async fn until_no_sessions(http: &StreamableHttp) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while http.session_count() > 0 && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_until(
+        || http.session_count() == 0,
+        "the sweeper dropped every session",
+    )
+    .await;
 }
 
 fn app() -> axum::Router {
@@ -191,13 +193,25 @@ async fn closed_stream_resumes_with_last_event_id() {
     let session = initialize(&app).await;
     let call = json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"reconnect","arguments":{}}});
     let resp = send(&app, post(&call.to_string(), Some(&session))).await;
-    let events = sse_events(resp, 1).await;
+    // The server closes the call's stream while the tool still runs: the body ends, with
+    // nothing but the priming event in it.
+    let body = within(
+        "the server closes the call's stream",
+        axum::body::to_bytes(resp.into_body(), 1 << 20),
+    )
+    .await
+    .expect("body");
+    let text = String::from_utf8_lossy(&body);
     assert_eq!(
-        events.len(),
+        text.matches("\n\n").count(),
         1,
-        "only the priming event before the server closed the stream"
+        "only the priming event before the server closed the stream: {text}"
     );
-    let last = events[0].0.clone();
+    let last = text
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .expect("the priming event's id")
+        .to_owned();
     let get = Request::get("/mcp")
         .header("host", "localhost")
         .header("accept", "text/event-stream")
@@ -207,6 +221,8 @@ async fn closed_stream_resumes_with_last_event_id() {
         .expect("req");
     let resumed = send(&app, get).await;
     assert_eq!(resumed.status(), StatusCode::OK);
+    // Reconnected: now the tool may finish, and its result comes on the resumed stream.
+    RECONNECTED.add_permits(1);
     let events = sse_events(resumed, 1).await;
     let result: Value = serde_json::from_str(&events[0].1).expect("json");
     assert_eq!(result["id"], 7);
@@ -222,9 +238,8 @@ async fn server_to_client_request_goes_on_the_post_stream() {
     let mut stream = resp.into_body().into_data_stream();
     let mut seen = String::new();
     let request = loop {
-        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next())
+        let chunk = within("the roots/list request arrives", stream.next())
             .await
-            .expect("in time")
             .expect("open")
             .expect("chunk");
         seen.push_str(&String::from_utf8_lossy(&chunk));
@@ -241,9 +256,8 @@ async fn server_to_client_request_goes_on_the_post_stream() {
             .status(),
         StatusCode::ACCEPTED
     );
-    let rest = tokio::time::timeout(Duration::from_secs(5), stream.next())
+    let rest = within("the call's result arrives", stream.next())
         .await
-        .expect("in time")
         .expect("open")
         .expect("chunk");
     assert!(String::from_utf8_lossy(&rest).contains("1 roots"));
@@ -392,19 +406,31 @@ async fn bad_http_input_gets_the_right_status_and_the_server_keeps_serving() {
     assert_eq!(call_hello(&app, &other).await, "hello");
 }
 
-#[tokio::test]
+/// The clock is paused so the background sweeper (a tokio timer) stays out of the way: only
+/// `expire_idle_sessions` expires here. Idleness is measured on the wall clock: with a zero
+/// timeout a session is idle past it at once, with the default half hour it is not.
+#[tokio::test(start_paused = true)]
 async fn idle_sessions_expire() {
+    let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
+    let http = StreamableHttp::new(server(), HttpOptions::default());
+    let app = http.router("/mcp");
+    let session = initialize(&app).await;
+    assert_eq!(http.expire_idle_sessions(), 0, "a fresh session is kept");
+    assert_eq!(http.session_count(), 1);
+    assert_eq!(
+        send(&app, post(ping, Some(&session))).await.status(),
+        StatusCode::OK
+    );
+
     let http = StreamableHttp::new(
         server(),
-        HttpOptions::default().session_idle_timeout(Duration::from_millis(10)),
+        HttpOptions::default().session_idle_timeout(Duration::ZERO),
     );
     let app = http.router("/mcp");
     let session = initialize(&app).await;
     assert_eq!(http.session_count(), 1);
-    tokio::time::sleep(Duration::from_millis(30)).await;
     assert_eq!(http.expire_idle_sessions(), 1);
     assert_eq!(http.session_count(), 0);
-    let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
     assert_eq!(
         send(&app, post(ping, Some(&session))).await.status(),
         StatusCode::NOT_FOUND
@@ -413,7 +439,8 @@ async fn idle_sessions_expire() {
 
 /// A burst of sessions closing down starts the release of freed memory (glibc
 /// `malloc_trim`) in the background; the endpoint keeps serving meanwhile and afterwards.
-#[tokio::test]
+/// The release waits on tokio timers; the clock is paused and the test moves it.
+#[tokio::test(start_paused = true)]
 async fn a_subsided_burst_of_sessions_keeps_serving_while_memory_is_released() {
     let http = StreamableHttp::new(server(), HttpOptions::default());
     let app = http.router("/mcp");
@@ -425,11 +452,33 @@ async fn a_subsided_burst_of_sessions_keeps_serving_while_memory_is_released() {
         assert_eq!(send(&app, delete(&session)).await.status(), StatusCode::OK);
     }
     assert_eq!(http.session_count(), 10);
-    // Past the second of quiet after which memory is released.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    for session in sessions.iter().chain([&initialize(&app).await]) {
-        assert_eq!(call_hello(&app, session).await, "hello");
+    // The release is scheduled once the count fell to a quarter of the peak (20). A second
+    // later the count has fallen further (10): still waiting; a second after that it has
+    // held still, and memory is released.
+    clock_moves_on(Duration::from_millis(1500)).await;
+    for session in &sessions {
+        assert_eq!(call_hello(&app, session).await, "hello", "release waiting");
     }
+    clock_moves_on(Duration::from_secs(1)).await;
+    for session in &sessions {
+        assert_eq!(call_hello(&app, session).await, "hello", "released");
+    }
+    // The watch ends after 30 quiet periods.
+    clock_moves_on(Duration::from_secs(30)).await;
+    for session in sessions.iter().chain([&initialize(&app).await]) {
+        assert_eq!(call_hello(&app, session).await, "hello", "watch over");
+    }
+}
+
+/// Moves the paused clock on by `by`: the runtime jumps from one timer to the next as it
+/// falls due, running what each wakes (and not while a blocking task such as the memory
+/// release runs), so every timer before `by` has fired and its work is done when this
+/// returns. No wall-clock time passes.
+async fn clock_moves_on(by: Duration) {
+    let wall = std::time::Instant::now();
+    // (Only a sleep waits for the timers it passes to fire; `advance` would not.)
+    tokio::time::sleep(by).await;
+    assert!(wall.elapsed() < by, "the tokio clock is paused");
 }
 
 /// An idle server still drops sessions whose clients vanished: before, expiry only ran when
@@ -469,12 +518,11 @@ async fn a_cancelled_call_ends_its_stream_without_a_response_and_frees_its_id() 
         Some(&session),
     );
     assert_eq!(send(&app, cancel).await.status(), StatusCode::ACCEPTED);
-    let body = tokio::time::timeout(
-        Duration::from_secs(5),
+    let body = within(
+        "the cancelled call's stream ends",
         axum::body::to_bytes(resp.into_body(), 1 << 20),
     )
     .await
-    .expect("the cancelled call's stream ends")
     .expect("body");
     let text = String::from_utf8_lossy(&body);
     assert!(

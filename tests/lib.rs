@@ -1,1 +1,3 @@
-//! Cross-crate integration tests live in `tests/*.rs`.
+//! Cross-crate integration tests live in `tests/*.rs`; [`support`] holds what they share.
+
+pub mod support;

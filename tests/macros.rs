@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 use tracksuit::client::Client;
-use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
 use tracksuit::{Ctx, Json, Server, mcp_tool};
+use tracksuit_tests::support::connect;
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 struct Sum {
@@ -54,9 +54,7 @@ async fn client() -> Client {
         .tool(add)
         .tool(hello)
         .tool(search);
-    connect_in_memory(server, Client::builder())
-        .await
-        .expect("connects")
+    connect(server, Client::builder()).await
 }
 
 fn tool<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
@@ -254,9 +252,7 @@ async fn server_impl_tools_share_state() {
     };
     counter.reset();
     let server = Server::new(tracksuit::crate_info!()).tools(counter);
-    let c = connect_in_memory(server, Client::builder())
-        .await
-        .expect("connects");
+    let c = connect(server, Client::builder()).await;
     let tools = c.list_tools(None).await.expect("list").tools;
     let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["counter.add", "total"]);
@@ -282,9 +278,7 @@ async fn prompts_and_resources_from_macros() {
         .prompt(greet)
         .resource(answer)
         .resource_template(item);
-    let c = connect_in_memory(server, Client::builder())
-        .await
-        .expect("connects");
+    let c = connect(server, Client::builder()).await;
 
     let prompts = c.list_prompts(None).await.expect("list").prompts;
     let args = prompts[0].arguments.clone().expect("arguments");
@@ -343,9 +337,23 @@ async fn prompts_and_resources_from_macros() {
 }
 
 #[test]
-#[should_panic(expected = "a tool named `add` is already registered")]
-fn duplicate_tool_names_are_rejected_at_registration() {
-    let _ = Server::new(tracksuit::crate_info!()).tool(add).tool(add);
+fn duplicate_tool_names_are_an_error_not_a_panic() {
+    let error = Server::new(tracksuit::crate_info!())
+        .tool(add)
+        .tool(add)
+        .build()
+        .expect_err("two tools named add");
+    assert_eq!(
+        error,
+        tracksuit::ServerError::Duplicate {
+            kind: "tool",
+            name: "add".into()
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "a tool named `add` is already registered on this server"
+    );
 }
 
 async fn complete_ids(_variable: &str, typed: &str) -> Vec<String> {
@@ -365,9 +373,7 @@ async fn row(id: u32) -> String {
 #[tokio::test]
 async fn template_variables_complete() {
     let server = Server::new(tracksuit::crate_info!()).resource_template(row);
-    let c = connect_in_memory(server, Client::builder())
-        .await
-        .expect("connects");
+    let c = connect(server, Client::builder()).await;
     let done = c
         .complete(
             json!({"type": "ref/resource", "uri": "db://rows/{id}"}),

@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use tracksuit::client::{Client, ClientBuilder};
-use tracksuit::host::connect_in_memory;
 use tracksuit::protocol::*;
 use tracksuit::sampling::SampleError;
-use tracksuit::{Ctx, Server, ToolError, mcp_tool};
+use tracksuit::{Ctx, Server, ServerHandle, ToolError, mcp_tool};
+use tracksuit_tests::support::{self, call_once};
 
 /// A model that answers from a script and records what it was asked.
 #[derive(Clone, Default)]
@@ -104,7 +104,7 @@ async fn raw(ctx: &Ctx) -> Result<String, ToolError> {
 /// Parallel tool calls in one answer.
 #[mcp_tool]
 async fn parallel(ctx: &Ctx) -> Result<String, ToolError> {
-    let weather = Tool::new("weather", tracksuit::authoring::schema_for::<Weather>());
+    let weather = Tool::new("weather", tracksuit::schema_for::<Weather>());
     let out = ctx
         .sample()
         .prompt("Weather in Oslo and Rome?")
@@ -121,7 +121,7 @@ async fn parallel(ctx: &Ctx) -> Result<String, ToolError> {
 /// At least one tool call, retried.
 #[mcp_tool]
 async fn must_call(ctx: &Ctx) -> Result<String, ToolError> {
-    let weather = Tool::new("weather", tracksuit::authoring::schema_for::<Weather>());
+    let weather = Tool::new("weather", tracksuit::schema_for::<Weather>());
     let out = ctx
         .sample_tools()
         .prompt("Weather in Oslo?")
@@ -178,31 +178,26 @@ async fn plan(ctx: &Ctx) -> Result<String, ToolError> {
     Ok(format!("{}|{}", out.parsed, out.messages.len()))
 }
 
-fn server() -> Server {
+fn server() -> ServerHandle {
     Server::new(tracksuit::crate_info!())
         .tool(raw)
         .tool(parallel)
         .tool(must_call)
         .tool(pick_move)
         .tool(plan)
+        .build()
+        .expect("the test server's names are distinct")
 }
 
 async fn call(script: &Script, tools: bool, name: &str) -> CallToolResult {
-    let c = connect_in_memory(server(), script.client(tools))
-        .await
-        .expect("connects");
-    c.call_tool(name, json!({})).await.expect("call")
-}
-
-fn text_of(r: &CallToolResult) -> String {
-    r.content.iter().filter_map(ContentBlock::as_text).collect()
+    call_once(server(), script.client(tools), name).await
 }
 
 #[tokio::test]
 async fn raw_text_and_request_shape() {
     let script = Script::new(vec![text("hi!")]);
     let r = call(&script, true, "raw").await;
-    assert_eq!(text_of(&r), "hi!|Some(EndTurn)|scripted");
+    assert_eq!(support::text(&r), "hi!|Some(EndTurn)|scripted");
     let req = &script.requests()[0];
     assert_eq!(req["systemPrompt"], "Be brief.");
     assert_eq!(req["maxTokens"], 10);
@@ -217,7 +212,10 @@ async fn parallel_tool_calls_arrive_as_an_array() {
         {"type":"tool_use","id":"a","name":"weather","input":{"city":"Oslo"}},
         {"type":"tool_use","id":"b","name":"weather","input":{"city":"Rome"}}]});
     let script = Script::new(vec![reply]);
-    assert_eq!(text_of(&call(&script, true, "parallel").await), "Oslo,Rome");
+    assert_eq!(
+        support::text(&call(&script, true, "parallel").await),
+        "Oslo,Rome"
+    );
 }
 
 #[tokio::test]
@@ -226,7 +224,10 @@ async fn sample_tools_retries_when_the_model_does_not_call() {
         text("It is probably cold."),
         tool_use("t1", "weather", json!({"city":"Oslo"})),
     ]);
-    assert_eq!(text_of(&call(&script, true, "must_call").await), "1:Oslo");
+    assert_eq!(
+        support::text(&call(&script, true, "must_call").await),
+        "1:Oslo"
+    );
     let reqs = script.requests();
     assert_eq!(reqs.len(), 2);
     assert_eq!(reqs[0]["toolChoice"]["mode"], "required");
@@ -247,9 +248,9 @@ async fn sample_tools_budget_is_a_typed_error() {
     let r = call(&script, true, "must_call").await;
     assert_eq!(r.is_error, Some(true));
     assert!(
-        text_of(&r).contains("did not call a tool in 3 attempt(s)"),
+        support::text(&r).contains("did not call a tool in 3 attempt(s)"),
         "{}",
-        text_of(&r)
+        support::text(&r)
     );
 }
 
@@ -261,7 +262,7 @@ async fn sample_schema_feeds_errors_back_until_valid() {
         tool_use("s3", "__schema__", json!({"row": 1, "col": 2})), // valid
     ]);
     let r = call(&script, true, "pick_move").await;
-    assert_eq!(text_of(&r), "1,2|3|User,Assistant,User");
+    assert_eq!(support::text(&r), "1,2|3|User,Assistant,User");
     let reqs = script.requests();
     assert_eq!(reqs.len(), 3);
     let tool = &reqs[0]["tools"][0];
@@ -304,7 +305,7 @@ async fn sample_schema_feeds_errors_back_until_valid() {
 async fn sample_schema_accepts_json_in_text() {
     let script = Script::new(vec![text("```json\n{\"row\": 0, \"col\": 2}\n```")]);
     assert_eq!(
-        text_of(&call(&script, true, "pick_move").await),
+        support::text(&call(&script, true, "pick_move").await),
         "0,2|3|User,Assistant,User"
     );
 }
@@ -314,9 +315,9 @@ async fn sample_schema_budget_keeps_every_attempt() {
     let script = Script::new(vec![text("a"), text("b"), text("c")]);
     let r = call(&script, true, "pick_move").await;
     assert!(
-        text_of(&r).starts_with("gave up after 3:"),
+        support::text(&r).starts_with("gave up after 3:"),
         "{}",
-        text_of(&r)
+        support::text(&r)
     );
     assert_eq!(script.requests().len(), 3);
 }
@@ -328,7 +329,7 @@ async fn without_sampling_tools_the_schema_goes_in_the_prompt() {
         tool_use("x", "weather", json!({"city":"Oslo"})),
     ]);
     assert_eq!(
-        text_of(&call(&script, false, "pick_move").await),
+        support::text(&call(&script, false, "pick_move").await),
         "2,0|3|User,Assistant,User"
     );
     let req = &script.requests()[0];
@@ -345,7 +346,7 @@ async fn without_sampling_tools_the_schema_goes_in_the_prompt() {
     // Raw sampling with tools against the same client: a typed error, nothing sent.
     let r = call(&script, false, "parallel").await;
     assert_eq!(r.is_error, Some(true));
-    assert!(text_of(&r).contains("sampling.tools"));
+    assert!(support::text(&r).contains("sampling.tools"));
 }
 
 #[tokio::test]
@@ -355,7 +356,7 @@ async fn tool_loop_runs_functions_and_returns_the_answer() {
         text("Wear a raincoat."),
     ]);
     assert_eq!(
-        text_of(&call(&script, true, "plan").await),
+        support::text(&call(&script, true, "plan").await),
         "Wear a raincoat.|4"
     );
     let reqs = script.requests();

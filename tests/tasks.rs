@@ -4,22 +4,35 @@
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tracksuit::client::{Client, ClientBuilder};
-use tracksuit::host::connect_in_memory;
+use tracksuit::client::Client;
 use tracksuit::protocol::*;
 use tracksuit::task::{
     InMemoryTaskStore, SqliteTaskStore, TaskOptions, TaskPage, TaskRecord, TaskStore,
     TaskStoreError,
 };
 use tracksuit::{Ctx, Json, PhaseCtx, RequestError, Server, ServerOptions, ToolError, mcp_tool};
+use tracksuit_tests::support::{
+    Model, Running, both, cancelled_ids, connect, next_notification, text, wait_for, wait_until,
+    within,
+};
 
-/// Waits `ms` milliseconds, then echoes `text`.
+/// Echoes `text`.
 #[mcp_tool(task_support = "optional")]
-async fn slow_echo(text: String, ms: u64) -> String {
-    tokio::time::sleep(Duration::from_millis(ms)).await;
+async fn echo(text: String) -> String {
+    text
+}
+
+/// What holds `held_echo` back; the one test that calls it adds the permit.
+static HELD: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(0);
+
+/// Echoes `text` once the test lets it through.
+#[mcp_tool(task_support = "optional")]
+async fn held_echo(text: String) -> String {
+    let _ = HELD.acquire().await.map(|p| p.forget());
     text
 }
 
@@ -50,19 +63,28 @@ async fn rejects() -> Result<String, ToolError> {
     )))
 }
 
-static STOPPED: AtomicBool = AtomicBool::new(false);
+/// The keys of the `forever` calls whose future was dropped (each test uses its own key:
+/// the tests of this file run side by side).
+static STOPPED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-struct SetOnDrop(&'static AtomicBool);
+fn stopped(key: &str) -> bool {
+    STOPPED.lock().expect("lock").iter().any(|k| k == key)
+}
+
+struct SetOnDrop(String);
 impl Drop for SetOnDrop {
     fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
+        STOPPED
+            .lock()
+            .expect("lock")
+            .push(std::mem::take(&mut self.0));
     }
 }
 
-/// Runs until cancelled.
+/// Runs until cancelled; `key` is added to `STOPPED` when its future is dropped.
 #[mcp_tool(task_support = "optional")]
-async fn forever() -> &'static str {
-    let _flag = SetOnDrop(&STOPPED);
+async fn forever(key: String) -> &'static str {
+    let _flag = SetOnDrop(key);
     std::future::pending::<()>().await;
     "never"
 }
@@ -72,16 +94,6 @@ async fn forever() -> &'static str {
 async fn asks(ctx: &Ctx) -> Result<String, ToolError> {
     ctx.progress(1.0, Some(2.0), Some("asking")).await;
     Ok(ctx.sample().prompt("hi").await?.text())
-}
-
-/// Two branches sample at the same time.
-#[mcp_tool(task_support = "optional")]
-async fn both(ctx: &Ctx) -> Result<String, ToolError> {
-    let (a, b) = tokio::try_join!(
-        ctx.branch(|b| async move { b.sample().prompt("for").await }),
-        ctx.branch(|b| async move { b.sample().prompt("against").await }),
-    )?;
-    Ok(format!("{}+{}", a?.text(), b?.text()))
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -119,7 +131,8 @@ fn server(options: TaskOptions) -> Server {
         tracksuit::crate_info!(),
         ServerOptions::default().page_size(2).tasks(options),
     )
-    .tool(slow_echo)
+    .tool(echo)
+    .tool(held_echo)
     .tool(must_task)
     .tool(plain)
     .tool(fails)
@@ -134,52 +147,9 @@ fn fast() -> TaskOptions {
     TaskOptions::default().poll_interval(Duration::from_millis(20))
 }
 
-/// A model that answers every sampling request with "ok", after `gate` opens (if any),
-/// recording the requests' params.
-#[derive(Clone, Default)]
-struct Model {
-    seen: Arc<Mutex<Vec<CreateMessageRequestParams>>>,
-    gate: Option<Arc<tokio::sync::Semaphore>>,
-}
-
-impl Model {
-    fn gated() -> Self {
-        Model {
-            seen: Arc::default(),
-            gate: Some(Arc::new(tokio::sync::Semaphore::new(0))),
-        }
-    }
-
-    fn client(&self) -> ClientBuilder {
-        let me = self.clone();
-        Client::builder().on_sampling(move |p| {
-            let me = me.clone();
-            async move {
-                me.seen.lock().expect("lock").push(p);
-                if let Some(gate) = &me.gate {
-                    let _ = gate.acquire().await.map(|p| p.forget());
-                }
-                serde_json::from_value(
-                    json!({"role":"assistant","model":"m","content":{"type":"text","text":"ok"}}),
-                )
-                .map_err(ErrorObject::internal)
-            }
-        })
-    }
-
-    fn count(&self) -> usize {
-        self.seen.lock().expect("lock").len()
-    }
-}
-
-async fn connect(server: Server) -> Client {
-    connect_in_memory(server, Model::default().client())
-        .await
-        .expect("connects")
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content.iter().filter_map(ContentBlock::as_text).collect()
+/// A client whose model answers at once.
+async fn client(server: impl Running) -> Client {
+    connect(server, Model::answering().client()).await
 }
 
 fn code(e: RequestError) -> (i64, String) {
@@ -190,19 +160,34 @@ fn code(e: RequestError) -> (i64, String) {
 }
 
 async fn wait_for_status(c: &Client, id: &str, want: TaskStatus) -> Task {
-    for _ in 0..500 {
+    wait_for(&format!("task {id} is {want:?}"), || async {
         let t = c.get_task(id).await.expect("get").task;
-        if t.status == want {
-            return t;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("task {id} never became {want:?}");
+        (t.status == want).then_some(t)
+    })
+    .await
+}
+
+/// Sends `request` (its first poll does) and checks that the server has it and holds the
+/// answer back: a tasks/get of the running task `id`, sent after it, is answered (working)
+/// while `request` still is not.
+async fn sent_and_waiting<F: Future>(c: &Client, id: &str, mut request: Pin<&mut F>) {
+    assert!(
+        futures::poll!(request.as_mut()).is_pending(),
+        "sent, not answered"
+    );
+    assert_eq!(
+        c.get_task(id).await.expect("get").task.status,
+        TaskStatus::Working
+    );
+    assert!(
+        futures::poll!(request.as_mut()).is_pending(),
+        "tasks/result waits while the task runs"
+    );
 }
 
 #[tokio::test]
 async fn capabilities_and_tool_level_support_are_published() {
-    let c = connect(server(fast())).await;
+    let c = client(server(fast())).await;
     let caps = serde_json::to_value(&c.server_init().expect("init").capabilities).expect("json");
     assert_eq!(
         caps["tasks"],
@@ -222,7 +207,7 @@ async fn capabilities_and_tool_level_support_are_published() {
         let t = all.iter().find(|t| t.name == name).expect("tool");
         serde_json::to_value(&t.execution).expect("json")
     };
-    assert_eq!(support("slow_echo"), json!({"taskSupport": "optional"}));
+    assert_eq!(support("echo"), json!({"taskSupport": "optional"}));
     assert_eq!(support("must_task"), json!({"taskSupport": "required"}));
     assert_eq!(support("plain"), Value::Null);
     assert_eq!(support("flow"), json!({"taskSupport": "optional"}));
@@ -231,7 +216,7 @@ async fn capabilities_and_tool_level_support_are_published() {
         tracksuit::crate_info!(),
         ServerOptions::default().tasks(TaskOptions::default().list(false)),
     );
-    let c = connect(off).await;
+    let c = client(off).await;
     let caps = serde_json::to_value(&c.server_init().expect("init").capabilities).expect("json");
     assert_eq!(caps["tasks"].get("list"), None);
     let e = c.list_tasks(None).await.expect_err("no listing");
@@ -240,10 +225,10 @@ async fn capabilities_and_tool_level_support_are_published() {
 
 #[tokio::test]
 async fn a_task_runs_in_the_background_and_its_result_waits() {
-    let c = connect(server(fast())).await;
+    let c = client(server(fast())).await;
     let mut notes = c.notifications();
     let created = c
-        .call_tool_as_task("slow_echo", json!({"text": "hi", "ms": 150}), Some(60_000))
+        .call_tool_as_task("held_echo", json!({"text": "hi"}), Some(60_000))
         .await
         .expect("created")
         .task;
@@ -252,13 +237,14 @@ async fn a_task_runs_in_the_background_and_its_result_waits() {
     assert_eq!(created.poll_interval, Some(20));
     assert!(created.created_at.ends_with('Z'));
     assert_eq!(created.task_id.len(), 36, "a UUID");
-    // It is still running: tasks/get says working, tasks/result blocks until it ends.
-    assert_eq!(
-        c.get_task(&created.task_id).await.expect("get").task.status,
-        TaskStatus::Working
-    );
-    let raw: Value = c
-        .request("tasks/result", json!({"taskId": created.task_id}))
+    // The tool is held back, so the task runs until the test lets it through: a
+    // tasks/result sent meanwhile is not answered (the server has it by the time it
+    // answers the tasks/get sent after it), and tasks/get says working.
+    let result = c.request::<_, Value>("tasks/result", json!({"taskId": created.task_id}));
+    tokio::pin!(result);
+    sent_and_waiting(&c, &created.task_id, result.as_mut()).await;
+    HELD.add_permits(1);
+    let raw = within("tasks/result answers once the task ends", result)
         .await
         .expect("result");
     assert_eq!(raw["content"][0]["text"], "hi");
@@ -272,16 +258,10 @@ async fn a_task_runs_in_the_background_and_its_result_waits() {
     assert_eq!(done.created_at, created.created_at);
     assert!(done.last_updated_at >= created.last_updated_at);
     // notifications/tasks/status announced the transition, without related-task meta.
-    let note = tokio::time::timeout(Duration::from_secs(2), async {
-        loop {
-            let n = notes.recv().await.expect("open");
-            if n.method == "notifications/tasks/status" {
-                return n.params.expect("params");
-            }
-        }
-    })
-    .await
-    .expect("a status notification");
+    let note = next_notification(&mut notes, "notifications/tasks/status")
+        .await
+        .params
+        .expect("params");
     assert_eq!(note["taskId"], json!(created.task_id));
     assert_eq!(note["status"], "completed");
     assert!(note.get("_meta").is_none());
@@ -292,7 +272,7 @@ async fn a_task_runs_in_the_background_and_its_result_waits() {
 
 #[tokio::test]
 async fn tool_level_negotiation_errors() {
-    let c = connect(server(fast())).await;
+    let c = client(server(fast())).await;
     let e = c
         .call_tool("must_task", json!({}))
         .await
@@ -309,7 +289,7 @@ async fn tool_level_negotiation_errors() {
     assert!(m.contains("cannot run as a task"), "{m}");
     // Optional tools still work as plain calls; required ones as tasks.
     let r = c
-        .call_tool("slow_echo", json!({"text": "x", "ms": 0}))
+        .call_tool("echo", json!({"text": "x"}))
         .await
         .expect("plain call");
     assert_eq!(text(&r), "x");
@@ -326,7 +306,7 @@ async fn tool_level_negotiation_errors() {
     assert_eq!(t.ttl, Some(3_600_000));
     // Bad arguments: the task fails with the same isError result a plain call gets.
     let t = c
-        .call_tool_as_task("slow_echo", json!({"text": 3}), None)
+        .call_tool_as_task("echo", json!({"text": 3}), None)
         .await
         .expect("task")
         .task;
@@ -339,7 +319,7 @@ async fn tool_level_negotiation_errors() {
 
 #[tokio::test]
 async fn failures_are_failed_tasks_with_the_calls_own_answer() {
-    let c = connect(server(fast())).await;
+    let c = client(server(fast())).await;
     let t = c
         .call_tool_as_task("fails", json!({}), None)
         .await
@@ -371,20 +351,18 @@ async fn failures_are_failed_tasks_with_the_calls_own_answer() {
 
 #[tokio::test]
 async fn cancelling_stops_the_work_and_bad_ids_are_invalid_params() {
-    let server = server(fast());
-    let c = Arc::new(connect(server.clone()).await);
+    let server = server(fast()).running();
+    let c = client(server.clone()).await;
     let t = c
-        .call_tool_as_task("forever", json!({}), None)
+        .call_tool_as_task("forever", json!({"key": "cancelled"}), None)
         .await
         .expect("task")
         .task;
-    // A tasks/result already waiting is answered when the task is cancelled.
-    let waiting = {
-        let c2 = c.clone();
-        let id = t.task_id.clone();
-        tokio::spawn(async move { c2.task_result(&id).await })
-    };
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    // A tasks/result already waiting is answered when the task is cancelled: it is sent
+    // first, and the server has it by the time it answers the tasks/get sent after it.
+    let waiting = c.task_result(&t.task_id);
+    tokio::pin!(waiting);
+    sent_and_waiting(&c, &t.task_id, waiting.as_mut()).await;
     assert_eq!(server.running_tasks(), 1);
     let cancelled = c.cancel_task(&t.task_id).await.expect("cancel").task;
     assert_eq!(cancelled.status, TaskStatus::Cancelled);
@@ -392,20 +370,18 @@ async fn cancelling_stops_the_work_and_bad_ids_are_invalid_params() {
         cancelled.status_message.as_deref(),
         Some("The task was cancelled by request.")
     );
-    let (n, m) = code(waiting.await.expect("join").expect_err("no result"));
+    let (n, m) = code(
+        within("the waiting tasks/result is answered", waiting)
+            .await
+            .expect_err("no result"),
+    );
     assert_eq!(n, INVALID_PARAMS);
     assert!(m.contains("cancelled"), "{m}");
-    for _ in 0..100 {
-        if STOPPED.load(Ordering::SeqCst) && server.running_tasks() == 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert!(
-        STOPPED.load(Ordering::SeqCst),
-        "the tool's future was dropped"
-    );
-    assert_eq!(server.running_tasks(), 0);
+    wait_until(
+        || stopped("cancelled") && server.running_tasks() == 0,
+        "the cancelled tool's future is dropped and the task is gone",
+    )
+    .await;
     // It stays cancelled; cancelling again, or asking for its result, is invalid.
     assert_eq!(
         c.get_task(&t.task_id).await.expect("get").task.status,
@@ -444,9 +420,7 @@ async fn cancelling_stops_the_work_and_bad_ids_are_invalid_params() {
 async fn a_task_waiting_on_the_client_is_input_required() {
     let model = Model::gated();
     let server = server(fast());
-    let c = connect_in_memory(server, model.client())
-        .await
-        .expect("connects");
+    let c = connect(server, model.client()).await;
     let mut notes = c.notifications();
     let created: CreateTaskResult = c
         .request(
@@ -458,23 +432,25 @@ async fn a_task_waiting_on_the_client_is_input_required() {
     let t = created.task;
     let waiting = wait_for_status(&c, &t.task_id, TaskStatus::InputRequired).await;
     assert_eq!(waiting.status, TaskStatus::InputRequired);
-    {
-        let seen = model.seen.lock().expect("lock");
-        let meta = seen[0].meta.as_ref().expect("meta");
-        assert_eq!(
-            meta.get("io.modelcontextprotocol/related-task"),
-            Some(&json!({"taskId": t.task_id})),
-            "the sampling request names its task"
-        );
-    }
-    model.gate.as_ref().expect("gate").add_permits(1);
+    let asked = model.requests();
+    let meta = asked[0].meta.as_ref().expect("meta");
+    assert_eq!(
+        meta.get("io.modelcontextprotocol/related-task"),
+        Some(&json!({"taskId": t.task_id})),
+        "the sampling request names its task"
+    );
+    model.open(1);
     let r = c.task_result(&t.task_id).await.expect("result");
     assert_eq!(text(&r), "ok");
     // Status notifications walked working → input_required → working → completed, and
-    // the progress notification carried the related-task metadata.
+    // the progress notification carried the related-task metadata: read until the
+    // completed status, which comes last.
     let mut statuses = Vec::new();
     let mut progress_meta = None;
-    while let Ok(Ok(n)) = tokio::time::timeout(Duration::from_millis(200), notes.recv()).await {
+    while statuses.last().map(String::as_str) != Some("completed") {
+        let n = within("the task's notifications arrive", notes.recv())
+            .await
+            .expect("open");
         let p = n.params.unwrap_or_default();
         match n.method.as_str() {
             "notifications/tasks/status" => {
@@ -493,11 +469,11 @@ async fn a_task_waiting_on_the_client_is_input_required() {
 
 #[tokio::test]
 async fn tasks_list_pages_through_every_task() {
-    let c = connect(server(fast())).await;
+    let c = client(server(fast())).await;
     let mut ids = Vec::new();
     for i in 0..5 {
         let t = c
-            .call_tool_as_task("slow_echo", json!({"text": format!("{i}"), "ms": 0}), None)
+            .call_tool_as_task("echo", json!({"text": format!("{i}")}), None)
             .await
             .expect("task")
             .task;
@@ -528,26 +504,33 @@ async fn tasks_list_pages_through_every_task() {
 
 #[tokio::test]
 async fn tasks_expire_after_their_ttl() {
-    let server = server(fast());
-    let c = connect(server.clone()).await;
+    let server = server(fast()).running();
+    let c = client(server.clone()).await;
     let done = c
-        .call_tool_as_task("slow_echo", json!({"text": "x", "ms": 0}), Some(100))
+        .call_tool_as_task("echo", json!({"text": "x"}), Some(100))
         .await
         .expect("task")
         .task;
     assert_eq!(done.ttl, Some(100));
     let running = c
-        .call_tool_as_task("forever", json!({}), Some(100))
+        .call_tool_as_task("forever", json!({"key": "expired"}), Some(100))
         .await
         .expect("task")
         .task;
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    wait_until(
+        || stopped("expired") && server.running_tasks() == 0,
+        "the running task is stopped when its ttl runs out",
+    )
+    .await;
     for id in [&done.task_id, &running.task_id] {
-        let (n, m) = code(c.get_task(id).await.expect_err("expired"));
+        let e = wait_for(&format!("task {id} has expired"), || async {
+            c.get_task(id).await.err()
+        })
+        .await;
+        let (n, m) = code(e);
         assert_eq!(n, INVALID_PARAMS);
         assert!(m.contains("expired") || m.contains("not found"), "{m}");
     }
-    assert_eq!(server.running_tasks(), 0, "the running one was stopped");
     // The ttl a client asks for is capped by the server's maximum.
     let capped = Server::with_options(
         tracksuit::crate_info!(),
@@ -555,7 +538,7 @@ async fn tasks_expire_after_their_ttl() {
             .tasks(TaskOptions::default().max_ttl(Some(Duration::from_secs(5)))),
     )
     .tool(must_task);
-    let c = connect(capped).await;
+    let c = client(capped).await;
     let t = c
         .call_tool_as_task("must_task", json!({}), Some(60_000))
         .await
@@ -592,25 +575,24 @@ impl TaskStore for Visible {
 #[tokio::test]
 async fn expired_tasks_leave_the_store_without_further_requests() {
     let store = Visible::default();
-    let c = connect(server(fast()).task_store(store.clone())).await;
+    let c = client(server(fast()).task_store(store.clone())).await;
     for ttl in [100, 150, 200] {
-        c.call_tool_as_task("slow_echo", json!({"text": "x", "ms": 0}), Some(ttl))
+        c.call_tool_as_task("echo", json!({"text": "x"}), Some(ttl))
             .await
             .expect("task");
     }
     let stored = || async { store.0.list(None, 10).await.expect("list").records.len() };
     assert_eq!(stored().await, 3);
     // No request from here on: only the server's own sweeper can delete them.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while stored().await > 0 && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(stored().await, 0, "deleted once their ttl ran out");
+    wait_for("the sweeper deleted the expired records", || async {
+        (stored().await == 0).then_some(())
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn handoff_and_branching_tools_run_as_tasks() {
-    let c = connect(server(fast())).await;
+    let c = client(server(fast())).await;
     let t = c
         .call_tool_as_task("flow", json!({"seed": 9}), None)
         .await
@@ -635,38 +617,30 @@ async fn handoff_and_branching_tools_run_as_tasks() {
 #[tokio::test]
 async fn cancelling_a_task_cancels_its_branches() {
     let model = Model::gated();
-    let server = server(fast());
-    let c = connect_in_memory(server.clone(), model.client())
-        .await
-        .expect("connects");
+    let server = server(fast()).running();
+    let c = connect(server.clone(), model.client()).await;
     let mut notes = c.notifications();
     let t = c
         .call_tool_as_task("both", json!({}), None)
         .await
         .expect("task")
         .task;
-    for _ in 0..200 {
-        if model.count() == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert_eq!(model.count(), 2, "both branches are sampling");
+    wait_until(|| model.count() == 2, "both branches are sampling").await;
     c.cancel_task(&t.task_id).await.expect("cancel");
-    let mut withdrawn = 0;
-    while withdrawn < 2 {
-        let n = tokio::time::timeout(Duration::from_secs(5), notes.recv())
-            .await
-            .expect("in time")
-            .expect("open");
-        if n.method == "notifications/cancelled" {
-            withdrawn += 1;
-        }
-    }
-    assert_eq!(server.running_tasks(), 0);
-    model.gate.as_ref().expect("gate").add_permits(2);
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        cancelled_ids(&mut notes, 2).await.len(),
+        2,
+        "both branches' requests were withdrawn"
+    );
+    wait_until(|| server.running_tasks() == 0, "the task is gone").await;
+    // Anything the server sent before answering this ping has reached the client by now:
+    // no further sampling request came, and the task stayed cancelled.
+    c.ping().await.expect("ping");
     assert_eq!(model.count(), 2, "nothing sampled after the cancel");
+    assert_eq!(
+        c.get_task(&t.task_id).await.expect("get").task.status,
+        TaskStatus::Cancelled
+    );
 }
 
 #[tokio::test]
@@ -676,9 +650,9 @@ async fn sqlite_keeps_results_for_the_next_server() {
     let path = dir.join("tasks.db");
     let _ = std::fs::remove_file(&path);
     let first = server(fast()).task_store(SqliteTaskStore::open(&path).expect("open"));
-    let c = connect(first).await;
+    let c = client(first).await;
     let t = c
-        .call_tool_as_task("slow_echo", json!({"text": "kept", "ms": 0}), None)
+        .call_tool_as_task("echo", json!({"text": "kept"}), None)
         .await
         .expect("task")
         .task;
@@ -690,7 +664,7 @@ async fn sqlite_keeps_results_for_the_next_server() {
     assert_eq!(listed.len(), 1);
 
     let second = server(fast()).task_store(SqliteTaskStore::open(&path).expect("reopen"));
-    let c = connect(second).await;
+    let c = client(second).await;
     let r: Value = c
         .request("tasks/result", json!({"taskId": t.task_id}))
         .await

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 /// ```
 /// #[derive(schemars::JsonSchema)]
 /// struct Point { x: i32, y: i32 }
-/// let s = tracksuit::authoring::schema_for::<Point>();
+/// let s = tracksuit::schema_for::<Point>();
 /// assert_eq!(s["type"], "object");
 /// assert_eq!(s["required"], serde_json::json!(["x", "y"]));
 /// ```
@@ -54,7 +54,7 @@ fn strip_numeric_formats(value: &mut Value) {
 /// A schema compiled once, on first use, for validating values against it.
 ///
 /// ```
-/// use tracksuit::authoring::SchemaValidator;
+/// use tracksuit::__private::SchemaValidator;
 /// static V: SchemaValidator = SchemaValidator::new();
 /// let schema = serde_json::json!({"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]});
 /// let schema = schema.as_object().unwrap();

@@ -11,7 +11,9 @@
 //!     Tool::new("hello", Default::default()),
 //!     |_ctx, _args| async { Ok(CallToolResult::text("hi")) },
 //! ));
-//! let client = tracksuit::host::connect_in_memory(server, Client::builder()).await.unwrap();
+//! let client = tracksuit::host::connect_in_memory(server.build().unwrap(), Client::builder())
+//!     .await
+//!     .unwrap();
 //! let result = client.call_tool("hello", serde_json::json!({})).await.unwrap();
 //! assert_eq!(result.content.len(), 1);
 //! # }

@@ -53,6 +53,9 @@ pub fn server() -> Server {
 mod tests {
     #[test]
     fn assembles() {
-        assert_eq!(super::server().tool_names(), ["add", "ping"]);
+        assert_eq!(
+            super::server().build().expect("distinct").tool_names(),
+            ["add", "ping"]
+        );
     }
 }
