@@ -393,10 +393,11 @@ impl RawMessage {
         if self.jsonrpc.as_deref() != Some(JSONRPC_VERSION) {
             return Err(self.invalid(id, "\"jsonrpc\" must be \"2.0\""));
         }
-        if let Some(params) = &self.params {
-            if !params.is_object() && !params.is_array() {
-                return Err(self.invalid(id, "\"params\" must be an object"));
-            }
+        if let Some(params) = &self.params
+            && !params.is_object()
+            && !params.is_array()
+        {
+            return Err(self.invalid(id, "\"params\" must be an object"));
         }
         match (self.method, id, self.result, self.error) {
             (Some(method), Some(id), None, None) => Ok(JsonRpcMessage::Request(JsonRpcRequest {
