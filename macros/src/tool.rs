@@ -294,15 +294,23 @@ pub fn generate(
         quote_spanned!(ret_span=> #krate::__private::finish_tool::<#ret>(&__SCHEMAS, __out));
     let call = invoke(call_args);
     let name = &attrs.name;
-    // The user's future is boxed on its own, so a non-`Send` body is reported once, at the
-    // function's name, and the outer future stays `Send`.
-    let user_future = quote_spanned!(sig.ident.span()=> #krate::__private::box_send_future(#call));
-    let boxed = quote! {
+    // One box for the whole call: arguments are decoded before it, and the user's future
+    // sits inside it unboxed. The box is spanned at the function's name, so a non-`Send`
+    // body is reported once, there (the coercion to a `Send` future is what fails).
+    let boxed_call = quote_spanned! {sig.ident.span()=>
         ::std::boxed::Box::pin(async move {
-            let __args: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
-            let __out = #user_future.await;
+            let __out = #call.await;
             #finish
         })
+    };
+    let boxed = quote! {
+        let __args: #args_ty = match __SCHEMAS.decode::<#args_ty>(#name, __arguments) {
+            ::core::result::Result::Ok(args) => args,
+            ::core::result::Result::Err(e) => {
+                return ::std::boxed::Box::pin(::core::future::ready(::core::result::Result::Err(e)));
+            }
+        };
+        #boxed_call
     };
     let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
     let tool_items = quote! {
