@@ -185,7 +185,7 @@ async fn dispatch(
         }
         JsonRpcMessage::Request(req) => {
             let handlers = handlers.clone();
-            let cancel = peer.shutdown_token().child_token();
+            let cancel = tokio_util::sync::CancellationToken::new();
             peer.serve(req.id, cancel, async move {
                 match req.method.as_str() {
                     methods::PING => Ok(json!({})),

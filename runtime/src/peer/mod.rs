@@ -193,8 +193,9 @@ impl Peer {
     }
 
     /// Serves an incoming request on its own task. When `handler` finishes its result is sent
-    /// as the response; if the request is cancelled first the future is dropped and nothing is
-    /// sent. A panic in `handler` becomes a `-32603` error response.
+    /// as the response; if the request is cancelled first (`cancel`, which [`Peer::close`]
+    /// cancels too) the future is dropped and nothing is sent. A panic in `handler` becomes
+    /// a `-32603` error response. Once the peer is closed, requests are not served.
     pub async fn serve<F>(
         self: &std::sync::Arc<Self>,
         id: RequestId,
@@ -205,6 +206,11 @@ impl Peer {
     {
         let fresh = {
             let mut incoming = lock(&self.incoming);
+            // Checked under the lock `close` drains: a request that slips in after the
+            // close is never served (its token would never be cancelled).
+            if self.is_closed() {
+                return;
+            }
             let fresh = !incoming.contains_key(&id);
             if fresh {
                 incoming.insert(id.clone(), cancel.clone());

@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use tokio_util::sync::CancellationToken;
 
 /// The server side of one connection.
 pub struct ServerSession {
@@ -169,7 +170,7 @@ impl ServerSession {
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get("progressToken"))
             .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
-        let cancel = self.peer.shutdown_token().child_token();
+        let cancel = CancellationToken::new();
         let ctx = Ctx::new(self.clone(), id.clone(), progress_token, cancel.clone());
         let this = self.clone();
         let fut = async move {
