@@ -206,8 +206,7 @@ async fn dispatch(
                     },
                     other => Err(ErrorObject::method_not_found(other)),
                 }
-            })
-            .await;
+            });
         }
     }
 }

@@ -17,7 +17,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 mod outbound;
@@ -26,6 +26,31 @@ pub(crate) mod sync;
 pub use outbound::{Outbound, OutboundReceiver, OutboundSender, outbound_queue};
 
 use sync::lock;
+
+/// The future of [`Peer::send`]: done at once if the message was queued, else waiting for
+/// room in the queue (or for the connection to close).
+#[must_use = "a message waiting for room is only sent when awaited"]
+pub struct Sending<'a>(Option<futures::future::BoxFuture<'a, ()>>);
+
+impl std::fmt::Debug for Sending<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Sending").field(&self.0.is_some()).finish()
+    }
+}
+
+impl Future for Sending<'_> {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        match self.0.as_mut() {
+            Some(waiting) => waiting.as_mut().poll(cx),
+            None => std::task::Poll::Ready(()),
+        }
+    }
+}
 
 /// Why a request this peer sent did not produce a result.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -92,8 +117,24 @@ impl Peer {
 
     /// Queues a message for the transport, waiting while the queue is full (the other side
     /// reads slowly). Once the connection is closed the message is dropped.
-    pub async fn send(&self, message: JsonRpcMessage, related: Option<RequestId>) {
-        let out = Outbound::Message { message, related };
+    ///
+    /// The message is queued at once when there is room (the common case); the returned
+    /// future then completes on first poll. Only the waiting path allocates, so awaiting
+    /// `send` adds a pointer to the caller's future, not the message.
+    pub fn send(&self, message: JsonRpcMessage, related: Option<RequestId>) -> Sending<'_> {
+        self.queue(Outbound::Message { message, related })
+    }
+
+    fn queue(&self, out: Outbound) -> Sending<'_> {
+        match self.tx.try_send(out) {
+            Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => Sending(None),
+            Err(mpsc::error::TrySendError::Full(out)) => {
+                Sending(Some(Box::pin(self.send_when_room(out))))
+            }
+        }
+    }
+
+    async fn send_when_room(&self, out: Outbound) {
         tokio::select! {
             biased;
             // A closed transport drops messages; the connection is over.
@@ -122,10 +163,14 @@ impl Peer {
         let _ = self.tx.try_send(Outbound::CloseStream(request));
     }
 
-    /// Sends a notification, waiting while the queue is full.
-    pub async fn notify(&self, method: &str, params: Option<Value>, related: Option<RequestId>) {
+    /// Sends a notification, waiting while the queue is full (see [`Peer::send`]).
+    pub fn notify(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        related: Option<RequestId>,
+    ) -> Sending<'_> {
         self.send(JsonRpcMessage::notification(method, params), related)
-            .await;
     }
 
     /// Queues a notification if there is room (see [`Peer::try_send`]).
@@ -196,7 +241,7 @@ impl Peer {
     /// as the response; if the request is cancelled first (`cancel`, which [`Peer::close`]
     /// cancels too) the future is dropped and nothing is sent. A panic in `handler` becomes
     /// a `-32603` error response. Once the peer is closed, requests are not served.
-    pub async fn serve<F>(
+    pub fn serve<F>(
         self: &std::sync::Arc<Self>,
         id: RequestId,
         cancel: CancellationToken,
@@ -222,13 +267,17 @@ impl Peer {
                 "request id {} is already in use",
                 ErrorObject::quote(&id.to_string())
             ));
-            self.send(JsonRpcMessage::error(Some(id.clone()), error), Some(id))
-                .await;
+            let peer = self.clone();
+            tokio::spawn(async move {
+                peer.send(JsonRpcMessage::error(Some(id.clone()), error), Some(id))
+                    .await;
+            });
             return;
         }
         let peer = self.clone();
-        // Boxed before spawning: a handler's state machine is a few KiB, and moving it by
-        // value through `spawn` into the task cell was a fifth of the per-call cost.
+        // Boxed before spawning: a handler's state machine is a few KiB, and tokio copies a
+        // task's future into its cell on spawn and its stage on completion. The rest of the
+        // task stays small (the waiting path of `send` is boxed too).
         let handler = Box::pin(handler);
         tokio::spawn(async move {
             let outcome = tokio::select! {
@@ -239,7 +288,7 @@ impl Peer {
             crate::capacity::remove(&mut lock(&peer.incoming), &id);
             let message = match outcome {
                 None => {
-                    let _ = peer.tx.send(Outbound::Abandoned(id)).await;
+                    peer.queue(Outbound::Abandoned(id)).await;
                     return;
                 }
                 Some(Ok(Ok(value))) => JsonRpcMessage::response(id.clone(), value),
@@ -291,6 +340,9 @@ impl Peer {
         if self.closed.swap(true, Ordering::AcqRel) {
             return;
         }
+        // Wakes a driver waiting on an empty queue; a full queue means it is busy and
+        // checks the shutdown token after each message.
+        let _ = self.tx.try_send(Outbound::Shutdown);
         lock(&self.outgoing).clear();
         for (_, token) in lock(&self.incoming).drain() {
             token.cancel();

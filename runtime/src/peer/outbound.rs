@@ -30,6 +30,9 @@ pub enum Outbound {
     /// The request was cancelled and will never be answered: a transport that holds a
     /// stream open for its response ends it. Line transports ignore this.
     Abandoned(RequestId),
+    /// The peer closed (a wake-up for an idle driver; a busy one sees the peer's shutdown
+    /// token): what was queued before goes out, then the driver stops.
+    Shutdown,
 }
 
 /// The sending half of a peer's outbound queue.

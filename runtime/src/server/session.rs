@@ -205,7 +205,7 @@ impl ServerSession {
                 other => Err(ErrorObject::method_not_found(other)),
             }
         };
-        self.peer.serve(id, cancel, fut).await;
+        self.peer.serve(id, cancel, fut);
     }
 
     fn initialize(&self, params: Option<Value>) -> Result<Value, ErrorObject> {

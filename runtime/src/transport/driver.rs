@@ -7,6 +7,7 @@
 use super::MessageSink;
 use crate::peer::{Outbound, OutboundReceiver};
 use std::future::Future;
+use tokio::sync::mpsc::error::TryRecvError;
 use tokio_util::sync::CancellationToken;
 
 /// Where a driven queue's items go.
@@ -36,29 +37,48 @@ pub(crate) async fn drive<O: Outlet>(
     mut outlet: O,
 ) {
     loop {
-        let next = tokio::select! {
-            biased;
-            out = queue.recv() => out,
-            _ = shutdown.cancelled() => None,
+        let next = match queue.try_recv() {
+            Ok(out) => Some(out),
+            Err(TryRecvError::Disconnected) => None,
+            Err(TryRecvError::Empty) => {
+                // Nothing waiting: flush, then sleep until something comes (`close` queues a
+                // `Shutdown` to wake an idle driver).
+                if outlet.idle().await.is_err() {
+                    break;
+                }
+                queue.recv().await
+            }
         };
-        let Some(out) = next else {
-            // Closed: what was queued before goes out, then the drive ends.
-            while let Ok(out) = queue.try_recv() {
+        match next {
+            Some(Outbound::Shutdown) | None => {
+                drain(&mut queue, &mut outlet).await;
+                break;
+            }
+            Some(out) => {
                 if outlet.deliver(out).await.is_err() {
                     break;
                 }
+                if shutdown.is_cancelled() {
+                    drain(&mut queue, &mut outlet).await;
+                    break;
+                }
             }
-            let _ = outlet.idle().await;
-            break;
-        };
-        if outlet.deliver(out).await.is_err() {
-            break;
-        }
-        if queue.is_empty() && outlet.idle().await.is_err() {
-            break;
         }
     }
     outlet.finish();
+}
+
+/// The peer closed: what was queued before goes out, then the drive ends.
+async fn drain<O: Outlet>(queue: &mut OutboundReceiver, outlet: &mut O) {
+    while let Ok(out) = queue.try_recv() {
+        if matches!(out, Outbound::Shutdown) {
+            continue;
+        }
+        if outlet.deliver(out).await.is_err() {
+            return;
+        }
+    }
+    let _ = outlet.idle().await;
 }
 
 /// An [`Outlet`] writing messages to a line transport's [`MessageSink`]; stream-related
@@ -77,7 +97,7 @@ impl<S: MessageSink> Outlet for SinkOutlet<S> {
     async fn deliver(&mut self, out: Outbound) -> Result<(), Gone> {
         match out {
             Outbound::Message { message, .. } => self.0.send(message).await.map_err(|_| Gone),
-            Outbound::CloseStream(_) | Outbound::Abandoned(_) => Ok(()),
+            Outbound::CloseStream(_) | Outbound::Abandoned(_) | Outbound::Shutdown => Ok(()),
         }
     }
 

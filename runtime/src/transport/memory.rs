@@ -55,13 +55,19 @@ impl MessageStream for MemoryStream {
 
 impl MessageSink for MemorySink {
     async fn send(&mut self, message: JsonRpcMessage) -> std::io::Result<()> {
-        self.0
-            .send(message)
-            .await
-            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "peer closed"))
+        let message = match self.0.try_send(message) {
+            Ok(()) => return Ok(()),
+            Err(mpsc::error::TrySendError::Full(message)) => message,
+            Err(mpsc::error::TrySendError::Closed(_)) => return Err(closed()),
+        };
+        self.0.send(message).await.map_err(|_| closed())
     }
 
     async fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+fn closed() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::BrokenPipe, "peer closed")
 }

@@ -362,6 +362,7 @@ fn route(streams: &mut Streams, out: Outbound) -> Option<Delivery> {
             streams.abandon(&request);
             None
         }
+        Outbound::Shutdown => None,
     }
 }
 
