@@ -318,7 +318,23 @@ impl ServerSession {
         ctx: Ctx,
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
-        let p: CallToolRequestParams = decode(params)?;
+        // The arguments map is taken out as it is: decoding it into `CallToolRequestParams`
+        // would rebuild it entry by entry (re-hashing every key) only to hand it on.
+        let mut params = params;
+        let arguments = match params.as_mut().and_then(Value::as_object_mut) {
+            Some(map) => match map.remove("arguments") {
+                None | Some(Value::Null) => None,
+                Some(Value::Object(arguments)) => Some(arguments),
+                Some(_) => {
+                    return Err(ErrorObject::invalid_params(
+                        "`arguments` must be an object",
+                    ));
+                }
+            },
+            None => None,
+        };
+        let mut p: CallToolRequestParams = decode(params)?;
+        p.arguments = arguments;
         // Only the handler and its task support leave the lock: cloning the descriptor
         // (schemas included) per call was a tenth of the in-memory call cost.
         let found = read(&self.server.inner.tools).get(&p.name).map(|entry| {
