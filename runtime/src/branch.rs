@@ -13,7 +13,7 @@
 
 use crate::context::Ctx;
 use crate::protocol::{LoggingLevel, SamplingMessage};
-pub use crate::sampling::TokenBudget;
+use crate::sampling::TokenBudget;
 use crate::sampling::{Raw, Sample, Schema, Tools};
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -137,8 +137,7 @@ impl ClientBuilder {
         let peer = Arc::new(Peer::new(tx));
         let (notifications, _) = broadcast::channel(1024);
         let (mut stream, sink) = transport.split();
-        let shutdown = peer.shutdown_token().clone();
-        tokio::spawn(drive(rx, shutdown, SinkOutlet::new(sink)));
+        tokio::spawn(drive(rx, peer.closed_flag(), SinkOutlet::new(sink)));
         let handlers = Arc::new(self.clone());
         let reader_peer = peer.clone();
         let reader_notifications = notifications.clone();

@@ -38,8 +38,11 @@ impl ServerHandle {
         let (tx, rx) = outbound_queue(self.inner.options.outbound_queue);
         let session = ServerSession::new(self, tx);
         let (mut stream, sink) = transport.split();
-        let shutdown = session.peer().shutdown_token().clone();
-        let writer = tokio::spawn(drive(rx, shutdown, SinkOutlet::new(sink)));
+        let writer = tokio::spawn(drive(
+            rx,
+            session.peer().closed_flag(),
+            SinkOutlet::new(sink),
+        ));
         while let Some(message) = stream.next().await {
             match message {
                 Ok(message) => session.handle(message).await,

@@ -14,8 +14,8 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -31,6 +31,13 @@ use sync::lock;
 /// room in the queue (or for the connection to close).
 #[must_use = "a message waiting for room is only sent when awaited"]
 pub struct Sending<'a>(Option<futures::future::BoxFuture<'a, ()>>);
+
+impl Sending<'_> {
+    /// Nothing to send (or already sent).
+    pub(crate) fn done() -> Self {
+        Sending(None)
+    }
+}
 
 impl std::fmt::Debug for Sending<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -49,6 +56,17 @@ impl Future for Sending<'_> {
             Some(waiting) => waiting.as_mut().poll(cx),
             None => std::task::Poll::Ready(()),
         }
+    }
+}
+
+/// Whether a peer has closed (see [`Peer::closed_flag`]).
+#[derive(Debug, Clone)]
+pub(crate) struct ClosedFlag(Arc<AtomicBool>);
+
+impl ClosedFlag {
+    /// Whether the peer has closed.
+    pub(crate) fn is_set(&self) -> bool {
+        self.0.load(Ordering::Acquire)
     }
 }
 
@@ -83,7 +101,7 @@ pub struct Peer {
     next_id: AtomicI64,
     outgoing: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
     incoming: Mutex<HashMap<RequestId, CancellationToken>>,
-    closed: AtomicBool,
+    closed: Arc<AtomicBool>,
     shutdown: CancellationToken,
 }
 
@@ -105,7 +123,7 @@ impl Peer {
             next_id: AtomicI64::new(0),
             outgoing: Mutex::new(HashMap::new()),
             incoming: Mutex::new(HashMap::new()),
-            closed: AtomicBool::new(false),
+            closed: Arc::new(AtomicBool::new(false)),
             shutdown: CancellationToken::new(),
         }
     }
@@ -348,6 +366,12 @@ impl Peer {
             token.cancel();
         }
         self.shutdown.cancel();
+    }
+
+    /// A flag set when [`Peer::close`] runs, for the outbound driver to check after each
+    /// message (an atomic load; the shutdown token's `is_cancelled` takes a lock).
+    pub(crate) fn closed_flag(&self) -> ClosedFlag {
+        ClosedFlag(self.closed.clone())
     }
 
     /// Whether [`Peer::close`] has run.

@@ -5,7 +5,7 @@
 use super::ServerHandle;
 use crate::context::{ClientInit, Ctx, SessionScope};
 use crate::peer::sync::{lock, read};
-use crate::peer::{OutboundSender, Peer, panic_message};
+use crate::peer::{OutboundSender, Peer, Sending, panic_message};
 use crate::protocol::*;
 use base64::Engine as _;
 use futures::FutureExt;
@@ -140,7 +140,10 @@ impl ServerSession {
         }
     }
 
-    async fn handle_request(self: &Arc<Self>, req: JsonRpcRequest) {
+    /// Answers `initialize`, `ping` and refusals at once (the returned future finishes
+    /// sending the answer), and starts every other request on its own task. Synchronous, so
+    /// the future awaiting it stays small (no handler state inside it).
+    fn handle_request(self: &Arc<Self>, req: JsonRpcRequest) -> Sending<'_> {
         let JsonRpcRequest { id, method, params } = req;
         let reply = |result: Result<Value, ErrorObject>| {
             let message = match result {
@@ -150,8 +153,8 @@ impl ServerSession {
             self.peer.send(message, Some(id.clone()))
         };
         match method.as_str() {
-            methods::INITIALIZE => return reply(self.initialize(params)).await,
-            methods::PING => return reply(Ok(json!({}))).await,
+            methods::INITIALIZE => return reply(self.initialize(params)),
+            methods::PING => return reply(Ok(json!({}))),
             _ => {}
         }
         if self.init.get().is_none() {
@@ -163,7 +166,7 @@ impl ServerSession {
                     "the session is not initialized; send `initialize` first",
                 )
             };
-            return reply(Err(error)).await;
+            return reply(Err(error));
         }
         let progress_token = params
             .as_ref()
@@ -206,6 +209,7 @@ impl ServerSession {
             }
         };
         self.peer.serve(id, cancel, fut);
+        Sending::done()
     }
 
     fn initialize(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
@@ -326,9 +330,7 @@ impl ServerSession {
                 None | Some(Value::Null) => None,
                 Some(Value::Object(arguments)) => Some(arguments),
                 Some(_) => {
-                    return Err(ErrorObject::invalid_params(
-                        "`arguments` must be an object",
-                    ));
+                    return Err(ErrorObject::invalid_params("`arguments` must be an object"));
                 }
             },
             None => None,

@@ -5,10 +5,9 @@
 //! wait in turn: that is the backpressure path from a slow reader to `ctx.log(..).await`.
 
 use super::MessageSink;
-use crate::peer::{Outbound, OutboundReceiver};
+use crate::peer::{ClosedFlag, Outbound, OutboundReceiver};
 use std::future::Future;
 use tokio::sync::mpsc::error::TryRecvError;
-use tokio_util::sync::CancellationToken;
 
 /// Where a driven queue's items go.
 pub(crate) trait Outlet: Send + 'static {
@@ -29,11 +28,11 @@ pub(crate) trait Outlet: Send + 'static {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Gone;
 
-/// Drains `queue` into `outlet` until `shutdown` is cancelled (then writes what was
-/// already queued and stops), every sender is gone, or the outlet is.
+/// Drains `queue` into `outlet` until the peer closes (then writes what was already
+/// queued and stops), every sender is gone, or the outlet is.
 pub(crate) async fn drive<O: Outlet>(
     mut queue: OutboundReceiver,
-    shutdown: CancellationToken,
+    closed: ClosedFlag,
     mut outlet: O,
 ) {
     loop {
@@ -58,7 +57,7 @@ pub(crate) async fn drive<O: Outlet>(
                 if outlet.deliver(out).await.is_err() {
                     break;
                 }
-                if shutdown.is_cancelled() {
+                if closed.is_set() {
                     drain(&mut queue, &mut outlet).await;
                     break;
                 }
@@ -109,28 +108,22 @@ impl<S: MessageSink> Outlet for SinkOutlet<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::peer::outbound_queue;
+    use crate::peer::{Peer, outbound_queue};
     use crate::protocol::JsonRpcMessage;
     use crate::transport::{MessageStream, Transport, memory};
 
     #[tokio::test]
-    async fn writes_what_was_queued_before_shutdown_then_stops() {
+    async fn writes_what_was_queued_before_the_peer_closed_then_stops() {
         let (a, b) = memory::pair();
         let (_, sink) = a.split();
         let (mut received, _) = b.split();
         let (tx, rx) = outbound_queue(4);
-        let shutdown = CancellationToken::new();
+        let peer = Peer::new(tx);
         for n in 0..3 {
-            let message = JsonRpcMessage::notification(format!("n{n}"), None);
-            tx.send(Outbound::Message {
-                message,
-                related: None,
-            })
-            .await
-            .expect("queued");
+            peer.notify(&format!("n{n}"), None, None).await;
         }
-        shutdown.cancel();
-        drive(rx, shutdown, SinkOutlet::new(sink)).await;
+        peer.close();
+        drive(rx, peer.closed_flag(), SinkOutlet::new(sink)).await;
         for n in 0..3 {
             match received.next().await {
                 Some(Ok(JsonRpcMessage::Notification(note))) => {

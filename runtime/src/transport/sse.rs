@@ -75,6 +75,17 @@ pub(crate) struct Streams {
     keep_finished: usize,
 }
 
+/// Gives `bytes` to a live connection if its channel has room (the common case, under the
+/// streams' lock, no clone); if it is full, returns the delivery to finish outside the lock.
+/// `Err` if the connection is gone.
+fn hand(live: &LiveSender, bytes: Bytes) -> Result<Option<Delivery>, ()> {
+    match live.try_send(bytes) {
+        Ok(()) => Ok(None),
+        Err(mpsc::error::TrySendError::Full(bytes)) => Ok(Some((live.clone(), bytes))),
+        Err(mpsc::error::TrySendError::Closed(_)) => Err(()),
+    }
+}
+
 /// Encodes one SSE event.
 pub(crate) fn event(id: &str, data: &[u8]) -> Bytes {
     let mut out = Vec::with_capacity(data.len() + id.len() + 16);
@@ -181,8 +192,9 @@ impl Streams {
     }
 
     /// Routes an outgoing message to its stream: records it for replay (the newest
-    /// `buffer` events of each stream are kept) and returns what to send to the stream's
-    /// live connection, if it has one.
+    /// `buffer` events of each stream are kept) and gives it to the stream's live
+    /// connection; if that connection's channel is full, returns the delivery for the
+    /// caller to wait on outside the lock.
     pub(crate) fn route(
         &mut self,
         message: &JsonRpcMessage,
@@ -208,7 +220,7 @@ impl Streams {
             if completes {
                 let live = self.streams.get_mut(&target).and_then(|s| s.live.take());
                 self.finish(target);
-                return live.map(|live| (live, Bytes::from(data)));
+                return live.and_then(|live| hand(&live, Bytes::from(data)).ok().flatten());
             }
             target = STANDALONE;
         }
@@ -221,14 +233,16 @@ impl Streams {
             s.events.pop_front();
         }
         let delivery = match &s.live {
-            Some(live) if !live.is_closed() => {
-                s.delivered = seq;
-                Some((live.clone(), bytes))
-            }
-            Some(_) => {
-                s.live = None;
-                None
-            }
+            Some(live) => match hand(live, bytes) {
+                Ok(delivery) => {
+                    s.delivered = seq;
+                    delivery
+                }
+                Err(()) => {
+                    s.live = None;
+                    None
+                }
+            },
             None => None,
         };
         if completes {

@@ -293,7 +293,7 @@ impl Shared {
             session: Arc::downgrade(&session),
             shutdown: shutdown.clone(),
         };
-        tokio::spawn(drive(rx, shutdown, outlet));
+        tokio::spawn(drive(rx, session.engine.peer().closed_flag(), outlet));
         let open = {
             let mut sessions = lock(&self.sessions);
             sessions.insert(id.clone(), session.clone());
@@ -366,12 +366,13 @@ fn route(streams: &mut Streams, out: Outbound) -> Option<Delivery> {
     }
 }
 
-/// Sends an event to its live connection, waiting while the client has not read the ones
-/// before it (the connection's channel is full) unless the session ends meanwhile. If the
-/// connection is gone the event stays in the stream's replay buffer.
+/// Finishes a delivery the streams could not make at once: waits while the client has not
+/// read the events before it (the connection's channel is full) unless the session ends
+/// meanwhile. If the connection is gone the event stays in the stream's replay buffer.
 async fn hand_over(delivery: Option<Delivery>, shutdown: &CancellationToken) {
     if let Some((live, bytes)) = delivery {
         tokio::select! {
+            biased;
             _ = live.send(bytes) => {}
             _ = shutdown.cancelled() => {}
         }
@@ -583,11 +584,8 @@ async fn dispatch_stateless(
     let mode = if json_mode { Mode::Json } else { Mode::Sse };
     streams.open(id, mode, live);
     let shutdown = engine.peer().shutdown_token().clone();
-    tokio::spawn(drive(
-        queue,
-        shutdown.clone(),
-        StatelessOutlet { streams, shutdown },
-    ));
+    let closed = engine.peer().closed_flag();
+    tokio::spawn(drive(queue, closed, StatelessOutlet { streams, shutdown }));
     engine.handle(message).await;
     if json_mode {
         json_body(out).await
