@@ -49,7 +49,7 @@ mod tool;
 ///     Json(Sum { sum: a + b.unwrap_or(0) })
 /// }
 ///
-/// let server = Server::new(tracksuit::crate_info!()).tool(add);
+/// let server = Server::new(tracksuit::crate_info!()).tool(add).build().expect("one tool");
 /// assert_eq!(server.tool_names(), ["add"]);
 /// ```
 #[proc_macro_attribute]
@@ -136,7 +136,7 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///     }
 /// }
 ///
-/// let server = Server::new(tracksuit::crate_info!()).tools(Hits(AtomicU64::new(0)));
+/// let server = Server::new(tracksuit::crate_info!()).tools(Hits(AtomicU64::new(0))).build().expect("one tool");
 /// assert_eq!(server.tool_names(), ["hit"]);
 /// ```
 #[proc_macro_attribute]
