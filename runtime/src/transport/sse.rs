@@ -86,13 +86,14 @@ fn hand(live: &LiveSender, bytes: Bytes) -> Result<Option<Delivery>, ()> {
     }
 }
 
-/// Encodes one SSE event.
-pub(crate) fn event(id: &str, data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + id.len() + 16);
-    out.extend_from_slice(b"id: ");
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(b"\ndata: ");
-    out.extend_from_slice(data);
+/// Encodes `message` as the SSE event `{stream}-{seq}`, serialising it straight into the
+/// event's buffer (no intermediate copy of the JSON).
+fn message_event(stream: u64, seq: u64, message: &JsonRpcMessage) -> Bytes {
+    use std::io::Write as _;
+    let mut out = Vec::with_capacity(256);
+    // Writes to a Vec cannot fail, and serialising a message cannot either.
+    let _ = write!(out, "id: {stream}-{seq}\ndata: ");
+    let _ = serde_json::to_writer(&mut out, message);
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
 }
@@ -208,7 +209,6 @@ impl Streams {
         let mut target = related
             .and_then(|r| self.by_request.get(r).copied())
             .unwrap_or(STANDALONE);
-        let data = message.to_vec();
         let json_mode = self
             .streams
             .get(&target)
@@ -220,14 +220,15 @@ impl Streams {
             if completes {
                 let live = self.streams.get_mut(&target).and_then(|s| s.live.take());
                 self.finish(target);
-                return live.and_then(|live| hand(&live, Bytes::from(data)).ok().flatten());
+                let body = Bytes::from(message.to_vec());
+                return live.and_then(|live| hand(&live, body).ok().flatten());
             }
             target = STANDALONE;
         }
         let s = self.streams.get_mut(&target)?;
         let seq = s.next_seq;
         s.next_seq += 1;
-        let bytes = event(&format!("{target}-{seq}"), &data);
+        let bytes = message_event(target, seq, message);
         s.events.push_back((seq, bytes.clone()));
         if s.events.len() > self.buffer {
             s.events.pop_front();
@@ -314,6 +315,20 @@ mod tests {
         let replay = streams.attach(id, Some(1), tx).unwrap();
         assert_eq!(replay.len(), 1);
         assert!(replay[0].starts_with(format!("id: {id}-2\n").as_bytes()));
+    }
+
+    #[test]
+    fn an_event_carries_its_id_and_the_message_as_data() {
+        let message = JsonRpcMessage::response(RequestId::Number(3), json!({"ok": true}));
+        let event = message_event(4, 9, &message);
+        assert_eq!(
+            &event[..],
+            format!(
+                "id: 4-9\ndata: {}\n\n",
+                String::from_utf8_lossy(&message.to_vec())
+            )
+            .as_bytes()
+        );
     }
 
     #[test]
