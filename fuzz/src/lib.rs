@@ -200,7 +200,7 @@ async fn authorize(ctx: &Ctx) -> Result<String, ToolError> {
     let out = ctx
         .elicit_url("Sign in", "https://example.invalid/login")
         .await?;
-    ctx.notify_elicitation_complete(&out.elicitation_id);
+    ctx.notify_elicitation_complete(&out.elicitation_id).await;
     Ok(format!("{:?}", out.action))
 }
 
@@ -319,7 +319,7 @@ async fn complete_words(_argument: &str, value: &str) -> Vec<String> {
 }
 
 /// A template reader that echoes the matched variables.
-fn template(uri_template: &str) -> impl tracksuit::ResourceTemplate {
+fn template(uri_template: &str) -> impl tracksuit::ResourceTemplateHandler {
     ResourceTemplateFn::new(
         TemplateDescriptor::new(uri_template, uri_template),
         |_ctx, uri: String, vars: HashMap<String, String>| async move {
