@@ -74,17 +74,7 @@ impl Ctx {
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
     ) -> Self {
-        Ctx {
-            inner: Arc::new(CtxInner {
-                session,
-                request_id,
-                progress_token,
-                cancel,
-                log: std::sync::Mutex::default(),
-                task: None,
-            }),
-            keys: std::marker::PhantomData,
-        }
+        Self::with_task(session, request_id, progress_token, cancel, None)
     }
 
     /// The context of a call running as a task.
@@ -95,6 +85,16 @@ impl Ctx {
         cancel: CancellationToken,
         task: Arc<dyn TaskScope>,
     ) -> Self {
+        Self::with_task(session, request_id, progress_token, cancel, Some(task))
+    }
+
+    fn with_task(
+        session: Arc<dyn SessionScope>,
+        request_id: RequestId,
+        progress_token: Option<ProgressToken>,
+        cancel: CancellationToken,
+        task: Option<Arc<dyn TaskScope>>,
+    ) -> Self {
         Ctx {
             inner: Arc::new(CtxInner {
                 session,
@@ -102,7 +102,7 @@ impl Ctx {
                 progress_token,
                 cancel,
                 log: std::sync::Mutex::default(),
-                task: Some(task),
+                task,
             }),
             keys: std::marker::PhantomData,
         }
