@@ -627,29 +627,16 @@ async fn long_input_is_cut_short_in_error_messages() {
         (json!(2), json!(INVALID_PARAMS))
     );
     assert!(bounded(&r).starts_with("Invalid params: Unknown tool: éé"));
-    let r = lines
-        .ask(
-            &json!({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":long}})
-                .to_string(),
-        )
-        .await;
-    assert_eq!(r["error"]["code"], INVALID_PARAMS);
-    bounded(&r);
-    // A serde error quoting the value is bounded too.
-    let r = lines
-        .ask(
-            &json!({"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":long}})
-                .to_string(),
-        )
-        .await;
-    assert_eq!(r["error"]["code"], INVALID_PARAMS);
-    bounded(&r);
-    let r = lines
-        .ask(
-            &json!({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":long}})
-                .to_string(),
-        )
-        .await;
-    assert_eq!(r["error"]["code"], RESOURCE_NOT_FOUND);
-    bounded(&r);
+    // A bad cursor, a serde error quoting the value, an unknown URI: each bounded.
+    let cases = [
+        ("tools/list", json!({"cursor": long}), INVALID_PARAMS),
+        ("logging/setLevel", json!({"level": long}), INVALID_PARAMS),
+        ("resources/read", json!({"uri": long}), RESOURCE_NOT_FOUND),
+    ];
+    for (id, (method, params, code)) in (3..).zip(cases) {
+        let request = json!({"jsonrpc":"2.0","id":id,"method":method,"params":params});
+        let r = lines.ask(&request.to_string()).await;
+        assert_eq!(r["error"]["code"], code, "{method}");
+        bounded(&r);
+    }
 }

@@ -72,6 +72,14 @@ async fn send(app: &axum::Router, req: Request<Body>) -> Response<Body> {
     app.clone().oneshot(req).await.expect("infallible")
 }
 
+/// The whole body, once the server ends it; fails naming `what` if it does not.
+async fn body_to_end(resp: Response<Body>, what: &str) -> String {
+    let body = within(what, axum::body::to_bytes(resp.into_body(), 1 << 20))
+        .await
+        .expect("body");
+    String::from_utf8_lossy(&body).into_owned()
+}
+
 async fn body_json(resp: Response<Body>) -> Value {
     let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
         .await
@@ -195,13 +203,7 @@ async fn closed_stream_resumes_with_last_event_id() {
     let resp = send(&app, post(&call.to_string(), Some(&session))).await;
     // The server closes the call's stream while the tool still runs: the body ends, with
     // nothing but the priming event in it.
-    let body = within(
-        "the server closes the call's stream",
-        axum::body::to_bytes(resp.into_body(), 1 << 20),
-    )
-    .await
-    .expect("body");
-    let text = String::from_utf8_lossy(&body);
+    let text = body_to_end(resp, "the server closes the call's stream").await;
     assert_eq!(
         text.matches("\n\n").count(),
         1,
@@ -518,13 +520,7 @@ async fn a_cancelled_call_ends_its_stream_without_a_response_and_frees_its_id() 
         Some(&session),
     );
     assert_eq!(send(&app, cancel).await.status(), StatusCode::ACCEPTED);
-    let body = within(
-        "the cancelled call's stream ends",
-        axum::body::to_bytes(resp.into_body(), 1 << 20),
-    )
-    .await
-    .expect("body");
-    let text = String::from_utf8_lossy(&body);
+    let text = body_to_end(resp, "the cancelled call's stream ends").await;
     assert!(
         !text.contains("too late") && !text.contains("\"result\""),
         "{text}"
