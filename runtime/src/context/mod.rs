@@ -347,10 +347,10 @@ impl<K> Ctx<K> {
             asking.answered().await;
         }
         let value = value?;
-        if method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE {
+        if let Some(params) = params_for_log {
             lock(&self.inner.log).push(LoggedExchange {
                 method: method.to_owned(),
-                params: params_for_log.unwrap_or(Value::Null),
+                params,
                 result: value.clone(),
             });
         }
