@@ -223,7 +223,7 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
                     ::std::boxed::Box::pin(async move {
                         let __params: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
                         let __phase = #krate::PhaseCtx::new(&__ctx);
-                        let __state = #krate::__private::phase("before", #before_call.await)?;
+                        let __state = #krate::__private::before_once(&__ctx, #before_call).await?;
                         let __keyed = __ctx.with_keys::<#keys>();
                         let __out = #krate::__private::phase("client", #client_call.await)?;
                         let __result = #after_call.await;

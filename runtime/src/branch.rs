@@ -120,7 +120,7 @@ impl Branch {
             None => self.budget.clone(),
         };
         let branch = Branch {
-            ctx: self.ctx.clone(),
+            ctx: self.ctx.branch_flow(),
             depth,
             max_depth,
             history: options.history.unwrap_or_else(|| self.history.clone()),

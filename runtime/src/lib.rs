@@ -40,6 +40,7 @@ mod peer;
 mod private;
 pub mod protocol;
 pub mod sampling;
+pub mod seal;
 mod server;
 pub mod task;
 pub mod transport;
@@ -52,8 +53,9 @@ pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
 pub use handoff::PhaseCtx;
 pub use peer::RequestError;
 pub use sampling::{SampleError, SampleExchange};
+pub use seal::StateKeys;
 pub use server::{
-    PromptFn, PromptHandler, ResourceFn, ResourceHandler, ResourceTemplateFn,
+    CacheHint, PromptFn, PromptHandler, ResourceFn, ResourceHandler, ResourceTemplateFn,
     ResourceTemplateHandler, Server, ServerError, ServerHandle, ServerOptions, ToolFn, ToolHandler,
     UriTemplate,
 };

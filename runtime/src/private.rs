@@ -153,6 +153,33 @@ pub fn phase<T, E: Into<ToolError>>(name: &str, r: Result<T, E>) -> Result<T, To
     })
 }
 
+/// Runs a handoff tool's `before` phase once per call. On a modern (2026-07-28) request
+/// that takes several rounds, the first round runs it and keeps its state, sealed with the
+/// call's `requestState`; later rounds restore that state instead of running it again.
+pub async fn before_once<S, E, F>(ctx: &crate::Ctx, before: F) -> Result<S, ToolError>
+where
+    S: serde::Serialize + serde::de::DeserializeOwned,
+    E: Into<ToolError>,
+    F: Future<Output = Result<S, E>>,
+{
+    let Some(rounds) = ctx.rounds() else {
+        return phase("before", before.await);
+    };
+    if let Some(kept) = rounds.kept() {
+        return serde_json::from_value(kept).map_err(|e| {
+            ToolError::Execution(format!(
+                "the before phase's state could not be restored: {e}"
+            ))
+        });
+    }
+    let state = phase("before", before.await)?;
+    let kept = serde_json::to_value(&state).map_err(|e| {
+        ToolError::Execution(format!("the before phase's state could not be kept: {e}"))
+    })?;
+    rounds.keep(kept);
+    Ok(state)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

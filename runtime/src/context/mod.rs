@@ -2,8 +2,10 @@
 //! logging, progress, cancellation, and raw server→client requests (sampling, elicitation,
 //! roots, ping) that check the client's declared capabilities first.
 
+mod rounds;
 mod scope;
 
+pub(crate) use rounds::{Carried, Question, Rounds, Stuck};
 pub(crate) use scope::{ClientInit, SessionScope, TaskScope};
 
 use crate::peer::RequestError;
@@ -24,6 +26,7 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 /// the tool declared (`#[mcp_tool(elicits = Keys)]`); `()` when it declared none.
 pub struct Ctx<K = ()> {
     inner: Arc<CtxInner>,
+    flow: Arc<Flow>,
     keys: std::marker::PhantomData<fn() -> K>,
 }
 
@@ -31,8 +34,53 @@ impl<K> Clone for Ctx<K> {
     fn clone(&self) -> Self {
         Ctx {
             inner: self.inner.clone(),
+            flow: self.flow.clone(),
             keys: std::marker::PhantomData,
         }
+    }
+}
+
+/// The `_meta` key under which a keyed elicitation carries its key (`{"key": ..,
+/// "context": ..}`); on a modern request that key names the question in `inputRequests`.
+pub(crate) const KEYED_ELICITATION_META: &str = "io.tracksuit/elicitation";
+
+/// One sequential line of a call's code: the call itself, or one of its branches. The
+/// questions a flow asks the client are numbered in order, so on a modern (MRTR) request
+/// each gets the same key every time the call is replayed, whatever the branches around it
+/// do meanwhile.
+#[derive(Debug, Default)]
+struct Flow {
+    /// `""` for the call, `"b0."`, `"b0.b1."`… for branches.
+    path: String,
+    asked: std::sync::atomic::AtomicU32,
+    branches: std::sync::atomic::AtomicU32,
+    /// How often each keyed elicitation was asked in this flow.
+    keyed: std::sync::Mutex<std::collections::HashMap<String, u32>>,
+}
+
+impl Flow {
+    /// The key of the next question: a keyed elicitation's own key (numbered from its second
+    /// use), else the flow's path, the kind of request and its position in the flow.
+    fn key(&self, method: &str, keyed: Option<&str>) -> String {
+        use std::sync::atomic::Ordering;
+        let n = self.asked.fetch_add(1, Ordering::Relaxed);
+        if let Some(key) = keyed {
+            let mut seen = lock(&self.keyed);
+            let uses = seen.entry(key.to_owned()).or_insert(0);
+            *uses += 1;
+            return match (*uses, self.path.is_empty()) {
+                (1, true) => key.to_owned(),
+                (1, false) => format!("{}{key}", self.path),
+                (u, _) => format!("{}{key}-{u}", self.path),
+            };
+        }
+        let kind = match method {
+            methods::SAMPLING_CREATE_MESSAGE => "sample",
+            methods::ELICITATION_CREATE => "elicit",
+            methods::ROOTS_LIST => "roots",
+            _ => "ask",
+        };
+        format!("{}{kind}-{n}", self.path)
     }
 }
 
@@ -44,6 +92,8 @@ struct CtxInner {
     log: std::sync::Mutex<Vec<LoggedExchange>>,
     /// The task this call runs as, if it was task-augmented.
     task: Option<Arc<dyn TaskScope>>,
+    /// On a modern (2026-07-28) request: the answers so far and the questions of this round.
+    rounds: Option<Arc<Rounds>>,
 }
 
 /// One answer the client gave during a call (sampling or elicitation), in order. A handoff
@@ -74,7 +124,26 @@ impl Ctx {
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
     ) -> Self {
-        Self::with_task(session, request_id, progress_token, cancel, None)
+        Self::build(session, request_id, progress_token, cancel, None, None)
+    }
+
+    /// The context of a modern (MCP 2026-07-28) request: questions to the client become
+    /// MRTR rounds.
+    pub(crate) fn for_rounds(
+        session: Arc<dyn SessionScope>,
+        request_id: RequestId,
+        progress_token: Option<ProgressToken>,
+        cancel: CancellationToken,
+        rounds: Arc<Rounds>,
+    ) -> Self {
+        Self::build(
+            session,
+            request_id,
+            progress_token,
+            cancel,
+            None,
+            Some(rounds),
+        )
     }
 
     /// The context of a call running as a task.
@@ -85,15 +154,23 @@ impl Ctx {
         cancel: CancellationToken,
         task: Arc<dyn TaskScope>,
     ) -> Self {
-        Self::with_task(session, request_id, progress_token, cancel, Some(task))
+        Self::build(
+            session,
+            request_id,
+            progress_token,
+            cancel,
+            Some(task),
+            None,
+        )
     }
 
-    fn with_task(
+    fn build(
         session: Arc<dyn SessionScope>,
         request_id: RequestId,
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
         task: Option<Arc<dyn TaskScope>>,
+        rounds: Option<Arc<Rounds>>,
     ) -> Self {
         Ctx {
             inner: Arc::new(CtxInner {
@@ -103,7 +180,9 @@ impl Ctx {
                 cancel,
                 log: std::sync::Mutex::default(),
                 task,
+                rounds,
             }),
+            flow: Arc::default(),
             keys: std::marker::PhantomData,
         }
     }
@@ -115,8 +194,61 @@ impl<K> Ctx<K> {
     pub fn with_keys<K2>(&self) -> Ctx<K2> {
         Ctx {
             inner: self.inner.clone(),
+            flow: self.flow.clone(),
             keys: std::marker::PhantomData,
         }
+    }
+
+    /// The same context for a new branch of the call: its questions to the client are
+    /// numbered on their own.
+    pub(crate) fn branch_flow(&self) -> Ctx<K> {
+        use std::sync::atomic::Ordering;
+        let n = self.flow.branches.fetch_add(1, Ordering::Relaxed);
+        Ctx {
+            inner: self.inner.clone(),
+            flow: Arc::new(Flow {
+                path: format!("{}b{n}.", self.flow.path),
+                ..Flow::default()
+            }),
+            keys: std::marker::PhantomData,
+        }
+    }
+
+    /// The MRTR rounds of a modern request.
+    pub(crate) fn rounds(&self) -> Option<&Arc<Rounds>> {
+        self.inner.rounds.as_ref()
+    }
+
+    /// A capability the client did not declare: an error for the caller on a 2025 session;
+    /// on a modern request the whole request fails with `-32021` naming it, before
+    /// anything is asked.
+    async fn missing(&self, capability: &'static str) -> RequestError {
+        if let Some(rounds) = &self.inner.rounds {
+            let mut required = serde_json::Map::new();
+            let mut at = &mut required;
+            let mut parts = capability.split('.').peekable();
+            while let Some(part) = parts.next() {
+                let entry = at
+                    .entry(part.to_owned())
+                    .or_insert_with(|| Value::Object(Default::default()));
+                if parts.peek().is_none() {
+                    break;
+                }
+                match entry {
+                    Value::Object(next) => at = next,
+                    _ => break,
+                }
+            }
+            rounds.fail(
+                ErrorObject::new(
+                    MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    format!("this request needs the client capability `{capability}`"),
+                )
+                .with_data(serde_json::json!({ "requiredCapabilities": required })),
+            );
+            std::future::pending::<()>().await;
+        }
+        RequestError::CapabilityMissing(capability)
     }
 
     /// The same context without its key set.
@@ -258,10 +390,10 @@ impl<K> Ctx<K> {
     ) -> Result<CreateMessageResult, RequestError> {
         let caps = self.client_capabilities();
         let Some(sampling) = caps.sampling else {
-            return Err(RequestError::CapabilityMissing("sampling"));
+            return Err(self.missing("sampling").await);
         };
         if params.tools.as_ref().is_some_and(|t| !t.is_empty()) && sampling.tools.is_none() {
-            return Err(RequestError::CapabilityMissing("sampling.tools"));
+            return Err(self.missing("sampling.tools").await);
         }
         self.request(methods::SAMPLING_CREATE_MESSAGE, params).await
     }
@@ -276,14 +408,14 @@ impl<K> Ctx<K> {
     ) -> Result<ElicitResult, RequestError> {
         let caps = self.client_capabilities();
         let Some(elicitation) = caps.elicitation else {
-            return Err(RequestError::CapabilityMissing("elicitation"));
+            return Err(self.missing("elicitation").await);
         };
         let is_url = matches!(params, ElicitRequestParams::Url(_));
         if is_url && elicitation.url.is_none() {
-            return Err(RequestError::CapabilityMissing("elicitation.url"));
+            return Err(self.missing("elicitation.url").await);
         }
         if !is_url && elicitation.form.is_none() && elicitation.url.is_some() {
-            return Err(RequestError::CapabilityMissing("elicitation.form"));
+            return Err(self.missing("elicitation.form").await);
         }
         self.request(methods::ELICITATION_CREATE, params).await
     }
@@ -291,7 +423,7 @@ impl<K> Ctx<K> {
     /// Lists the client's roots (`roots/list`).
     pub async fn list_roots(&self) -> Result<ListRootsResult, RequestError> {
         if self.client_capabilities().roots.is_none() {
-            return Err(RequestError::CapabilityMissing("roots"));
+            return Err(self.missing("roots").await);
         }
         self.request(methods::ROOTS_LIST, serde_json::json!({}))
             .await
@@ -321,6 +453,34 @@ impl<K> Ctx<K> {
         params: P,
         timeout: Duration,
     ) -> Result<R, RequestError> {
+        if let Some(rounds) = &self.inner.rounds {
+            let params =
+                serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
+            let keyed = params
+                .get("_meta")
+                .and_then(|m| m.get(KEYED_ELICITATION_META))
+                .and_then(|k| k.get("key"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let key = self.flow.key(method, keyed.as_deref());
+            let value = rounds.ask(key.clone(), method, params.clone()).await;
+            if method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE {
+                lock(&self.inner.log).push(LoggedExchange {
+                    method: method.to_owned(),
+                    params,
+                    result: value.clone(),
+                });
+            }
+            // An answer that is not a result of the request's kind is the client's protocol
+            // error: the whole request fails (-32602) rather than the tool seeing it.
+            return match serde_json::from_value(value) {
+                Ok(result) => Ok(result),
+                Err(e) => {
+                    rounds.malformed(&key, method, &e.to_string());
+                    std::future::pending().await
+                }
+            };
+        }
         if !self.inner.session.can_request() {
             return Err(RequestError::Unsupported);
         }

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 /// The `_meta` key under which a tool publishes its elicitation keys in `tools/list`.
 pub const KEYS_META: &str = "io.tracksuit/elicitation-keys";
 /// The `_meta` key under which an elicitation request carries its key and context.
-pub const REQUEST_META: &str = "io.tracksuit/elicitation";
+pub const REQUEST_META: &str = crate::context::KEYED_ELICITATION_META;
 
 /// A struct that is an elicitation form (derive it with `#[derive(Elicits)]`).
 #[diagnostic::on_unimplemented(

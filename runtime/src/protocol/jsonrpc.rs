@@ -24,6 +24,14 @@ pub const INTERNAL_ERROR: i64 = -32603;
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 /// The request needs the user to complete a URL-mode elicitation first.
 pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+/// `HeaderMismatch` (2026-07-28): an HTTP header disagrees with the body, or a required one
+/// is missing or malformed.
+pub const HEADER_MISMATCH: i64 = -32020;
+/// `MissingRequiredClientCapability` (2026-07-28): the request needs a capability the
+/// client did not declare (`data.requiredCapabilities`).
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+/// `UnsupportedProtocolVersion` (2026-07-28): `data.supported` and `data.requested`.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// A request id: a string or an integer, chosen by the sender.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,6 +1,7 @@
 //! The server: a [`Server`] holds the registries of tools, prompts, resources and templates,
 //! and every connection gets a [`ServerSession`] that dispatches MCP requests to them.
 
+mod modern;
 mod prompt;
 mod registry;
 mod resource;
@@ -8,6 +9,11 @@ mod session;
 mod tool;
 mod uri_template;
 
+pub use modern::CacheHint;
+pub(crate) use modern::{
+    MODERN_PROTOCOL_VERSIONS, RequestMeta, is_modern, is_modern_method, read_meta,
+    requested_version,
+};
 pub use prompt::{PromptFn, PromptHandler};
 pub use resource::{ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler};
 pub(crate) use session::ServerSession;
@@ -40,6 +46,15 @@ pub struct ServerOptions {
     pub outbound_queue: usize,
     /// How task-augmented requests run.
     pub tasks: crate::task::TaskOptions,
+    /// How long cacheable results may be reused on the modern (2026-07-28) revision.
+    pub cache: CacheHint,
+    /// How long the sealed `requestState` of a modern multi round-trip call stays valid: the
+    /// client must answer and retry within it.
+    pub request_state_ttl: Duration,
+    /// The keys that seal `requestState`. `None`: from the `TRACKSUIT_STATE_KEYS`
+    /// environment variable if set, else a random key for this process (replicas behind
+    /// one endpoint must share keys: set the variable or this field on each).
+    pub state_keys: Option<crate::seal::StateKeys>,
 }
 
 impl Default for ServerOptions {
@@ -50,6 +65,9 @@ impl Default for ServerOptions {
             max_message_size: 4 * 1024 * 1024,
             outbound_queue: 64,
             tasks: crate::task::TaskOptions::default(),
+            cache: CacheHint::default(),
+            request_state_ttl: Duration::from_secs(15 * 60),
+            state_keys: None,
         }
     }
 }
@@ -94,6 +112,39 @@ impl ServerOptions {
         self.tasks = tasks;
         self
     }
+
+    /// Sets the cache hint of cacheable results on the modern revision.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tracksuit::{CacheHint, ServerOptions};
+    /// let o = ServerOptions::default().cache(CacheHint { ttl: Duration::from_secs(60), public: true });
+    /// assert_eq!(o.cache.ttl.as_secs(), 60);
+    /// ```
+    pub fn cache(mut self, hint: CacheHint) -> Self {
+        self.cache = hint;
+        self
+    }
+
+    /// Sets how long a sealed `requestState` stays valid.
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
+    /// Seals `requestState` with `keys` (share them between replicas).
+    ///
+    /// ```
+    /// use tracksuit::{ServerOptions, StateKeys};
+    /// let keys = StateKeys::from_secret(&[7u8; 32])?;
+    /// let o = ServerOptions::default().state_keys(keys);
+    /// assert!(o.state_keys.is_some());
+    /// # Ok::<(), tracksuit::seal::KeyError>(())
+    /// ```
+    pub fn state_keys(mut self, keys: crate::seal::StateKeys) -> Self {
+        self.state_keys = Some(keys);
+        self
+    }
 }
 
 pub(crate) struct Entry<D, T: ?Sized> {
@@ -121,12 +172,17 @@ pub(crate) struct ServerInner {
         RwLock<Registry<Entry<crate::protocol::ResourceTemplate, dyn ResourceTemplateHandler>>>,
     pub(crate) sessions: Mutex<Vec<Weak<ServerSession>>>,
     pub(crate) tasks: Arc<crate::task::TaskEngine>,
+    /// What seals modern requests' `requestState`.
+    pub(crate) state_keys: crate::seal::StateKeys,
 }
 
 /// Why a server could not be assembled, or an item not added to a running one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServerError {
+    /// `TRACKSUIT_STATE_KEYS` is set but does not hold valid keys.
+    #[error("TRACKSUIT_STATE_KEYS: {0}")]
+    StateKeys(String),
     /// Two items of one kind share a name (tools, prompts) or URI (resources, templates).
     #[error("a {kind} named `{name}` is already registered on this server")]
     Duplicate {
@@ -186,6 +242,17 @@ impl Server {
 
     /// A server with explicit options.
     pub fn with_options(info: Implementation, options: ServerOptions) -> Self {
+        let (state_keys, error) = match options.state_keys.clone() {
+            Some(keys) => (keys, None),
+            None => match crate::seal::StateKeys::from_env() {
+                Ok(Some(keys)) => (keys, None),
+                Ok(None) => (crate::seal::StateKeys::random(), None),
+                Err(e) => (
+                    crate::seal::StateKeys::random(),
+                    Some(ServerError::StateKeys(e.to_string())),
+                ),
+            },
+        };
         Server {
             inner: ServerInner {
                 info,
@@ -197,8 +264,9 @@ impl Server {
                 sessions: Mutex::default(),
                 tasks: crate::task::TaskEngine::new(options.tasks.clone()),
                 options,
+                state_keys,
             },
-            error: None,
+            error,
         }
     }
 
@@ -361,6 +429,42 @@ impl ServerHandle {
     /// The server's options.
     pub fn options(&self) -> &ServerOptions {
         &self.inner.options
+    }
+
+    /// The `x-mcp-header` parameters of tool `name`: each one's path of `properties` keys
+    /// from the schema root and its header name (`Mcp-Param-{name}`).
+    pub(crate) fn mirrored_parameters(&self, name: &str) -> Vec<(Vec<String>, String)> {
+        fn walk(
+            schema: &crate::protocol::JsonObject,
+            path: &mut Vec<String>,
+            out: &mut Vec<(Vec<String>, String)>,
+        ) {
+            let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
+                return;
+            };
+            for (key, property) in properties {
+                let Some(property) = property.as_object() else {
+                    continue;
+                };
+                path.push(key.clone());
+                if let Some(header) = property.get("x-mcp-header").and_then(|h| h.as_str()) {
+                    out.push((path.clone(), header.to_owned()));
+                }
+                walk(property, path, out);
+                path.pop();
+            }
+        }
+        let tools = read(&self.inner.tools);
+        let mut out = Vec::new();
+        if let Some(entry) = tools.get(name) {
+            walk(&entry.descriptor.input_schema, &mut Vec::new(), &mut out);
+        }
+        out
+    }
+
+    /// The keys sealing modern requests' `requestState`.
+    pub(crate) fn state_keys(&self) -> crate::seal::StateKeys {
+        self.inner.state_keys.clone()
     }
 
     /// The server's identity.

@@ -18,14 +18,17 @@ use tokio_util::sync::CancellationToken;
 
 /// The server side of one connection.
 pub struct ServerSession {
-    server: ServerHandle,
-    peer: Arc<Peer>,
-    init: OnceLock<ClientInit>,
-    initialized: AtomicBool,
-    /// Minimum level for `notifications/message`, as an index into [`LEVELS`]; 0 = debug.
-    log_level: AtomicU8,
+    pub(super) server: ServerHandle,
+    pub(super) peer: Arc<Peer>,
+    pub(super) init: OnceLock<ClientInit>,
+    pub(super) initialized: AtomicBool,
+    /// Minimum level for `notifications/message`, as an index into [`LEVELS`]; 0 = debug,
+    /// `u8::MAX` = none (a modern request that did not ask for logs).
+    pub(super) log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
     stateless: bool,
+    /// Serves one modern (2026-07-28) request rather than a 2025 session.
+    modern: bool,
 }
 
 impl std::fmt::Debug for ServerSession {
@@ -47,7 +50,7 @@ const LEVELS: [LoggingLevel; 8] = [
     LoggingLevel::Emergency,
 ];
 
-fn level_index(level: LoggingLevel) -> u8 {
+pub(super) fn level_index(level: LoggingLevel) -> u8 {
     LEVELS.iter().position(|l| *l == level).unwrap_or(0) as u8
 }
 
@@ -71,17 +74,28 @@ impl ServerSession {
     }
 
     fn build(server: ServerHandle, tx: OutboundSender, stateless: bool) -> Arc<Self> {
-        let session = Arc::new(ServerSession {
-            server: server.clone(),
+        let session = Self::unregistered(server.clone(), tx, stateless, false);
+        server.register_session(&session);
+        session
+    }
+
+    /// A session the server does not broadcast to (a modern request's).
+    pub(super) fn unregistered(
+        server: ServerHandle,
+        tx: OutboundSender,
+        stateless: bool,
+        modern: bool,
+    ) -> Arc<Self> {
+        Arc::new(ServerSession {
+            server,
             peer: Arc::new(Peer::new(tx)),
             init: OnceLock::new(),
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::new(HashSet::new()),
             stateless,
-        });
-        server.register_session(&session);
-        session
+            modern,
+        })
     }
 
     /// The JSON-RPC engine under this session.
@@ -145,6 +159,9 @@ impl ServerSession {
     /// the future awaiting it stays small (no handler state inside it).
     fn handle_request(self: &Arc<Self>, req: JsonRpcRequest) -> Sending<'_> {
         let JsonRpcRequest { id, method, params } = req;
+        if self.modern {
+            return self.handle_modern(id, method, params);
+        }
         let reply = |result: Result<Value, ErrorObject>| {
             let message = match result {
                 Ok(v) => JsonRpcMessage::response(id.clone(), v),
@@ -280,7 +297,7 @@ impl ServerSession {
         ))
     }
 
-    fn list_tools(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(super) fn list_tools(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let (tools, next_cursor) = self.page_of(&read(&self.server.inner.tools), params)?;
         encode(ListToolsResult {
             tools,
@@ -289,7 +306,7 @@ impl ServerSession {
         })
     }
 
-    fn list_prompts(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(super) fn list_prompts(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let (prompts, next_cursor) = self.page_of(&read(&self.server.inner.prompts), params)?;
         encode(ListPromptsResult {
             prompts,
@@ -298,7 +315,7 @@ impl ServerSession {
         })
     }
 
-    fn list_resources(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(super) fn list_resources(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let (resources, next_cursor) = self.page_of(&read(&self.server.inner.resources), params)?;
         encode(ListResourcesResult {
             resources,
@@ -307,7 +324,7 @@ impl ServerSession {
         })
     }
 
-    fn list_templates(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(super) fn list_templates(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let (resource_templates, next_cursor) =
             self.page_of(&read(&self.server.inner.templates), params)?;
         encode(ListResourceTemplatesResult {
@@ -317,7 +334,7 @@ impl ServerSession {
         })
     }
 
-    async fn call_tool(
+    pub(super) async fn call_tool(
         self: &Arc<Self>,
         ctx: Ctx,
         params: Option<Value>,
@@ -392,7 +409,11 @@ impl ServerSession {
         }
     }
 
-    async fn get_prompt(&self, ctx: Ctx, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(super) async fn get_prompt(
+        &self,
+        ctx: Ctx,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
         let p: GetPromptRequestParams = decode(params)?;
         let entry = read(&self.server.inner.prompts).get(&p.name).cloned();
         let Some(entry) = entry else {
@@ -413,7 +434,11 @@ impl ServerSession {
         encode(entry.item.get(ctx, args).await?)
     }
 
-    async fn read_resource(&self, ctx: Ctx, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(super) async fn read_resource(
+        &self,
+        ctx: Ctx,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
         let p: ReadResourceRequestParams = decode(params)?;
         let fixed = read(&self.server.inner.resources)
             .get(&p.uri)
@@ -455,7 +480,7 @@ impl ServerSession {
         Ok(json!({}))
     }
 
-    async fn complete(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(super) async fn complete(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let p: CompleteRequestParams = decode(params)?;
         let context: HashMap<String, String> = p
             .context

@@ -21,6 +21,7 @@
 //! ```
 
 mod memory;
+mod modern;
 
 use crate::capacity::ReleaseSpare;
 use crate::on_demand::OnDemand;
@@ -417,10 +418,20 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     if let Err((status, message)) = check_host(&shared.options, &parts.headers) {
         return http_error(status, message);
     }
+    if modern::names_modern_version(&parts.headers) && parts.method != Method::POST {
+        let mut r = http_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method Not Allowed: MCP 2026-07-28 has no GET stream and no sessions",
+        );
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return r;
+    }
     if let Some(v) = parts.headers.get(VERSION_HEADER) {
-        let ok = v
-            .to_str()
-            .is_ok_and(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v));
+        let ok = v.to_str().is_ok_and(|v| {
+            SUPPORTED_PROTOCOL_VERSIONS.contains(&v)
+                || crate::server::MODERN_PROTOCOL_VERSIONS.contains(&v)
+        });
         if !ok {
             return http_error(
                 StatusCode::BAD_REQUEST,
@@ -486,6 +497,15 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
         }
     };
     // From here on the message is read: errors about it carry the request's id.
+    let message = match message {
+        JsonRpcMessage::Request(request)
+            if crate::server::is_modern(&request.method, request.params.as_ref()) =>
+        {
+            let queue = shared.server.options().outbound_queue;
+            return modern::post(&shared.server, &headers, request, queue).await;
+        }
+        other => other,
+    };
     let request_id = match &message {
         JsonRpcMessage::Request(r) => Some(r.id.clone()),
         _ => None,

@@ -1,0 +1,299 @@
+//! Modern (MCP 2026-07-28) requests on the Streamable HTTP endpoint: no sessions; the
+//! request headers mirror the body and are checked against it (SEP-2243); each request is
+//! answered with one JSON body, or with an SSE stream when it sends notifications before
+//! its result; a closed response stream cancels the request.
+
+use super::{header_str, rpc_error};
+use crate::peer::{Outbound, outbound_queue};
+use crate::protocol::{
+    ErrorObject, HEADER_MISMATCH, JsonRpcMessage, JsonRpcRequest, METHOD_NOT_FOUND, methods,
+};
+use crate::server::{
+    RequestMeta, ServerHandle, ServerSession, is_modern_method, read_meta, requested_version,
+};
+use crate::transport::{Gone, Outlet, drive};
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use serde_json::Value;
+use std::convert::Infallible;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// `MCP-Protocol-Version`
+const VERSION_HEADER: &str = "mcp-protocol-version";
+/// `Mcp-Method`
+const METHOD_HEADER: &str = "mcp-method";
+/// `Mcp-Name`
+const NAME_HEADER: &str = "mcp-name";
+/// The prefix of the headers mirroring `x-mcp-header` tool parameters.
+const PARAM_HEADER_PREFIX: &str = "mcp-param-";
+
+/// Serves one modern request.
+pub(super) async fn post(
+    server: &ServerHandle,
+    headers: &HeaderMap,
+    request: JsonRpcRequest,
+    max_queue: usize,
+) -> Response {
+    let id = Some(request.id.clone());
+    let meta = match check(server, headers, &request) {
+        Ok(meta) => meta,
+        Err(error) => return rpc_error(status_of(&error), id, error),
+    };
+    let (tx, queue) = outbound_queue(max_queue);
+    let engine = ServerSession::new_modern(server.clone(), tx, meta);
+    let (out, messages) = mpsc::channel(32);
+    tokio::spawn(drive(queue, engine.peer().closed_flag(), ModernOutlet(out)));
+    let guard = CancelOnDrop(engine.clone());
+    engine.handle(JsonRpcMessage::Request(request)).await;
+    answer(messages, guard).await
+}
+
+/// Checks what the transport must check before anything runs: the mirrored headers, the
+/// protocol version, the `_meta` fields, and that the method exists.
+fn check(
+    server: &ServerHandle,
+    headers: &HeaderMap,
+    request: &JsonRpcRequest,
+) -> Result<RequestMeta, ErrorObject> {
+    let params = request.params.as_ref();
+    let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, message);
+    let body_version = requested_version(params);
+    match (headers.get(VERSION_HEADER), body_version) {
+        (None, _) => {
+            return Err(mismatch(
+                "Header mismatch: the MCP-Protocol-Version header is required".into(),
+            ));
+        }
+        (Some(h), Some(v)) if h.to_str().ok() != Some(v) => {
+            return Err(mismatch(format!(
+                "Header mismatch: MCP-Protocol-Version header {} does not match the body's {}",
+                ErrorObject::quote(h.to_str().unwrap_or("(not text)")),
+                ErrorObject::quote(v)
+            )));
+        }
+        _ => {}
+    }
+    match headers.get(METHOD_HEADER).map(|h| h.to_str()) {
+        None => {
+            return Err(mismatch(
+                "Header mismatch: the Mcp-Method header is required".into(),
+            ));
+        }
+        Some(Ok(m)) if m == request.method => {}
+        Some(m) => {
+            return Err(mismatch(format!(
+                "Header mismatch: Mcp-Method header {} does not match the body's {}",
+                ErrorObject::quote(m.unwrap_or("(not text)")),
+                ErrorObject::quote(&request.method)
+            )));
+        }
+    }
+    let named = match request.method.as_str() {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
+        methods::RESOURCES_READ => Some("uri"),
+        _ => None,
+    };
+    if let Some(field) = named {
+        let body = params.and_then(|p| p.get(field)).and_then(Value::as_str);
+        match (headers.get(NAME_HEADER), body) {
+            (None, _) => {
+                return Err(mismatch(
+                    "Header mismatch: the Mcp-Name header is required".into(),
+                ));
+            }
+            (Some(h), Some(body)) => {
+                let decoded = decode_header(h.as_bytes()).ok_or_else(|| {
+                    mismatch("Header mismatch: the Mcp-Name header is not a valid value".into())
+                })?;
+                if decoded != body {
+                    return Err(mismatch(format!(
+                        "Header mismatch: Mcp-Name header {} does not match the body's {}",
+                        ErrorObject::quote(&decoded),
+                        ErrorObject::quote(body)
+                    )));
+                }
+            }
+            (Some(_), None) => {}
+        }
+    }
+    let meta = read_meta(params)?;
+    if !is_modern_method(&request.method) {
+        return Err(ErrorObject::method_not_found(&request.method));
+    }
+    if request.method == methods::TOOLS_CALL {
+        check_param_headers(server, headers, params)?;
+    }
+    Ok(meta)
+}
+
+/// Checks the `Mcp-Param-{Name}` headers of a tool's `x-mcp-header` parameters against the
+/// call's arguments: a present argument needs its header with the same value.
+fn check_param_headers(
+    server: &ServerHandle,
+    headers: &HeaderMap,
+    params: Option<&Value>,
+) -> Result<(), ErrorObject> {
+    let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let mirrored = server.mirrored_parameters(name);
+    let arguments = params.and_then(|p| p.get("arguments"));
+    for (path, header_name) in mirrored {
+        let value = path
+            .iter()
+            .try_fold(arguments, |at, key| Some(at?.get(key.as_str())))
+            .flatten();
+        let expected = match value {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Bool(b)) => Some(b.to_string()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(_) => None,
+        };
+        let header = headers.get(format!("{PARAM_HEADER_PREFIX}{header_name}").as_str());
+        let matches = match (&expected, header) {
+            (None, None) => true,
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(expected), Some(h)) => decode_header(h.as_bytes()).is_some_and(|got| {
+                got == *expected || numeric_eq(&got, value.and_then(Value::as_f64))
+            }),
+        };
+        if !matches {
+            return Err(ErrorObject::new(
+                HEADER_MISMATCH,
+                format!(
+                    "Header mismatch: Mcp-Param-{header_name} does not match the argument `{}`",
+                    path.join(".")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Integer parameters compare numerically (`42.0` equals `42`).
+fn numeric_eq(header: &str, body: Option<f64>) -> bool {
+    match (header.trim().parse::<f64>(), body) {
+        (Ok(h), Some(b)) => h == b,
+        _ => false,
+    }
+}
+
+/// A header value as text: plain visible ASCII, or the `=?base64?…?=` sentinel decoded as
+/// UTF-8. `None` when neither.
+pub(crate) fn decode_header(raw: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(raw).ok()?;
+    if let Some(inner) = text
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(inner)
+            .ok()?;
+        return String::from_utf8(bytes).ok();
+    }
+    text.bytes()
+        .all(|b| b == b'\t' || (0x20..=0x7e).contains(&b))
+        .then(|| text.to_owned())
+}
+
+/// The HTTP status of a modern error response.
+fn status_of(error: &ErrorObject) -> StatusCode {
+    match error.code {
+        METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        crate::protocol::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
+        _ if error.code == HEADER_MISMATCH => StatusCode::BAD_REQUEST,
+        -32022 | -32021 | -32602 | -32600 | -32700 => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// The modern request's outlet: its messages, in order, for the POST.
+struct ModernOutlet(mpsc::Sender<JsonRpcMessage>);
+
+impl Outlet for ModernOutlet {
+    async fn deliver(&mut self, out: Outbound) -> Result<(), Gone> {
+        match out {
+            Outbound::Message { message, .. } => self.0.send(message).await.map_err(|_| Gone),
+            Outbound::CloseStream(_) | Outbound::Abandoned(_) | Outbound::Shutdown => Ok(()),
+        }
+    }
+}
+
+/// Closes the request's engine (cancelling its handler) when the response is dropped: the
+/// client closed the stream, or the answer is complete.
+struct CancelOnDrop(Arc<ServerSession>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+/// The response: one JSON body when the result comes first, else an SSE stream of the
+/// notifications and then the result.
+async fn answer(mut messages: mpsc::Receiver<JsonRpcMessage>, guard: CancelOnDrop) -> Response {
+    let Some(first) = messages.recv().await else {
+        return super::http_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the request ended without a response",
+        );
+    };
+    let status = match &first {
+        JsonRpcMessage::Response(_) => Some(StatusCode::OK),
+        JsonRpcMessage::Error(e) => Some(status_of(&e.error)),
+        _ => None,
+    };
+    if let Some(status) = status {
+        drop(guard);
+        let mut response = (
+            [(header::CONTENT_TYPE, "application/json")],
+            Bytes::from(first.to_vec()),
+        )
+            .into_response();
+        *response.status_mut() = status;
+        return response;
+    }
+    let head = futures::stream::iter([Ok::<_, Infallible>(event(&first))]);
+    let tail = futures::stream::unfold(
+        (messages, Some(guard)),
+        |(mut messages, guard)| async move {
+            let guard = guard?;
+            let message = messages.recv().await?;
+            let last = matches!(
+                message,
+                JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)
+            );
+            let bytes = event(&message);
+            Some((Ok(bytes), (messages, (!last).then_some(guard))))
+        },
+    );
+    let body = Body::from_stream(futures::StreamExt::chain(head, tail));
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .header("x-accel-buffering", "no")
+        .body(body)
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// One SSE event without an id (the modern revision has no resumption).
+fn event(message: &JsonRpcMessage) -> Bytes {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(b"event: message\ndata: ");
+    let _ = serde_json::to_writer(&mut out, message);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// Whether a GET or DELETE names a modern protocol version (those methods do not exist
+/// there: 405).
+pub(super) fn names_modern_version(headers: &HeaderMap) -> bool {
+    let v = header_str(headers, VERSION_HEADER);
+    crate::server::MODERN_PROTOCOL_VERSIONS.contains(&v)
+}

@@ -1,0 +1,1086 @@
+//! Sealed, authenticated `requestState` for multi round-trip requests (MCP 2026-07-28).
+//!
+//! A server that needs more input answers `tools/call` (or `prompts/get`, `resources/read`)
+//! with an `input_required` result carrying an opaque `requestState`, and the client echoes
+//! that string back when it retries the call. The string passes through the client, so the
+//! specification has servers treat it as attacker-controlled: protect its integrity, reject
+//! state that fails verification, and bind it to the principal, a short expiry and the
+//! originating request (`basic/patterns/mrtr`, "Server Requirements").
+//!
+//! [`StateKeys::seal`] does all of that with AES-256-GCM. The token is
+//!
+//! ```text
+//! base64url(version 1 ‖ key id (4) ‖ nonce (12) ‖ AES-256-GCM(plaintext) ‖ tag (16))
+//! plaintext = expiry (u64 big-endian, unix ms) ‖ SHA-256(binding) (32) ‖ payload
+//! ```
+//!
+//! with the version byte and key id as associated data, so neither can be changed without
+//! the tag failing. The key id names the ring key that sealed the token: [`StateKeys::open`]
+//! picks that key directly instead of trying each, and a token from another deployment or a
+//! retired key is reported as such ([`OpenError::UnknownKey`]).
+//!
+//! The payload is encrypted as well as authenticated, so what the server keeps in it (the
+//! client's earlier answers, a handoff tool's state) is not readable by the client either.
+//! Sealing bounds replay to the TTL and to the same principal and request; it does not make
+//! a state single-use (the specification leaves that to servers that need it).
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use aes_gcm::Aes256Gcm;
+use aes_gcm::aead::generic_array::GenericArray;
+use aes_gcm::aead::rand_core::RngCore;
+use aes_gcm::aead::{AeadInPlace, KeyInit, OsRng};
+use base64::Engine;
+use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_SAFE_NO_PAD};
+use hkdf::Hkdf;
+use sha2::{Digest, Sha256};
+
+/// The longest `requestState` token, in characters, that is sealed or opened (512 KiB).
+///
+/// [`StateKeys`] refuses to seal a payload whose token would be longer, and refuses to
+/// look at a longer token at all (before decoding it), so a client cannot make the server
+/// decode and decrypt an arbitrarily large string.
+///
+/// ```
+/// assert_eq!(tracksuit::MAX_STATE_LEN, 512 * 1024);
+/// ```
+pub const MAX_STATE_LEN: usize = 512 * 1024;
+
+/// The environment variable [`StateKeys::from_env`] reads.
+const ENV_VAR: &str = "TRACKSUIT_STATE_KEYS";
+/// HKDF-SHA256 `info` for the AES key derived from a secret.
+const HKDF_INFO: &[u8] = b"tracksuit/requestState/v1";
+/// The shortest secret accepted, in bytes.
+const MIN_SECRET_LEN: usize = 32;
+
+/// The token format version (first byte of the decoded token).
+const VERSION: u8 = 1;
+const KEY_ID_LEN: usize = 4;
+const NONCE_LEN: usize = 12;
+const TAG_LEN: usize = 16;
+/// Version byte and key id: the associated data.
+const AAD_LEN: usize = 1 + KEY_ID_LEN;
+/// Everything before the ciphertext.
+const HEADER_LEN: usize = AAD_LEN + NONCE_LEN;
+/// Expiry and binding digest, in front of the payload in the plaintext.
+const PREFIX_LEN: usize = 8 + 32;
+/// The shortest well-formed decoded token (an empty payload).
+const MIN_TOKEN_BYTES: usize = HEADER_LEN + PREFIX_LEN + TAG_LEN;
+
+/// Domain separation for the binding digest.
+const BINDING_TAG: &[u8] = b"tracksuit/requestState/binding/v1";
+
+/// Standard or URL-safe base64, padded or not: what [`StateKeys::from_env`] accepts.
+const LENIENT: GeneralPurposeConfig =
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+const STANDARD_LENIENT: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::STANDARD, LENIENT);
+const URL_SAFE_LENIENT: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::URL_SAFE, LENIENT);
+
+/// The keys that seal and open `requestState` tokens: a key ring, newest first.
+///
+/// The newest key seals; every key in the ring opens, so keys can be rotated without
+/// invalidating states in flight: put the new secret first and keep the old one after it
+/// for at least the longest state TTL, then drop it. Each secret (at least 32 bytes) is
+/// turned into an AES-256 key with HKDF-SHA256.
+///
+/// A server that runs as several processes behind one endpoint needs the same secrets in
+/// each ([`StateKeys::from_env`]); a single process can use [`StateKeys::random`].
+///
+/// Cloning is cheap (the ring is shared). `Debug` shows only the public key ids.
+///
+/// ```
+/// use tracksuit::StateKeys;
+/// let old = StateKeys::from_secret(&[1u8; 32])?;
+/// let rotated = StateKeys::from_secrets([[2u8; 32], [1u8; 32]])?;
+/// assert_eq!(rotated.clone().len(), 2);
+/// assert!(!format!("{rotated:?}").contains("[2, 2"));
+/// # let _ = old;
+/// # Ok::<(), tracksuit::KeyError>(())
+/// ```
+#[derive(Clone)]
+pub struct StateKeys {
+    /// Newest first; never empty; key ids distinct.
+    ring: Arc<[RingKey]>,
+}
+
+/// One key of the ring.
+#[derive(Clone)]
+struct RingKey {
+    id: [u8; KEY_ID_LEN],
+    cipher: Aes256Gcm,
+}
+
+/// Why a set of state keys could not be made. No message contains key material.
+///
+/// ```
+/// use tracksuit::{KeyError, StateKeys};
+/// let err = StateKeys::from_secret(b"too short").unwrap_err();
+/// assert!(matches!(err, KeyError::TooShort { index: 0, len: 9 }));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// No secret was given.
+    #[error("no requestState secret given")]
+    Empty,
+    /// A secret is shorter than 32 bytes.
+    #[error(
+        "requestState secret {index} (0 is the newest) is {len} bytes; at least {MIN_SECRET_LEN} are required"
+    )]
+    TooShort {
+        /// Its position in the ring, 0 being the newest.
+        index: usize,
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// A secret in `TRACKSUIT_STATE_KEYS` is not base64 (standard or URL-safe).
+    #[error("requestState secret {index} (0 is the newest) in {ENV_VAR} is not valid base64")]
+    Base64 {
+        /// Its position in the list, 0 being the newest.
+        index: usize,
+    },
+    /// `TRACKSUIT_STATE_KEYS` is set but not valid Unicode.
+    #[error("{ENV_VAR} is not valid Unicode")]
+    NotUnicode,
+    /// Two different secrets gave keys with the same key id (a 1 in 2³² chance): replace one.
+    #[error(
+        "requestState secrets {first} and {second} (0 is the newest) have the same key id; replace one of them"
+    )]
+    KeyIdCollision {
+        /// The newer secret's position.
+        first: usize,
+        /// The older secret's position.
+        second: usize,
+    },
+}
+
+/// Why a state could not be sealed.
+#[derive(Debug, thiserror::Error)]
+#[allow(dead_code, reason = "used by the multi round-trip engine to come")]
+pub(crate) enum SealError {
+    /// The token would be longer than [`MAX_STATE_LEN`].
+    #[error("requestState would be {len} characters, over the limit of {max}")]
+    TooLarge {
+        /// The length the token would have.
+        len: usize,
+        /// [`MAX_STATE_LEN`].
+        max: usize,
+    },
+    /// The operating system's random number generator failed.
+    #[error("no random nonce for requestState: {0}")]
+    Random(String),
+    /// The cipher refused (it only does for plaintexts far over the size limit).
+    #[error("requestState could not be encrypted")]
+    Encrypt,
+}
+
+/// Why a `requestState` token was refused. No message contains secret data.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[allow(dead_code, reason = "used by the multi round-trip engine to come")]
+pub(crate) enum OpenError {
+    /// The token is longer than [`MAX_STATE_LEN`]; it was not decoded.
+    #[error("requestState is {len} characters, over the limit of {max}")]
+    TooLarge {
+        /// The token's length in bytes.
+        len: usize,
+        /// [`MAX_STATE_LEN`].
+        max: usize,
+    },
+    /// Not base64url, too short, or of an unknown format version.
+    #[error("requestState is malformed")]
+    Malformed,
+    /// Sealed with a key this server does not have (another deployment, or a retired key).
+    #[error("requestState was sealed with a key this server does not have")]
+    UnknownKey,
+    /// Failed authentication: modified, or not made by this server.
+    #[error("requestState failed verification")]
+    Tampered,
+    /// Authentic, but issued for another method, tool, arguments or principal.
+    #[error("requestState was issued for a different request or principal")]
+    Foreign,
+    /// Authentic, but its time to live has passed.
+    #[error("requestState expired at {expired_at_ms} ms after the Unix epoch")]
+    Expired {
+        /// When it expired, in milliseconds since the Unix epoch.
+        expired_at_ms: u64,
+    },
+}
+
+/// What a sealed state is bound to: it opens only for the same values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(dead_code, reason = "used by the multi round-trip engine to come")]
+pub(crate) struct Binding<'a> {
+    /// The request method (`tools/call`, `prompts/get`, `resources/read`).
+    pub method: &'a str,
+    /// The tool or prompt name, or the resource URI.
+    pub name: &'a str,
+    /// [`digest_json`] of the request's salient parameters (the arguments).
+    pub params_digest: [u8; 32],
+    /// The authenticated principal, if the transport has one.
+    pub principal: Option<&'a str>,
+}
+
+impl Binding<'_> {
+    /// SHA-256 over every field, each length-prefixed so that fields cannot run together,
+    /// and the principal's presence marked so that `None` differs from `Some("")`.
+    fn digest(&self) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(BINDING_TAG);
+        for field in [self.method, self.name] {
+            h.update((field.len() as u64).to_be_bytes());
+            h.update(field.as_bytes());
+        }
+        h.update(self.params_digest);
+        match self.principal {
+            None => h.update([0]),
+            Some(p) => {
+                h.update([1]);
+                h.update((p.len() as u64).to_be_bytes());
+                h.update(p.as_bytes());
+            }
+        }
+        h.finalize().into()
+    }
+}
+
+/// SHA-256 of `value`'s canonical JSON form: object keys sorted (by their UTF-8 bytes) at
+/// every level, no whitespace, strings and numbers as `serde_json` writes them.
+///
+/// Equal for two values that differ only in key order (this workspace builds `serde_json`
+/// with `preserve_order`, so the map's own order is the insertion order and is not used).
+/// Not RFC 8785 (JCS): meant for comparing values within this crate, not across
+/// implementations.
+#[allow(dead_code, reason = "used by the multi round-trip engine to come")]
+pub(crate) fn digest_json(value: &serde_json::Value) -> [u8; 32] {
+    let mut h = Sha256::new();
+    write_canonical(&mut HashWriter(&mut h), value);
+    h.finalize().into()
+}
+
+/// Feeds what is written into a hash.
+struct HashWriter<'a>(&'a mut Sha256);
+
+impl io::Write for HashWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn write_canonical(out: &mut HashWriter<'_>, value: &serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => {
+            out.0.update(b"[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.0.update(b",");
+                }
+                write_canonical(out, item);
+            }
+            out.0.update(b"]");
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.0.update(b"{");
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.0.update(b",");
+                }
+                write_leaf(out, key);
+                out.0.update(b":");
+                write_canonical(out, item);
+            }
+            out.0.update(b"}");
+        }
+        leaf => write_leaf(out, leaf),
+    }
+}
+
+/// A key, string, number, bool or null, as `serde_json` writes it.
+fn write_leaf(out: &mut HashWriter<'_>, leaf: &impl serde::Serialize) {
+    // Cannot fail: `HashWriter` never errors, and a leaf holds no map with non-string keys.
+    let _ = serde_json::to_writer(out, leaf);
+}
+
+/// Milliseconds since the Unix epoch (0 before it, `u64::MAX` past what fits).
+fn unix_ms(t: SystemTime) -> u64 {
+    let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl StateKeys {
+    /// A ring of one fresh random 32-byte secret: the per-process default.
+    ///
+    /// States sealed with it open only in this process, and only until it exits.
+    ///
+    /// # Panics
+    ///
+    /// If the operating system's random number generator fails.
+    ///
+    /// ```
+    /// let keys = tracksuit::StateKeys::random();
+    /// assert_eq!(keys.len(), 1);
+    /// ```
+    pub fn random() -> Self {
+        let mut secret = [0u8; 32];
+        OsRng.fill_bytes(&mut secret);
+        Self {
+            ring: Arc::new([RingKey::derive(&secret)]),
+        }
+    }
+
+    /// A ring of one secret (at least 32 bytes, e.g. 32 random bytes).
+    ///
+    /// The AES-256 key is derived with HKDF-SHA256 (no salt, info
+    /// `tracksuit/requestState/v1`), so the same secret gives the same key everywhere.
+    ///
+    /// ```
+    /// use tracksuit::StateKeys;
+    /// let keys = StateKeys::from_secret(b"0123456789abcdef0123456789abcdef")?;
+    /// assert_eq!(keys.len(), 1);
+    /// assert!(StateKeys::from_secret(b"short").is_err());
+    /// # Ok::<(), tracksuit::KeyError>(())
+    /// ```
+    pub fn from_secret(secret: &[u8]) -> Result<Self, KeyError> {
+        Self::from_secrets([secret])
+    }
+
+    /// A ring of several secrets, newest first: the first seals, all of them open.
+    ///
+    /// Fails if there is none, if one is shorter than 32 bytes, or (1 in 2³²) if two
+    /// different secrets give the same key id. A secret given twice is kept once.
+    ///
+    /// ```
+    /// use tracksuit::StateKeys;
+    /// let new = [2u8; 32];
+    /// let old = [1u8; 32];
+    /// let keys = StateKeys::from_secrets([new, old])?;
+    /// assert_eq!(keys.len(), 2);
+    /// assert!(StateKeys::from_secrets(Vec::<Vec<u8>>::new()).is_err());
+    /// # Ok::<(), tracksuit::KeyError>(())
+    /// ```
+    pub fn from_secrets<I>(secrets: I) -> Result<Self, KeyError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        // Keys are compared by a digest of the derived key, never kept beyond this call.
+        let mut ring: Vec<(RingKey, [u8; 32], usize)> = Vec::new();
+        for (index, secret) in secrets.into_iter().enumerate() {
+            let secret = secret.as_ref();
+            if secret.len() < MIN_SECRET_LEN {
+                return Err(KeyError::TooShort {
+                    index,
+                    len: secret.len(),
+                });
+            }
+            let (key, fingerprint) = RingKey::derive_with_fingerprint(secret);
+            match ring.iter().find(|(k, _, _)| k.id == key.id) {
+                Some((_, f, _)) if *f == fingerprint => {} // the same secret again
+                Some((_, _, first)) => {
+                    return Err(KeyError::KeyIdCollision {
+                        first: *first,
+                        second: index,
+                    });
+                }
+                None => ring.push((key, fingerprint, index)),
+            }
+        }
+        if ring.is_empty() {
+            return Err(KeyError::Empty);
+        }
+        Ok(Self {
+            ring: ring.into_iter().map(|(k, _, _)| k).collect(),
+        })
+    }
+
+    /// The ring from the `TRACKSUIT_STATE_KEYS` environment variable, or `None` if it is
+    /// not set.
+    ///
+    /// The variable holds comma-separated base64 secrets (standard or URL-safe alphabet,
+    /// padded or not; spaces around each are ignored), newest first, each decoding to at
+    /// least 32 bytes, e.g. the output of `openssl rand -base64 32`. Set but empty, or
+    /// with an entry that does not decode, is an error, not `None`: a deployment that
+    /// meant to share keys should not silently fall back to per-process ones.
+    ///
+    /// ```
+    /// use tracksuit::StateKeys;
+    /// let keys = match StateKeys::from_env()? {
+    ///     Some(keys) => keys,
+    ///     None => StateKeys::random(),
+    /// };
+    /// # let _ = keys;
+    /// # Ok::<(), tracksuit::KeyError>(())
+    /// ```
+    pub fn from_env() -> Result<Option<Self>, KeyError> {
+        Self::from_env_value(std::env::var_os(ENV_VAR).as_deref())
+    }
+
+    /// [`StateKeys::from_env`] on the variable's value (`None`: unset).
+    fn from_env_value(value: Option<&std::ffi::OsStr>) -> Result<Option<Self>, KeyError> {
+        let Some(value) = value else {
+            return Ok(None);
+        };
+        let value = value.to_str().ok_or(KeyError::NotUnicode)?;
+        Self::parse_secrets(value).map(Some)
+    }
+
+    /// Parses the comma-separated base64 list of `TRACKSUIT_STATE_KEYS`.
+    fn parse_secrets(value: &str) -> Result<Self, KeyError> {
+        if value.trim().is_empty() {
+            return Err(KeyError::Empty);
+        }
+        let secrets = value
+            .split(',')
+            .enumerate()
+            .map(|(index, s)| {
+                let s = s.trim();
+                let decoded = if s.is_empty() {
+                    None
+                } else {
+                    STANDARD_LENIENT
+                        .decode(s)
+                        .or_else(|_| URL_SAFE_LENIENT.decode(s))
+                        .ok()
+                };
+                decoded.ok_or(KeyError::Base64 { index })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::from_secrets(&secrets)
+    }
+
+    /// How many keys the ring holds (distinct secrets).
+    ///
+    /// ```
+    /// assert_eq!(tracksuit::StateKeys::random().len(), 1);
+    /// ```
+    #[allow(clippy::len_without_is_empty, reason = "a ring is never empty")]
+    pub fn len(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// Seals `payload` into a `requestState` token bound to `binding`, valid for `ttl`
+    /// from `now`, with the newest key and a fresh random nonce.
+    #[allow(dead_code, reason = "used by the multi round-trip engine to come")]
+    pub(crate) fn seal(
+        &self,
+        binding: &Binding<'_>,
+        ttl: Duration,
+        now: SystemTime,
+        payload: &[u8],
+    ) -> Result<String, SealError> {
+        let bytes = MIN_TOKEN_BYTES.saturating_add(payload.len());
+        let len = base64::encoded_len(bytes, false).unwrap_or(usize::MAX);
+        if len > MAX_STATE_LEN {
+            return Err(SealError::TooLarge {
+                len,
+                max: MAX_STATE_LEN,
+            });
+        }
+        let key = &self.ring[0]; // never empty
+        let mut nonce = [0u8; NONCE_LEN];
+        OsRng
+            .try_fill_bytes(&mut nonce)
+            .map_err(|e| SealError::Random(e.to_string()))?;
+        let expires_at =
+            unix_ms(now).saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+
+        let mut token = Vec::with_capacity(bytes);
+        token.push(VERSION);
+        token.extend_from_slice(&key.id);
+        token.extend_from_slice(&nonce);
+        token.extend_from_slice(&expires_at.to_be_bytes());
+        token.extend_from_slice(&binding.digest());
+        token.extend_from_slice(payload);
+        let (aad, rest) = token.split_at_mut(AAD_LEN);
+        let plaintext = &mut rest[NONCE_LEN..];
+        let tag = key
+            .cipher
+            .encrypt_in_place_detached(&GenericArray::from(nonce), aad, plaintext)
+            .map_err(|_| SealError::Encrypt)?;
+        token.extend_from_slice(&tag);
+        Ok(URL_SAFE_NO_PAD.encode(token))
+    }
+
+    /// Opens a token made by [`StateKeys::seal`] with a key of this ring, checks that it
+    /// was bound to `binding` and has not expired at `now`, and returns its payload.
+    #[allow(dead_code, reason = "used by the multi round-trip engine to come")]
+    pub(crate) fn open(
+        &self,
+        binding: &Binding<'_>,
+        token: &str,
+        now: SystemTime,
+    ) -> Result<Vec<u8>, OpenError> {
+        if token.len() > MAX_STATE_LEN {
+            return Err(OpenError::TooLarge {
+                len: token.len(),
+                max: MAX_STATE_LEN,
+            });
+        }
+        let mut bytes = URL_SAFE_NO_PAD
+            .decode(token)
+            .map_err(|_| OpenError::Malformed)?;
+        if bytes.len() < MIN_TOKEN_BYTES || bytes[0] != VERSION {
+            return Err(OpenError::Malformed);
+        }
+        let (header, rest) = bytes.split_at_mut(HEADER_LEN);
+        let (aad, nonce) = header.split_at(AAD_LEN);
+        let key = self
+            .ring
+            .iter()
+            .find(|k| k.id[..] == aad[1..])
+            .ok_or(OpenError::UnknownKey)?;
+        let (ciphertext, tag) = rest.split_at_mut(rest.len() - TAG_LEN);
+        key.cipher
+            .decrypt_in_place_detached(
+                GenericArray::from_slice(nonce),
+                aad,
+                ciphertext,
+                GenericArray::from_slice(tag),
+            )
+            .map_err(|_| OpenError::Tampered)?;
+        // Authentic from here on: the layout is the one `seal` wrote.
+        let (expiry, rest) = ciphertext.split_at(8);
+        let (digest, _payload) = rest.split_at(32);
+        if digest != binding.digest() {
+            return Err(OpenError::Foreign);
+        }
+        let mut expires_at = [0u8; 8];
+        expires_at.copy_from_slice(expiry);
+        let expires_at = u64::from_be_bytes(expires_at);
+        if unix_ms(now) >= expires_at {
+            return Err(OpenError::Expired {
+                expired_at_ms: expires_at,
+            });
+        }
+        bytes.truncate(bytes.len() - TAG_LEN);
+        bytes.drain(..HEADER_LEN + PREFIX_LEN);
+        Ok(bytes)
+    }
+}
+
+impl RingKey {
+    fn derive(secret: &[u8]) -> Self {
+        Self::derive_with_fingerprint(secret).0
+    }
+
+    /// The key for `secret`, and a digest of the derived key to compare keys by.
+    fn derive_with_fingerprint(secret: &[u8]) -> (Self, [u8; 32]) {
+        let mut key = [0u8; 32];
+        // HKDF-SHA256 fails only for outputs over 255 × 32 bytes.
+        let _ = Hkdf::<Sha256>::new(None, secret).expand(HKDF_INFO, &mut key);
+        let fingerprint: [u8; 32] = Sha256::digest(key).into();
+        let mut id = [0u8; KEY_ID_LEN];
+        id.copy_from_slice(&fingerprint[..KEY_ID_LEN]);
+        let cipher = Aes256Gcm::new(&GenericArray::from(key));
+        (Self { id, cipher }, fingerprint)
+    }
+}
+
+impl fmt::Debug for StateKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Id([u8; KEY_ID_LEN]);
+        impl fmt::Debug for Id {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+            }
+        }
+        f.debug_struct("StateKeys")
+            .field(
+                "key_ids",
+                &self.ring.iter().map(|k| Id(k.id)).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const T0: Duration = Duration::from_secs(1_700_000_000);
+    const TTL: Duration = Duration::from_secs(300);
+
+    fn now() -> SystemTime {
+        UNIX_EPOCH + T0
+    }
+
+    fn keys(secret: u8) -> StateKeys {
+        StateKeys::from_secret(&[secret; 32]).unwrap()
+    }
+
+    fn binding<'a>(args: &serde_json::Value, principal: Option<&'a str>) -> Binding<'a> {
+        Binding {
+            method: "tools/call",
+            name: "deploy",
+            params_digest: digest_json(args),
+            principal,
+        }
+    }
+
+    fn base() -> Binding<'static> {
+        binding(&json!({"env": "prod", "n": 3}), Some("alice"))
+    }
+
+    fn decode(token: &str) -> Vec<u8> {
+        URL_SAFE_NO_PAD.decode(token).unwrap()
+    }
+
+    fn encode(bytes: &[u8]) -> String {
+        URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    #[test]
+    fn round_trip() {
+        let keys = StateKeys::random();
+        let payload = br#"{"answers":[1,2,3]}"#;
+        let token = keys.seal(&base(), TTL, now(), payload).unwrap();
+        assert!(token.len() <= MAX_STATE_LEN);
+        assert!(
+            token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        );
+        assert_eq!(keys.open(&base(), &token, now()).unwrap(), payload);
+        // Still open just before expiry; an empty payload works too.
+        let later = now() + TTL - Duration::from_millis(1);
+        assert_eq!(keys.open(&base(), &token, later).unwrap(), payload);
+        let empty = keys.seal(&base(), TTL, now(), b"").unwrap();
+        assert_eq!(keys.open(&base(), &empty, now()).unwrap(), b"");
+    }
+
+    #[test]
+    fn nonce_is_fresh_per_seal() {
+        let keys = keys(1);
+        let a = keys.seal(&base(), TTL, now(), b"same").unwrap();
+        let b = keys.seal(&base(), TTL, now(), b"same").unwrap();
+        assert_ne!(a, b);
+        assert_ne!(
+            decode(&a)[HEADER_LEN - NONCE_LEN..HEADER_LEN],
+            decode(&b)[HEADER_LEN - NONCE_LEN..HEADER_LEN]
+        );
+    }
+
+    #[test]
+    fn payload_is_not_readable_in_the_token() {
+        let keys = keys(1);
+        let token = keys
+            .seal(&base(), TTL, now(), b"secret-answer-secret-answer")
+            .unwrap();
+        let bytes = decode(&token);
+        assert!(!bytes.windows(13).any(|w| w == b"secret-answer"));
+    }
+
+    #[test]
+    fn older_key_opens_after_rotation() {
+        let old = StateKeys::from_secret(&[1; 32]).unwrap();
+        let token = old.seal(&base(), TTL, now(), b"in flight").unwrap();
+        let rotated = StateKeys::from_secrets([[2u8; 32], [1u8; 32]]).unwrap();
+        assert_eq!(rotated.open(&base(), &token, now()).unwrap(), b"in flight");
+        // The rotated ring seals with the new key, which the old ring does not have.
+        let fresh = rotated.seal(&base(), TTL, now(), b"new").unwrap();
+        assert_eq!(old.open(&base(), &fresh, now()), Err(OpenError::UnknownKey));
+        assert_eq!(keys(2).open(&base(), &fresh, now()).unwrap(), b"new");
+    }
+
+    #[test]
+    fn ring_without_the_sealing_key_is_unknown_key() {
+        let token = keys(1).seal(&base(), TTL, now(), b"x").unwrap();
+        let other = StateKeys::from_secrets([[2u8; 32], [3u8; 32]]).unwrap();
+        assert_eq!(
+            other.open(&base(), &token, now()),
+            Err(OpenError::UnknownKey)
+        );
+        assert_eq!(
+            StateKeys::random().open(&base(), &token, now()),
+            Err(OpenError::UnknownKey)
+        );
+    }
+
+    #[test]
+    fn every_byte_flip_is_refused() {
+        let ring = StateKeys::from_secrets([[1u8; 32], [2u8; 32]]).unwrap();
+        let token = ring.seal(&base(), TTL, now(), b"payload bytes").unwrap();
+        let bytes = decode(&token);
+        for i in 0..bytes.len() {
+            for mask in [0x01u8, 0x80, 0xff] {
+                let mut flipped = bytes.clone();
+                flipped[i] ^= mask;
+                let got = ring.open(&base(), &encode(&flipped), now());
+                assert!(
+                    matches!(
+                        got,
+                        Err(OpenError::Malformed | OpenError::UnknownKey | OpenError::Tampered)
+                    ),
+                    "byte {i} ^ {mask:#04x}: {got:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_truncation_is_refused() {
+        let keys = keys(1);
+        let token = keys.seal(&base(), TTL, now(), b"payload bytes").unwrap();
+        let bytes = decode(&token);
+        for n in 0..bytes.len() {
+            let got = keys.open(&base(), &encode(&bytes[..n]), now());
+            assert!(
+                matches!(got, Err(OpenError::Malformed | OpenError::Tampered)),
+                "{n} bytes: {got:?}"
+            );
+        }
+        for n in 0..token.len() {
+            assert!(
+                keys.open(&base(), &token[..n], now()).is_err(),
+                "{n} characters"
+            );
+        }
+        // Extended by a byte is refused too.
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(
+            keys.open(&base(), &encode(&longer), now()),
+            Err(OpenError::Tampered)
+        );
+    }
+
+    #[test]
+    fn key_id_rewritten_to_another_ring_key_is_tampered() {
+        let ring = StateKeys::from_secrets([[1u8; 32], [2u8; 32]]).unwrap();
+        let token = ring.seal(&base(), TTL, now(), b"x").unwrap();
+        let mut bytes = decode(&token);
+        assert_eq!(bytes[1..AAD_LEN], ring.ring[0].id);
+        bytes[1..AAD_LEN].copy_from_slice(&ring.ring[1].id);
+        assert_eq!(
+            ring.open(&base(), &encode(&bytes), now()),
+            Err(OpenError::Tampered)
+        );
+    }
+
+    #[test]
+    fn replay_on_another_request_or_principal_is_foreign() {
+        let keys = keys(1);
+        let args = json!({"env": "prod", "n": 3});
+        let token = keys.seal(&base(), TTL, now(), b"x").unwrap();
+        let other_tool = Binding {
+            name: "destroy",
+            ..base()
+        };
+        let other_args = binding(&json!({"env": "prod", "n": 4}), Some("alice"));
+        let other_method = Binding {
+            method: "prompts/get",
+            ..base()
+        };
+        let other_principal = binding(&args, Some("mallory"));
+        let no_principal = binding(&args, None);
+        let empty_principal = binding(&args, Some(""));
+        for (what, b) in [
+            ("tool", other_tool),
+            ("arguments", other_args),
+            ("method", other_method),
+            ("principal", other_principal),
+            ("no principal", no_principal),
+            ("empty principal", empty_principal),
+        ] {
+            assert_eq!(
+                keys.open(&b, &token, now()),
+                Err(OpenError::Foreign),
+                "{what}"
+            );
+        }
+        // The same arguments in another key order are the same request.
+        let reordered = binding(&json!({"n": 3, "env": "prod"}), Some("alice"));
+        assert_eq!(keys.open(&reordered, &token, now()).unwrap(), b"x");
+    }
+
+    #[test]
+    fn binding_fields_do_not_run_together() {
+        let keys = keys(1);
+        let ab_c = Binding {
+            method: "ab",
+            name: "c",
+            ..base()
+        };
+        let a_bc = Binding {
+            method: "a",
+            name: "bc",
+            ..base()
+        };
+        let token = keys.seal(&ab_c, TTL, now(), b"x").unwrap();
+        assert_eq!(keys.open(&a_bc, &token, now()), Err(OpenError::Foreign));
+        let unauthenticated = Binding {
+            principal: None,
+            ..base()
+        };
+        let token = keys.seal(&unauthenticated, TTL, now(), b"x").unwrap();
+        let empty = Binding {
+            principal: Some(""),
+            ..base()
+        };
+        assert_eq!(keys.open(&empty, &token, now()), Err(OpenError::Foreign));
+    }
+
+    #[test]
+    fn expired_state_is_refused() {
+        let keys = keys(1);
+        let token = keys.seal(&base(), TTL, now(), b"x").unwrap();
+        let expiry = now() + TTL;
+        let expected = Err(OpenError::Expired {
+            expired_at_ms: unix_ms(expiry),
+        });
+        assert_eq!(keys.open(&base(), &token, expiry), expected);
+        assert_eq!(
+            keys.open(&base(), &token, expiry + Duration::from_secs(3600)),
+            expected
+        );
+        let zero = keys.seal(&base(), Duration::ZERO, now(), b"x").unwrap();
+        assert!(matches!(
+            keys.open(&base(), &zero, now()),
+            Err(OpenError::Expired { .. })
+        ));
+        // An absurd TTL saturates instead of overflowing.
+        let forever = keys.seal(&base(), Duration::MAX, now(), b"x").unwrap();
+        assert_eq!(keys.open(&base(), &forever, now()).unwrap(), b"x");
+    }
+
+    #[test]
+    fn oversized_input_is_refused_before_decoding() {
+        let keys = keys(1);
+        // Not base64 at all: had it been decoded first, this would be `Malformed`.
+        let garbage = "!".repeat(10 * 1024 * 1024);
+        assert_eq!(
+            keys.open(&base(), &garbage, now()),
+            Err(OpenError::TooLarge {
+                len: garbage.len(),
+                max: MAX_STATE_LEN
+            })
+        );
+        let just_over = "A".repeat(MAX_STATE_LEN + 1);
+        assert!(matches!(
+            keys.open(&base(), &just_over, now()),
+            Err(OpenError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn non_base64_garbage_is_malformed() {
+        let keys = keys(1);
+        for garbage in [
+            "!".repeat(MAX_STATE_LEN),
+            "not base64 at all".to_owned(),
+            "AAAA====".to_owned(),           // padding is not accepted
+            "A".to_owned(),                  // not a whole byte
+            "é".repeat(100),                 // not ASCII
+            format!("{}+/", "A".repeat(98)), // standard alphabet, not URL-safe
+            String::new(),
+        ] {
+            assert_eq!(
+                keys.open(&base(), &garbage, now()),
+                Err(OpenError::Malformed)
+            );
+        }
+        // Decodes, but too short, or the wrong version.
+        assert_eq!(
+            keys.open(&base(), &"A".repeat(96), now()),
+            Err(OpenError::Malformed)
+        );
+        let token = keys.seal(&base(), TTL, now(), b"x").unwrap();
+        let mut bytes = decode(&token);
+        bytes[0] = 2;
+        assert_eq!(
+            keys.open(&base(), &encode(&bytes), now()),
+            Err(OpenError::Malformed)
+        );
+    }
+
+    #[test]
+    fn seal_refuses_a_token_over_the_limit() {
+        let keys = keys(1);
+        // The largest payload whose token fits exactly at the limit.
+        let max_payload = MAX_STATE_LEN * 3 / 4 - MIN_TOKEN_BYTES;
+        let token = keys
+            .seal(&base(), TTL, now(), &vec![7; max_payload])
+            .unwrap();
+        assert_eq!(token.len(), MAX_STATE_LEN);
+        assert_eq!(
+            keys.open(&base(), &token, now()).unwrap().len(),
+            max_payload
+        );
+        let err = keys
+            .seal(&base(), TTL, now(), &vec![7; max_payload + 1])
+            .unwrap_err();
+        assert!(
+            matches!(err, SealError::TooLarge { len, max: MAX_STATE_LEN } if len > MAX_STATE_LEN),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn digest_json_is_canonical() {
+        let a = json!({"b": 1, "a": {"y": [1, {"q": null, "p": true}], "x": "s"}});
+        let b = json!({"a": {"x": "s", "y": [1, {"p": true, "q": null}]}, "b": 1});
+        assert_eq!(digest_json(&a), digest_json(&b));
+        let expected: [u8; 32] =
+            Sha256::digest(br#"{"a":{"x":"s","y":[1,{"p":true,"q":null}]},"b":1}"#).into();
+        assert_eq!(digest_json(&a), expected);
+        for different in [
+            json!({"b": 2, "a": {"y": [1, {"q": null, "p": true}], "x": "s"}}),
+            json!({"b": 1, "a": {"y": [{"q": null, "p": true}, 1], "x": "s"}}),
+            json!({"b": 1, "a": {"y": [1, {"q": null, "p": true}], "x": "S"}}),
+            json!({"b": 1}),
+            json!({"b": "1", "a": {"y": [1, {"q": null, "p": true}], "x": "s"}}),
+        ] {
+            assert_ne!(digest_json(&a), digest_json(&different), "{different}");
+        }
+        assert_ne!(
+            digest_json(&json!(["ab", "c"])),
+            digest_json(&json!(["a", "bc"]))
+        );
+        assert_ne!(
+            digest_json(&json!({"a,b": 1})),
+            digest_json(&json!({"a": 1, "b": 1}))
+        );
+        assert_ne!(digest_json(&json!(null)), digest_json(&json!({})));
+    }
+
+    #[test]
+    fn env_value_parsing() {
+        use base64::engine::general_purpose::STANDARD;
+        let new = [0xfbu8; 32]; // encodes with `+`/`/` or `-`/`_`
+        let old = [0xffu8; 40];
+        let value = format!(" {} ,{}", STANDARD.encode(new), URL_SAFE_NO_PAD.encode(old));
+        let ring = StateKeys::parse_secrets(&value).unwrap();
+        assert_eq!(ring.len(), 2);
+        // Newest first: it seals with `new`, and opens what `old` sealed.
+        let token = ring.seal(&base(), TTL, now(), b"x").unwrap();
+        let only_new = StateKeys::from_secret(&new).unwrap();
+        let only_old = StateKeys::from_secret(&old).unwrap();
+        assert_eq!(only_new.open(&base(), &token, now()).unwrap(), b"x");
+        assert_eq!(
+            only_old.open(&base(), &token, now()),
+            Err(OpenError::UnknownKey)
+        );
+        let token = only_old.seal(&base(), TTL, now(), b"y").unwrap();
+        assert_eq!(ring.open(&base(), &token, now()).unwrap(), b"y");
+
+        let ok = STANDARD.encode([1u8; 32]);
+        for (value, expected) in [
+            (String::new(), KeyError::Empty),
+            ("  ".to_owned(), KeyError::Empty),
+            (format!("{ok},not*base64"), KeyError::Base64 { index: 1 }),
+            (format!("{ok},"), KeyError::Base64 { index: 1 }),
+            (format!("{ok},,{ok}"), KeyError::Base64 { index: 1 }),
+            (
+                STANDARD.encode([1u8; 31]),
+                KeyError::TooShort { index: 0, len: 31 },
+            ),
+            (
+                format!("{ok},{}", STANDARD.encode(b"short")),
+                KeyError::TooShort { index: 1, len: 5 },
+            ),
+        ] {
+            assert_eq!(
+                StateKeys::parse_secrets(&value).unwrap_err(),
+                expected,
+                "{value:?}"
+            );
+        }
+        assert!(StateKeys::from_env_value(None).unwrap().is_none());
+        assert_eq!(
+            StateKeys::from_env_value(Some(std::ffi::OsStr::new(&ok)))
+                .unwrap()
+                .unwrap()
+                .len(),
+            1
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let bad = std::ffi::OsStr::from_bytes(b"\xff\xfe");
+            assert_eq!(
+                StateKeys::from_env_value(Some(bad)).unwrap_err(),
+                KeyError::NotUnicode
+            );
+        }
+    }
+
+    #[test]
+    fn constructors_check_their_secrets() {
+        assert_eq!(
+            StateKeys::from_secrets(Vec::<[u8; 32]>::new()).unwrap_err(),
+            KeyError::Empty
+        );
+        assert_eq!(
+            StateKeys::from_secrets([&[1u8; 32][..], &[2u8; 3][..]]).unwrap_err(),
+            KeyError::TooShort { index: 1, len: 3 }
+        );
+        // The same secret twice is kept once; the same secret gives the same key anywhere.
+        assert_eq!(
+            StateKeys::from_secrets([[1u8; 32], [1u8; 32]])
+                .unwrap()
+                .len(),
+            1
+        );
+        let token = keys(9).seal(&base(), TTL, now(), b"x").unwrap();
+        assert_eq!(keys(9).open(&base(), &token, now()).unwrap(), b"x");
+    }
+
+    #[test]
+    fn debug_shows_no_key_material() {
+        let secret = [0xabu8; 32];
+        let keys = StateKeys::from_secret(&secret).unwrap();
+        let mut derived = [0u8; 32];
+        Hkdf::<Sha256>::new(None, &secret)
+            .expand(HKDF_INFO, &mut derived)
+            .unwrap();
+        let shown = format!("{keys:?} {keys:#?}");
+        let id: String = keys.ring[0].id.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            format!("{keys:?}"),
+            format!("StateKeys {{ key_ids: [{id}] }}")
+        );
+        for material in [&secret[..], &derived[..]] {
+            let hex: String = material.iter().map(|b| format!("{b:02x}")).collect();
+            for form in [
+                hex[..8].to_owned(),
+                hex[..8].to_uppercase(),
+                format!("{:?}", &material[..4]),
+                format!("{}, {}, {}", material[0], material[1], material[2]),
+                base64::engine::general_purpose::STANDARD.encode(&material[..6]),
+            ] {
+                assert!(!shown.contains(&form), "{form} in {shown}");
+            }
+        }
+        let random = format!("{:?}", StateKeys::random());
+        assert!(
+            random.starts_with("StateKeys { key_ids: [") && random.len() < 40,
+            "{random}"
+        );
+    }
+
+    #[test]
+    fn arbitrary_inputs_never_panic() {
+        let keys = keys(1);
+        let token = keys.seal(&base(), TTL, now(), b"x").unwrap();
+        let mut inputs: Vec<String> = (0..=255u8).map(|b| encode(&[b; 100])).collect();
+        inputs.extend((0..token.len()).map(|i| {
+            let mut t = token.clone().into_bytes();
+            t[i] = if t[i] == b'A' { b'B' } else { b'A' };
+            String::from_utf8(t).unwrap()
+        }));
+        for input in inputs {
+            assert!(keys.open(&base(), &input, now()).is_err());
+        }
+    }
+}

@@ -1,0 +1,450 @@
+//! MCP 2026-07-28 on the same registries: stateless requests that carry their protocol
+//! version and client capabilities in `_meta`, `server/discover`, `resultType` and
+//! `serverInfo` on every result, cache hints, and multi round-trip requests (MRTR) whose
+//! answers travel in a sealed `requestState`.
+//!
+//! A modern request is served by a [`ServerSession`] of its own, made from the request's
+//! `_meta` and dropped with it: the dispatch, the handlers and the outbound path are the
+//! session engine's. What differs is here: which methods exist, what results carry, and
+//! how questions to the client become rounds (see `context::rounds`).
+
+use super::ServerSession;
+use super::session::level_index;
+use crate::context::{Carried, ClientInit, Ctx, Question, Rounds, Stuck};
+use crate::peer::Sending;
+use crate::protocol::*;
+use crate::seal::{Binding, StateKeys, digest_json};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use tokio_util::sync::CancellationToken;
+
+/// The modern protocol revisions this crate serves, newest first.
+pub const MODERN_PROTOCOL_VERSIONS: &[&str] = &["2026-07-28"];
+
+/// `_meta` keys of the modern revision.
+pub(crate) mod keys {
+    pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+    pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+}
+
+/// `server/discover`
+pub(crate) const SERVER_DISCOVER: &str = "server/discover";
+/// `subscriptions/listen`
+pub(crate) const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+
+/// The methods a modern request may call.
+const METHODS: &[&str] = &[
+    SERVER_DISCOVER,
+    methods::TOOLS_LIST,
+    methods::TOOLS_CALL,
+    methods::PROMPTS_LIST,
+    methods::PROMPTS_GET,
+    methods::RESOURCES_LIST,
+    methods::RESOURCES_READ,
+    methods::RESOURCES_TEMPLATES_LIST,
+    methods::COMPLETION_COMPLETE,
+];
+
+/// Whether `method` exists in the modern revision (anything else is `-32601`; on HTTP 404).
+pub(crate) fn is_modern_method(method: &str) -> bool {
+    METHODS.contains(&method)
+}
+
+/// Whether a request speaks the modern revision: its `_meta` names a protocol version, or
+/// it is `server/discover`. Everything else goes to the session engine.
+pub(crate) fn is_modern(method: &str, params: Option<&Value>) -> bool {
+    method == SERVER_DISCOVER
+        || params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(keys::PROTOCOL_VERSION))
+            .is_some()
+}
+
+/// The protocol version a modern request names, if it names one as a string.
+pub(crate) fn requested_version(params: Option<&Value>) -> Option<&str> {
+    params?.get("_meta")?.get(keys::PROTOCOL_VERSION)?.as_str()
+}
+
+/// What a modern request says about its client, from its `_meta`.
+#[derive(Debug, Clone)]
+pub(crate) struct RequestMeta {
+    pub(crate) version: String,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) client_info: Option<Implementation>,
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+/// Reads and checks a modern request's `_meta`: an unsupported version is `-32022` (with
+/// the supported and requested versions), a missing or malformed field `-32602`.
+pub(crate) fn read_meta(params: Option<&Value>) -> Result<RequestMeta, ErrorObject> {
+    let meta = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .ok_or_else(|| ErrorObject::invalid_params("params._meta is required"))?;
+    let version = match meta.get(keys::PROTOCOL_VERSION) {
+        Some(Value::String(v)) => v.clone(),
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "_meta[\"{}\"] must be a string",
+                keys::PROTOCOL_VERSION
+            )));
+        }
+        None => {
+            return Err(ErrorObject::invalid_params(format!(
+                "_meta[\"{}\"] is required",
+                keys::PROTOCOL_VERSION
+            )));
+        }
+    };
+    if !MODERN_PROTOCOL_VERSIONS.contains(&version.as_str()) {
+        return Err(unsupported_version(&version));
+    }
+    let capabilities = match meta.get(keys::CLIENT_CAPABILITIES) {
+        Some(c) => serde_json::from_value(c.clone()).map_err(|e| {
+            ErrorObject::invalid_params(format!(
+                "_meta[\"{}\"] is not valid: {e}",
+                keys::CLIENT_CAPABILITIES
+            ))
+        })?,
+        None => {
+            return Err(ErrorObject::invalid_params(format!(
+                "_meta[\"{}\"] is required",
+                keys::CLIENT_CAPABILITIES
+            )));
+        }
+    };
+    let client_info = match meta.get(keys::CLIENT_INFO) {
+        Some(i) => Some(serde_json::from_value(i.clone()).map_err(|e| {
+            ErrorObject::invalid_params(format!(
+                "_meta[\"{}\"] is not valid: {e}",
+                keys::CLIENT_INFO
+            ))
+        })?),
+        None => None,
+    };
+    let log_level = match meta.get(keys::LOG_LEVEL) {
+        Some(l) => Some(serde_json::from_value(l.clone()).map_err(|e| {
+            ErrorObject::invalid_params(format!("_meta[\"{}\"] is not valid: {e}", keys::LOG_LEVEL))
+        })?),
+        None => None,
+    };
+    Ok(RequestMeta {
+        version,
+        capabilities,
+        client_info,
+        log_level,
+    })
+}
+
+/// `-32022` for a request naming `requested`.
+pub(crate) fn unsupported_version(requested: &str) -> ErrorObject {
+    ErrorObject::new(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        format!(
+            "unsupported protocol version {} (supported: {})",
+            ErrorObject::quote(requested),
+            MODERN_PROTOCOL_VERSIONS.join(", ")
+        ),
+    )
+    .with_data(json!({
+        "supported": MODERN_PROTOCOL_VERSIONS,
+        "requested": requested,
+    }))
+}
+
+/// How long clients and intermediaries may cache a cacheable result (`tools/list`,
+/// `prompts/list`, `resources/list`, `resources/templates/list`, `resources/read`,
+/// `server/discover`) on the modern revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHint {
+    /// Freshness: how long the result may be reused (`ttlMs`). Zero means stale at once.
+    pub ttl: Duration,
+    /// Whether shared caches may keep it across authorization contexts (`cacheScope`).
+    pub public: bool,
+}
+
+impl Default for CacheHint {
+    /// Stale at once, private: nothing is cached unless the author says so.
+    fn default() -> Self {
+        CacheHint {
+            ttl: Duration::ZERO,
+            public: false,
+        }
+    }
+}
+
+impl CacheHint {
+    fn apply(&self, map: &mut JsonObject) {
+        let ttl = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
+        map.insert("ttlMs".into(), ttl.into());
+        map.insert(
+            "cacheScope".into(),
+            if self.public { "public" } else { "private" }.into(),
+        );
+    }
+}
+
+impl ServerSession {
+    /// The one-request session of a modern request whose `_meta` said `meta`.
+    pub(crate) fn new_modern(
+        server: super::ServerHandle,
+        tx: crate::peer::OutboundSender,
+        meta: RequestMeta,
+    ) -> Arc<Self> {
+        let session = Self::unregistered(server, tx, true, true);
+        let _ = session.init.set(ClientInit {
+            protocol_version: meta.version,
+            capabilities: meta.capabilities,
+            client_info: meta
+                .client_info
+                .unwrap_or_else(|| Implementation::new("unknown-client", "0")),
+        });
+        // Logs only when the request asks for them (`_meta` log level).
+        let level = meta.log_level.map_or(u8::MAX, level_index);
+        session
+            .log_level
+            .store(level, std::sync::atomic::Ordering::Relaxed);
+        session
+            .initialized
+            .store(true, std::sync::atomic::Ordering::Release);
+        session
+    }
+
+    /// Serves one modern request on its own task; its result (or error) is shaped for
+    /// the modern revision.
+    pub(super) fn handle_modern(
+        self: &Arc<Self>,
+        id: RequestId,
+        method: String,
+        params: Option<Value>,
+    ) -> Sending<'_> {
+        let progress_token = params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get("progressToken"))
+            .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
+        let cancel = CancellationToken::new();
+        let this = self.clone();
+        let request_id = id.clone();
+        let token = cancel.clone();
+        let fut = async move {
+            let outcome = match method.as_str() {
+                SERVER_DISCOVER => Ok(this.discover()),
+                methods::TOOLS_LIST => this.list_tools(params).map(|v| this.cacheable(v)),
+                methods::PROMPTS_LIST => this.list_prompts(params).map(|v| this.cacheable(v)),
+                methods::RESOURCES_LIST => this.list_resources(params).map(|v| this.cacheable(v)),
+                methods::RESOURCES_TEMPLATES_LIST => {
+                    this.list_templates(params).map(|v| this.cacheable(v))
+                }
+                methods::COMPLETION_COMPLETE => this.complete(params).await,
+                methods::TOOLS_CALL | methods::PROMPTS_GET | methods::RESOURCES_READ => {
+                    this.in_rounds(&method, request_id, progress_token, token, params)
+                        .await
+                }
+                other => Err(ErrorObject::method_not_found(other)),
+            };
+            outcome
+                .map(|v| this.complete_result(v))
+                .map_err(modern_error)
+        };
+        self.peer.serve(id, cancel, fut);
+        Sending::done()
+    }
+
+    /// `server/discover`.
+    fn discover(&self) -> Value {
+        let mut result = json!({
+            "supportedVersions": MODERN_PROTOCOL_VERSIONS,
+            "capabilities": self.modern_capabilities(),
+        });
+        if let (Some(map), Some(instructions)) =
+            (result.as_object_mut(), &self.server.inner.instructions)
+        {
+            map.insert("instructions".into(), instructions.clone().into());
+        }
+        self.cacheable(result)
+    }
+
+    /// What a modern request may use: no `logging` capability (the level travels in
+    /// `_meta`), no subscribe (that is `subscriptions/listen`), no core tasks.
+    fn modern_capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: Some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            prompts: Some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            resources: Some(ResourcesCapability {
+                subscribe: None,
+                list_changed: Some(true),
+            }),
+            completions: Some(JsonObject::new()),
+            ..Default::default()
+        }
+    }
+
+    /// Adds the author's cache hint to a cacheable result.
+    fn cacheable(&self, mut value: Value) -> Value {
+        if let Value::Object(map) = &mut value {
+            self.server.inner.options.cache.apply(map);
+        }
+        value
+    }
+
+    /// `resultType: "complete"` (unless the result says otherwise) and the server's identity
+    /// in `_meta`.
+    fn complete_result(&self, mut value: Value) -> Value {
+        if let Value::Object(map) = &mut value {
+            map.entry("resultType").or_insert_with(|| "complete".into());
+            let meta = map
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(
+                    keys::SERVER_INFO.into(),
+                    serde_json::to_value(&self.server.inner.info).unwrap_or(Value::Null),
+                );
+            }
+        }
+        value
+    }
+
+    /// Serves `tools/call`, `prompts/get` or `resources/read` as one MRTR round: replays the
+    /// handler against the answers so far, and either finishes or answers `input_required`
+    /// with the handler's new questions and the sealed state of the call.
+    async fn in_rounds(
+        self: &Arc<Self>,
+        method: &str,
+        id: RequestId,
+        progress_token: Option<ProgressToken>,
+        cancel: CancellationToken,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        let mut params = params.unwrap_or_else(|| Value::Object(JsonObject::new()));
+        let Some(map) = params.as_object_mut() else {
+            return Err(ErrorObject::invalid_params("params must be an object"));
+        };
+        let responses = match map.remove("inputResponses") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(r)) => Some(r),
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(
+                    "`inputResponses` must be an object",
+                ));
+            }
+        };
+        let state = match map.remove("requestState") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s),
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(
+                    "`requestState` must be a string",
+                ));
+            }
+        };
+        let (target, name, salient) = match method {
+            methods::TOOLS_CALL => {
+                let name = str_param(map, "name")?;
+                let args = map.get("arguments").cloned().unwrap_or(Value::Null);
+                (format!("tool `{name}`"), name, args)
+            }
+            methods::PROMPTS_GET => {
+                let name = str_param(map, "name")?;
+                let args = map.get("arguments").cloned().unwrap_or(Value::Null);
+                (format!("prompt `{name}`"), name, args)
+            }
+            _ => {
+                let uri = str_param(map, "uri")?;
+                (format!("resource `{uri}`"), uri, Value::Null)
+            }
+        };
+        let keys = self.server.state_keys();
+        let binding_digest = digest_json(&salient);
+        let binding = Binding {
+            method,
+            name: &name,
+            params_digest: binding_digest,
+            principal: None,
+        };
+        let mut carried = match &state {
+            None => Carried::default(),
+            Some(token) => {
+                let bytes = keys.open(&binding, token, SystemTime::now()).map_err(|e| {
+                    ErrorObject::invalid_params(format!("requestState refused: {e}"))
+                })?;
+                serde_json::from_slice::<Carried>(&bytes).map_err(|_| {
+                    ErrorObject::invalid_params(
+                        "requestState refused: its contents are not a call state",
+                    )
+                })?
+            }
+        };
+        carried.absorb(responses.as_ref(), state.is_none());
+        let rounds = Arc::new(Rounds::new(target, carried));
+        let ctx = Ctx::for_rounds(self.clone(), id, progress_token, cancel, rounds.clone());
+        let handler = async {
+            match method {
+                methods::TOOLS_CALL => self.call_tool(ctx, Some(params)).await,
+                methods::PROMPTS_GET => self.get_prompt(ctx, Some(params)).await,
+                _ => self.read_resource(ctx, Some(params)).await,
+            }
+        };
+        tokio::select! {
+            biased;
+            outcome = handler => outcome,
+            stuck = rounds.stuck() => match stuck {
+                Stuck::Failed(error) => Err(error),
+                Stuck::Input(questions) => {
+                    let carried = rounds.carry(&questions);
+                    input_required(&keys, &binding, &questions, &carried, self.server.inner.options.request_state_ttl)
+                }
+            },
+        }
+    }
+}
+
+/// The `input_required` result of a round that ended on `questions`.
+fn input_required(
+    keys: &StateKeys,
+    binding: &Binding<'_>,
+    questions: &[Question],
+    carried: &Carried,
+    ttl: Duration,
+) -> Result<Value, ErrorObject> {
+    let payload = serde_json::to_vec(carried)
+        .map_err(|e| ErrorObject::internal(format!("could not serialise the call state: {e}")))?;
+    let token = keys
+        .seal(binding, ttl, SystemTime::now(), &payload)
+        .map_err(|e| ErrorObject::internal(format!("could not seal the call state: {e}")))?;
+    let requests: JsonObject = questions
+        .iter()
+        .map(|q| (q.key.clone(), q.request.clone()))
+        .collect();
+    Ok(json!({
+        "resultType": "input_required",
+        "inputRequests": requests,
+        "requestState": token,
+    }))
+}
+
+fn str_param(map: &JsonObject, field: &str) -> Result<String, ErrorObject> {
+    match map.get(field) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        _ => Err(ErrorObject::invalid_params(format!(
+            "`{field}` must be a string"
+        ))),
+    }
+}
+
+/// The modern revision's error codes: resource-not-found is `-32602` (with the URI).
+fn modern_error(mut error: ErrorObject) -> ErrorObject {
+    if error.code == RESOURCE_NOT_FOUND {
+        error.code = INVALID_PARAMS;
+    }
+    error
+}
