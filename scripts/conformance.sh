@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite (two pinned versions) against the conformance
-# example server over Streamable HTTP. Fails unless both report 0 failed and 0 warnings.
+# Runs the official MCP conformance suite (two pinned versions; the newer one for both
+# protocol eras, 2025-11-25 and 2026-07-28) against the conformance example server over
+# Streamable HTTP, on one endpoint. Fails unless every run reports 0 failed and 0 warnings.
 #
 # Installs what it needs into .tools/ (Node 22 from the npm registry, the suites).
 set -euo pipefail
@@ -43,7 +44,7 @@ done
 status=0
 run_suite() { # version extra-args...
     local v=$1; shift
-    local dir="$out/$v"
+    local dir="$out/$v${2:+-$2}"
     rm -rf "$dir"; mkdir -p "$dir"
     echo "--- conformance $v server --suite all $*"
     set +e
@@ -79,4 +80,5 @@ PY
 
 run_suite 0.1.16
 run_suite 0.2.0-alpha.12 --spec-version 2025-11-25
+run_suite 0.2.0-alpha.12 --spec-version 2026-07-28
 exit $status

@@ -160,7 +160,6 @@ pub enum KeyError {
 
 /// Why a state could not be sealed.
 #[derive(Debug, thiserror::Error)]
-#[allow(dead_code, reason = "used by the multi round-trip engine to come")]
 pub(crate) enum SealError {
     /// The token would be longer than [`MAX_STATE_LEN`].
     #[error("requestState would be {len} characters, over the limit of {max}")]
@@ -180,7 +179,6 @@ pub(crate) enum SealError {
 
 /// Why a `requestState` token was refused. No message contains secret data.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[allow(dead_code, reason = "used by the multi round-trip engine to come")]
 pub(crate) enum OpenError {
     /// The token is longer than [`MAX_STATE_LEN`]; it was not decoded.
     #[error("requestState is {len} characters, over the limit of {max}")]
@@ -212,7 +210,6 @@ pub(crate) enum OpenError {
 
 /// What a sealed state is bound to: it opens only for the same values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(dead_code, reason = "used by the multi round-trip engine to come")]
 pub(crate) struct Binding<'a> {
     /// The request method (`tools/call`, `prompts/get`, `resources/read`).
     pub method: &'a str,
@@ -254,7 +251,6 @@ impl Binding<'_> {
 /// with `preserve_order`, so the map's own order is the insertion order and is not used).
 /// Not RFC 8785 (JCS): meant for comparing values within this crate, not across
 /// implementations.
-#[allow(dead_code, reason = "used by the multi round-trip engine to come")]
 pub(crate) fn digest_json(value: &serde_json::Value) -> [u8; 32] {
     let mut h = Sha256::new();
     write_canonical(&mut HashWriter(&mut h), value);
@@ -470,7 +466,6 @@ impl StateKeys {
 
     /// Seals `payload` into a `requestState` token bound to `binding`, valid for `ttl`
     /// from `now`, with the newest key and a fresh random nonce.
-    #[allow(dead_code, reason = "used by the multi round-trip engine to come")]
     pub(crate) fn seal(
         &self,
         binding: &Binding<'_>,
@@ -513,7 +508,6 @@ impl StateKeys {
 
     /// Opens a token made by [`StateKeys::seal`] with a key of this ring, checks that it
     /// was bound to `binding` and has not expired at `now`, and returns its payload.
-    #[allow(dead_code, reason = "used by the multi round-trip engine to come")]
     pub(crate) fn open(
         &self,
         binding: &Binding<'_>,
@@ -1013,6 +1007,18 @@ mod tests {
                 KeyError::NotUnicode
             );
         }
+    }
+
+    #[test]
+    fn keys_are_shared_across_threads() {
+        fn send_sync<T: Send + Sync + Clone + 'static>() {}
+        send_sync::<StateKeys>();
+        let keys = keys(1);
+        let token = keys.seal(&base(), TTL, now(), b"x").unwrap();
+        let clone = keys.clone();
+        assert!(Arc::ptr_eq(&keys.ring, &clone.ring));
+        let opened = std::thread::spawn(move || clone.open(&base(), &token, now()));
+        assert_eq!(opened.join().unwrap().unwrap(), b"x");
     }
 
     #[test]

@@ -44,6 +44,22 @@ impl<K> Clone for Ctx<K> {
 /// "context": ..}`); on a modern request that key names the question in `inputRequests`.
 pub(crate) const KEYED_ELICITATION_META: &str = "io.tracksuit/elicitation";
 
+/// `PickMove` → `pick_move`: a keyed elicitation's variant name as an `inputRequests` key.
+fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// One sequential line of a call's code: the call itself, or one of its branches. The
 /// questions a flow asks the client are numbered in order, so on a modern (MRTR) request
 /// each gets the same key every time the call is replayed, whatever the branches around it
@@ -68,10 +84,10 @@ impl Flow {
             let mut seen = lock(&self.keyed);
             let uses = seen.entry(key.to_owned()).or_insert(0);
             *uses += 1;
-            return match (*uses, self.path.is_empty()) {
-                (1, true) => key.to_owned(),
-                (1, false) => format!("{}{key}", self.path),
-                (u, _) => format!("{}{key}-{u}", self.path),
+            let key = snake_case(key);
+            return match *uses {
+                1 => format!("{}{key}", self.path),
+                u => format!("{}{key}-{u}", self.path),
             };
         }
         let kind = match method {

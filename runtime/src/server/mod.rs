@@ -531,6 +531,24 @@ impl ServerHandle {
         Ok(())
     }
 
+    /// Tells clients the tool list changed (`notifications/tools/list_changed`: 2025
+    /// sessions, and modern `subscriptions/listen` streams that asked for it) — for servers
+    /// whose tools depend on something outside the registry. `add_tool` and `remove_tool`
+    /// notify by themselves.
+    pub fn notify_tools_list_changed(&self) {
+        self.broadcast(methods::TOOLS_LIST_CHANGED, None);
+    }
+
+    /// Tells clients the prompt list changed (see [`Self::notify_tools_list_changed`]).
+    pub fn notify_prompts_list_changed(&self) {
+        self.broadcast(methods::PROMPTS_LIST_CHANGED, None);
+    }
+
+    /// Tells clients the resource list changed (see [`Self::notify_tools_list_changed`]).
+    pub fn notify_resources_list_changed(&self) {
+        self.broadcast(methods::RESOURCES_LIST_CHANGED, None);
+    }
+
     /// Tells every session subscribed to `uri` that it changed
     /// (`notifications/resources/updated`). A session whose outbound queue is full (its
     /// client is not reading) misses it.
@@ -542,9 +560,13 @@ impl ServerHandle {
         let params = serde_json::to_value(params).ok();
         for session in self.live_sessions() {
             if session.is_subscribed(uri) {
+                let params = match session.listen.get() {
+                    Some(listen) => listen.tag(params.clone()),
+                    None => params.clone(),
+                };
                 session
                     .peer()
-                    .try_notify(methods::RESOURCES_UPDATED, params.clone(), None);
+                    .try_notify(methods::RESOURCES_UPDATED, params, None);
             }
         }
     }
@@ -602,8 +624,17 @@ impl ServerHandle {
 
     fn broadcast(&self, method: &str, params: Option<serde_json::Value>) {
         for session in self.live_sessions() {
-            if session.is_initialized() {
-                session.peer().try_notify(method, params.clone(), None);
+            match session.listen.get() {
+                Some(listen) if listen.wants(method) => {
+                    session
+                        .peer()
+                        .try_notify(method, listen.tag(params.clone()), None);
+                }
+                Some(_) => {}
+                None if session.is_initialized() => {
+                    session.peer().try_notify(method, params.clone(), None);
+                }
+                None => {}
             }
         }
     }

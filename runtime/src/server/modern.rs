@@ -47,7 +47,50 @@ const METHODS: &[&str] = &[
     methods::RESOURCES_READ,
     methods::RESOURCES_TEMPLATES_LIST,
     methods::COMPLETION_COMPLETE,
+    SUBSCRIPTIONS_LISTEN,
 ];
+
+/// What a `subscriptions/listen` request opted in to.
+#[derive(Debug, Clone)]
+pub(crate) struct Listen {
+    /// The listen request's id: every notification on its stream carries it.
+    id: RequestId,
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+}
+
+/// `_meta` key tagging notifications with their subscription.
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+impl Listen {
+    /// Whether the stream asked for `method` (resource updates are filtered by URI).
+    pub(crate) fn wants(&self, method: &str) -> bool {
+        match method {
+            methods::TOOLS_LIST_CHANGED => self.tools,
+            methods::PROMPTS_LIST_CHANGED => self.prompts,
+            methods::RESOURCES_LIST_CHANGED => self.resources,
+            _ => false,
+        }
+    }
+
+    /// `params` with the subscription's id in `_meta`.
+    pub(crate) fn tag(&self, params: Option<Value>) -> Option<Value> {
+        let mut params = params.unwrap_or_else(|| Value::Object(JsonObject::new()));
+        if let Value::Object(map) = &mut params {
+            let meta = map
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(
+                    SUBSCRIPTION_ID.into(),
+                    serde_json::to_value(&self.id).unwrap_or(Value::Null),
+                );
+            }
+        }
+        Some(params)
+    }
+}
 
 /// Whether `method` exists in the modern revision (anything else is `-32601`; on HTTP 404).
 pub(crate) fn is_modern_method(method: &str) -> bool {
@@ -241,10 +284,21 @@ impl ServerSession {
                     this.list_templates(params).map(|v| this.cacheable(v))
                 }
                 methods::COMPLETION_COMPLETE => this.complete(params).await,
-                methods::TOOLS_CALL | methods::PROMPTS_GET | methods::RESOURCES_READ => {
+                SUBSCRIPTIONS_LISTEN => this.listen(request_id, params).await,
+                methods::TOOLS_CALL | methods::PROMPTS_GET => {
                     this.in_rounds(&method, request_id, progress_token, token, params)
                         .await
                 }
+                methods::RESOURCES_READ => this
+                    .in_rounds(&method, request_id, progress_token, token, params)
+                    .await
+                    .map(|v| {
+                        if v.get("resultType").is_some() {
+                            v
+                        } else {
+                            this.cacheable(v)
+                        }
+                    }),
                 other => Err(ErrorObject::method_not_found(other)),
             };
             outcome
@@ -253,6 +307,58 @@ impl ServerSession {
         };
         self.peer.serve(id, cancel, fut);
         Sending::done()
+    }
+
+    /// `subscriptions/listen`: acknowledges the filter, then stays open (its notifications
+    /// arrive through the server's broadcasts) until the client closes the stream.
+    async fn listen(
+        self: &Arc<Self>,
+        id: RequestId,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        let filter = params
+            .as_ref()
+            .and_then(|p| p.get("notifications"))
+            .and_then(Value::as_object)
+            .ok_or_else(|| {
+                ErrorObject::invalid_params("`notifications` (an object) is required")
+            })?;
+        let flag = |name: &str| filter.get(name).and_then(Value::as_bool).unwrap_or(false);
+        let listen = Listen {
+            id,
+            tools: flag("toolsListChanged"),
+            prompts: flag("promptsListChanged"),
+            resources: flag("resourcesListChanged"),
+        };
+        let uris: Vec<String> = match filter.get("resourceSubscriptions") {
+            None => Vec::new(),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+                ErrorObject::invalid_params("`resourceSubscriptions` must be an array of URIs")
+            })?,
+        };
+        let mut honoured = JsonObject::new();
+        for (name, on) in [
+            ("toolsListChanged", listen.tools),
+            ("promptsListChanged", listen.prompts),
+            ("resourcesListChanged", listen.resources),
+        ] {
+            if on {
+                honoured.insert(name.into(), true.into());
+            }
+        }
+        if !uris.is_empty() {
+            honoured.insert("resourceSubscriptions".into(), json!(uris));
+        }
+        for uri in uris {
+            self.subscribe_uri(uri);
+        }
+        let ack = listen.tag(Some(json!({ "notifications": honoured })));
+        let _ = self.listen.set(listen);
+        self.peer
+            .notify("notifications/subscriptions/acknowledged", ack, None)
+            .await;
+        self.server.register_session(self);
+        std::future::pending().await
     }
 
     /// `server/discover`.

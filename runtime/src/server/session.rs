@@ -29,6 +29,8 @@ pub struct ServerSession {
     stateless: bool,
     /// Serves one modern (2026-07-28) request rather than a 2025 session.
     modern: bool,
+    /// A modern `subscriptions/listen` request: what it listens for.
+    pub(super) listen: OnceLock<super::modern::Listen>,
 }
 
 impl std::fmt::Debug for ServerSession {
@@ -95,6 +97,7 @@ impl ServerSession {
             subscriptions: Mutex::new(HashSet::new()),
             stateless,
             modern,
+            listen: OnceLock::new(),
         })
     }
 
@@ -111,6 +114,11 @@ impl ServerSession {
     /// The protocol version agreed in `initialize`.
     pub fn protocol_version(&self) -> Option<&str> {
         self.init.get().map(|i| i.protocol_version.as_str())
+    }
+
+    /// Subscribes to resource updates of `uri` (a modern listen request's filter).
+    pub(super) fn subscribe_uri(&self, uri: String) {
+        lock(&self.subscriptions).insert(uri);
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {

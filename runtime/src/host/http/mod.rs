@@ -427,7 +427,11 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             .insert(header::ALLOW, HeaderValue::from_static("POST"));
         return r;
     }
-    if let Some(v) = parts.headers.get(VERSION_HEADER) {
+    // A POST's version header is checked once its body is read, so the error carries the
+    // request's id (and a modern request's the versions this server supports).
+    if parts.method != Method::POST
+        && let Some(v) = parts.headers.get(VERSION_HEADER)
+    {
         let ok = v.to_str().is_ok_and(|v| {
             SUPPORTED_PROTOCOL_VERSIONS.contains(&v)
                 || crate::server::MODERN_PROTOCOL_VERSIONS.contains(&v)
@@ -510,6 +514,20 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
         JsonRpcMessage::Request(r) => Some(r.id.clone()),
         _ => None,
     };
+    if let Some(v) = headers.get(VERSION_HEADER)
+        && !v
+            .to_str()
+            .is_ok_and(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v))
+    {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            request_id,
+            ErrorObject::invalid_request(format!(
+                "unsupported MCP-Protocol-Version (supported: {})",
+                SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+            )),
+        );
+    }
     let is_initialize =
         matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
 
