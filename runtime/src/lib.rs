@@ -40,7 +40,7 @@ mod peer;
 mod private;
 pub mod protocol;
 pub mod sampling;
-pub mod seal;
+mod seal;
 mod server;
 pub mod task;
 pub mod transport;
@@ -53,7 +53,7 @@ pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
 pub use handoff::PhaseCtx;
 pub use peer::RequestError;
 pub use sampling::{SampleError, SampleExchange};
-pub use seal::StateKeys;
+pub use seal::{KeyError, MAX_STATE_LEN, StateKeys};
 pub use server::{
     CacheHint, PromptFn, PromptHandler, ResourceFn, ResourceHandler, ResourceTemplateFn,
     ResourceTemplateHandler, Server, ServerError, ServerHandle, ServerOptions, ToolFn, ToolHandler,

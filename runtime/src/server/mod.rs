@@ -139,7 +139,7 @@ impl ServerOptions {
     /// let keys = StateKeys::from_secret(&[7u8; 32])?;
     /// let o = ServerOptions::default().state_keys(keys);
     /// assert!(o.state_keys.is_some());
-    /// # Ok::<(), tracksuit::seal::KeyError>(())
+    /// # Ok::<(), tracksuit::KeyError>(())
     /// ```
     pub fn state_keys(mut self, keys: crate::seal::StateKeys) -> Self {
         self.state_keys = Some(keys);
