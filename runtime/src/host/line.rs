@@ -3,7 +3,12 @@
 use crate::client::{Client, ClientBuilder};
 use crate::peer::RequestError;
 use crate::peer::outbound_queue;
-use crate::server::{Server, ServerHandle, ServerSession};
+use crate::peer::OutboundSender;
+use crate::peer::sync::lock;
+use crate::protocol::{JsonRpcMessage, RequestId, methods};
+use crate::server::{Server, ServerHandle, ServerSession, admit, is_modern};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
 use crate::transport::{MessageStream, SinkOutlet, Transport, drive, memory};
 
 impl Server {
@@ -36,22 +41,43 @@ impl ServerHandle {
     /// ```
     pub async fn serve<T: Transport>(self, transport: T) -> std::io::Result<()> {
         let (tx, rx) = outbound_queue(self.inner.options.outbound_queue);
-        let session = ServerSession::new(self, tx);
+        let session = ServerSession::new(self.clone(), tx.clone());
         let (mut stream, sink) = transport.split();
         let writer = tokio::spawn(drive(
             rx,
             session.peer().closed_flag(),
             SinkOutlet::new(sink),
         ));
+        // The first message picks the era: a modern (2026-07-28) request makes this a
+        // connection of independent modern requests; anything else, a 2025 session.
+        let mut modern: Option<ModernLine> = None;
+        let mut first = true;
         while let Some(message) = stream.next().await {
-            match message {
-                Ok(message) => session.handle(message).await,
-                Err(error) => session.reject(error).await,
+            let message = match message {
+                Ok(message) => message,
+                Err(error) => {
+                    session.reject(error).await;
+                    continue;
+                }
+            };
+            if std::mem::take(&mut first)
+                && let JsonRpcMessage::Request(r) = &message
+                && is_modern(&r.method, r.params.as_ref())
+            {
+                modern = Some(ModernLine::default());
+            }
+            match &mut modern {
+                Some(line) => line.handle(&self, &session, &tx, message).await,
+                None => session.handle(message).await,
             }
         }
         // Handlers are cancelled; what was already queued is written before the writer stops.
+        if let Some(line) = modern {
+            line.close();
+        }
         session.close();
         drop(session);
+        drop(tx);
         let _ = writer.await;
         Ok(())
     }
@@ -72,4 +98,63 @@ pub async fn connect_in_memory(
     let (server_end, client_end) = memory::pair();
     tokio::spawn(server.serve(server_end));
     builder.connect(client_end).await
+}
+
+/// A line connection of modern requests: each is served on a session of its own, sharing
+/// the line's outbound queue; `notifications/cancelled` finds it by request id.
+#[derive(Default)]
+struct ModernLine {
+    in_flight: Mutex<HashMap<RequestId, Weak<ServerSession>>>,
+}
+
+impl ModernLine {
+    async fn handle(
+        &self,
+        server: &ServerHandle,
+        line: &Arc<ServerSession>,
+        tx: &OutboundSender,
+        message: JsonRpcMessage,
+    ) {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                match admit(&request.method, request.params.as_ref()) {
+                    Err(error) => {
+                        let reply = JsonRpcMessage::error(Some(request.id.clone()), error);
+                        line.peer().send(reply, None).await;
+                    }
+                    Ok(meta) => {
+                        let session = ServerSession::new_modern(server.clone(), tx.clone(), meta);
+                        {
+                            let mut in_flight = lock(&self.in_flight);
+                            in_flight.retain(|_, s| s.strong_count() > 0);
+                            in_flight.insert(request.id.clone(), Arc::downgrade(&session));
+                        }
+                        session.handle(JsonRpcMessage::Request(request)).await;
+                    }
+                }
+            }
+            JsonRpcMessage::Notification(n) if n.method == methods::CANCELLED => {
+                let id = n
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("requestId"))
+                    .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+                let session = id.and_then(|id| lock(&self.in_flight).remove(&id));
+                if let Some(session) = session.and_then(|s| s.upgrade()) {
+                    session.close();
+                }
+            }
+            // No other notification exists on a modern line, and the server sends no
+            // requests there, so a response answers nothing.
+            _ => {}
+        }
+    }
+
+    /// The connection ended: every request still running is cancelled.
+    fn close(self) {
+        let in_flight = self.in_flight.into_inner().unwrap_or_else(|e| e.into_inner());
+        for session in in_flight.into_values().filter_map(|s| s.upgrade()) {
+            session.close();
+        }
+    }
 }

@@ -11,8 +11,7 @@ mod uri_template;
 
 pub use modern::CacheHint;
 pub(crate) use modern::{
-    MODERN_PROTOCOL_VERSIONS, RequestMeta, is_modern, is_modern_method, read_meta,
-    requested_version,
+    MODERN_PROTOCOL_VERSIONS, RequestMeta, admit, is_modern, requested_version,
 };
 pub use prompt::{PromptFn, PromptHandler};
 pub use resource::{ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler};

@@ -183,6 +183,16 @@ pub(crate) fn read_meta(params: Option<&Value>) -> Result<RequestMeta, ErrorObje
     })
 }
 
+/// Admits a modern request: its `_meta` (see [`read_meta`]) and its method (`-32601` for
+/// one the modern revision does not have, `initialize` and `ping` included).
+pub(crate) fn admit(method: &str, params: Option<&Value>) -> Result<RequestMeta, ErrorObject> {
+    let meta = read_meta(params)?;
+    if !is_modern_method(method) {
+        return Err(ErrorObject::method_not_found(method));
+    }
+    Ok(meta)
+}
+
 /// `-32022` for a request naming `requested`.
 pub(crate) fn unsupported_version(requested: &str) -> ErrorObject {
     ErrorObject::new(

@@ -8,9 +8,7 @@ use crate::peer::{Outbound, outbound_queue};
 use crate::protocol::{
     ErrorObject, HEADER_MISMATCH, JsonRpcMessage, JsonRpcRequest, METHOD_NOT_FOUND, methods,
 };
-use crate::server::{
-    RequestMeta, ServerHandle, ServerSession, is_modern_method, read_meta, requested_version,
-};
+use crate::server::{RequestMeta, ServerHandle, ServerSession, admit, requested_version};
 use crate::transport::{Gone, Outlet, drive};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -119,10 +117,7 @@ fn check(
             (Some(_), None) => {}
         }
     }
-    let meta = read_meta(params)?;
-    if !is_modern_method(&request.method) {
-        return Err(ErrorObject::method_not_found(&request.method));
-    }
+    let meta = admit(&request.method, params)?;
     if request.method == methods::TOOLS_CALL {
         check_param_headers(server, headers, params)?;
     }
