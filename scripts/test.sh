@@ -28,4 +28,7 @@ section "official conformance suite"
 section "interop: TypeScript and Python SDK clients"
 ./scripts/interop.sh
 
+section "interop, MCP 2026-07-28: TypeScript v2, Python 2.x and rmcp clients"
+./scripts/interop-2026.sh
+
 section "all green in $(( $(date +%s) - start ))s"

@@ -156,7 +156,7 @@ pub fn phase<T, E: Into<ToolError>>(name: &str, r: Result<T, E>) -> Result<T, To
 /// Runs a handoff tool's `before` phase once per call. On a modern (2026-07-28) request
 /// that takes several rounds, the first round runs it and keeps its state, sealed with the
 /// call's `requestState`; later rounds restore that state instead of running it again.
-pub async fn before_once<S, E, F>(ctx: &crate::Ctx, before: F) -> Result<S, ToolError>
+pub async fn before_once<S, E, F>(ctx: &crate::context::Ctx, before: F) -> Result<S, ToolError>
 where
     S: serde::Serialize + serde::de::DeserializeOwned,
     E: Into<ToolError>,

@@ -18,8 +18,8 @@ use std::time::Duration;
 use tracksuit::host::http::HttpOptions;
 use tracksuit::protocol::*;
 use tracksuit::{
-    Ctx, ElicitForm, Elicited, Elicits, Server, ToolError, ToolFn, mcp_prompt, mcp_resource,
-    mcp_tool,
+    Ctx, ElicitForm, Elicited, Elicits, PhaseCtx, Server, ToolError, ToolFn, mcp_prompt,
+    mcp_resource, mcp_tool,
 };
 
 #[derive(Parser)]
@@ -745,6 +745,125 @@ fn test_custom_header() -> impl tracksuit::ToolHandler {
     })
 }
 
+// --- Interop fixtures: one handoff tool that takes every kind of round ------------------
+
+/// How often `trip_planner`'s phases ran in this process (`phase_counts`).
+static BEFORE_RUNS: AtomicU64 = AtomicU64::new(0);
+static AFTER_RUNS: AtomicU64 = AtomicU64::new(0);
+
+/// What `trip_planner` asks the user by key.
+#[derive(Elicits)]
+#[allow(dead_code)]
+enum TripKeys {
+    /// Where would you like to go?
+    #[elicit(response = Destination)]
+    PickDestination {
+        /// Days available for the trip.
+        days: u8,
+    },
+}
+
+/// A destination.
+#[derive(serde::Deserialize, Elicits)]
+struct Destination {
+    /// A city
+    city: String,
+}
+
+/// A trip plan, as the client's model must write it.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Plan {
+    /// The city.
+    city: String,
+    /// Sights to see, one per day at most.
+    sights: Vec<String>,
+}
+
+/// `trip_planner`'s arguments.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct TripRequest {
+    /// Days available for the trip.
+    days: u8,
+}
+
+/// The trip being planned (`before`'s state, sealed between rounds).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Trip {
+    days: u8,
+}
+
+/// What the interactive phase found.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Chosen {
+    city: String,
+    sights: Vec<String>,
+    booked: bool,
+}
+
+/// Plans a trip: asks the user where to go (keyed elicitation), has the client's model
+/// write a typed plan (`sample_schema`, retried on invalid output), then asks the user to
+/// confirm. `before` and `after` run once per call, in either protocol era.
+struct TripPlanner;
+
+/// Plan a trip with the user and the client's model.
+#[mcp_tool(elicits = TripKeys, name = "trip_planner")]
+impl TripPlanner {
+    async fn before(request: TripRequest, _ctx: &PhaseCtx) -> Result<Trip, ToolError> {
+        BEFORE_RUNS.fetch_add(1, Ordering::SeqCst);
+        Ok(Trip { days: request.days })
+    }
+
+    async fn client(trip: &Trip, ctx: &Ctx<TripKeys>) -> Result<Chosen, ToolError> {
+        let Some(destination) = ctx
+            .elicit(PickDestination { days: trip.days })
+            .await?
+            .accepted()
+        else {
+            return Err("the user did not pick a destination".into());
+        };
+        let plan = ctx
+            .sample_schema::<Plan>()
+            .prompt(format!(
+                "Plan {} days in {}: list at most {} sights.",
+                trip.days, destination.city, trip.days
+            ))
+            .max_tokens(200)
+            .retries(2)
+            .await?;
+        let booked = ctx
+            .elicit_form::<Confirm>(format!("Book {} days in {}?", trip.days, plan.parsed.city))
+            .await?
+            .accepted()
+            .is_some_and(|c| c.ok);
+        Ok(Chosen {
+            city: plan.parsed.city,
+            sights: plan.parsed.sights,
+            booked,
+        })
+    }
+
+    async fn after(trip: Trip, out: Chosen, _ctx: &PhaseCtx) -> String {
+        AFTER_RUNS.fetch_add(1, Ordering::SeqCst);
+        format!(
+            "{} days in {}: {}; booked={}",
+            trip.days,
+            out.city,
+            out.sights.join(", "),
+            out.booked
+        )
+    }
+}
+
+/// How often `trip_planner`'s `before` and `after` phases ran in this process.
+#[mcp_tool]
+async fn phase_counts() -> String {
+    json!({
+        "before": BEFORE_RUNS.load(Ordering::SeqCst),
+        "after": AFTER_RUNS.load(Ordering::SeqCst),
+    })
+    .to_string()
+}
+
 /// The conformance server, assembled.
 fn build() -> Server {
     Server::new(Implementation::new(
@@ -784,6 +903,8 @@ fn build() -> Server {
     .tool(test_input_required_result_tampered_state)
     .tool(test_input_required_result_capabilities)
     .tool(test_custom_header())
+    .tool(TripPlanner)
+    .tool(phase_counts)
     .resource(static_text)
     .resource(static_binary)
     .resource(watched_resource)

@@ -1,15 +1,15 @@
 //! The line host: one session of a server over a line [`Transport`].
 
 use crate::client::{Client, ClientBuilder};
+use crate::peer::OutboundSender;
 use crate::peer::RequestError;
 use crate::peer::outbound_queue;
-use crate::peer::OutboundSender;
 use crate::peer::sync::lock;
 use crate::protocol::{JsonRpcMessage, RequestId, methods};
 use crate::server::{Server, ServerHandle, ServerSession, admit, is_modern};
+use crate::transport::{MessageStream, SinkOutlet, Transport, drive, memory};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
-use crate::transport::{MessageStream, SinkOutlet, Transport, drive, memory};
 
 impl Server {
     /// Builds the server and serves one connection over `transport` until the peer closes
@@ -152,7 +152,10 @@ impl ModernLine {
 
     /// The connection ended: every request still running is cancelled.
     fn close(self) {
-        let in_flight = self.in_flight.into_inner().unwrap_or_else(|e| e.into_inner());
+        let in_flight = self
+            .in_flight
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
         for session in in_flight.into_values().filter_map(|s| s.upgrade()) {
             session.close();
         }
