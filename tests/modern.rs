@@ -1,0 +1,369 @@
+//! MCP 2026-07-28 on the Streamable HTTP endpoint, driven through the axum `Router` as a
+//! tower service: multi round-trip calls replayed from the sealed `requestState` (a handoff
+//! tool's `before` and `after` run once), divergent replays, every kind of bad
+//! `requestState`, and cancellation by closing the response stream.
+
+use axum::body::Body;
+use axum::http::{Request, Response, StatusCode};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+use tower::ServiceExt;
+use tracksuit::host::http::{HttpOptions, StreamableHttp};
+use tracksuit::protocol::*;
+use tracksuit::{
+    Ctx, Elicits, PhaseCtx, Server, ServerHandle, ServerOptions, StateKeys, ToolError, mcp_tool,
+};
+use tracksuit_tests::support::{wait_until, within};
+
+static BEFORE: AtomicUsize = AtomicUsize::new(0);
+static AFTER: AtomicUsize = AtomicUsize::new(0);
+static COUNTED_RUNS: AtomicUsize = AtomicUsize::new(0);
+static HANG_STARTED: AtomicBool = AtomicBool::new(false);
+static HANG_DROPPED: AtomicUsize = AtomicUsize::new(0);
+static ASK_OTHER: AtomicBool = AtomicBool::new(false);
+
+/// A word.
+#[derive(serde::Deserialize, Elicits)]
+struct Word {
+    /// A word
+    word: String,
+}
+
+/// Three questions in a row, between a `before` and an `after` that count their runs.
+struct Three;
+
+/// Asks three words.
+#[mcp_tool(name = "three")]
+impl Three {
+    async fn before(_args: NoArgs, _ctx: &PhaseCtx) -> Result<String, ToolError> {
+        BEFORE.fetch_add(1, Ordering::SeqCst);
+        Ok("state from before".into())
+    }
+
+    async fn client(state: &String, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
+        let mut words = vec![state.clone()];
+        for n in 1..=3 {
+            let answer = ctx.elicit_form::<Word>(format!("word {n}?")).await?;
+            words.push(answer.accepted().map(|w| w.word).unwrap_or_default());
+        }
+        Ok(words)
+    }
+
+    async fn after(_state: String, words: Vec<String>, _ctx: &PhaseCtx) -> String {
+        AFTER.fetch_add(1, Ordering::SeqCst);
+        words.join(" / ")
+    }
+}
+
+/// No arguments.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NoArgs {}
+
+/// Counts how often it starts, then asks one word.
+#[mcp_tool]
+async fn counted(
+    ctx: &Ctx,
+    /// Any text
+    text: String,
+) -> Result<String, ToolError> {
+    COUNTED_RUNS.fetch_add(1, Ordering::SeqCst);
+    let w = ctx
+        .elicit_form::<Word>(format!("a word for {text}?"))
+        .await?;
+    Ok(w.accepted().map(|w| w.word).unwrap_or_default())
+}
+
+/// The same as `counted`, under another name.
+#[mcp_tool]
+async fn counted_again(
+    ctx: &Ctx,
+    /// Any text
+    text: String,
+) -> Result<String, ToolError> {
+    counted_body(ctx, text).await
+}
+
+async fn counted_body(ctx: &Ctx, text: String) -> Result<String, ToolError> {
+    COUNTED_RUNS.fetch_add(1, Ordering::SeqCst);
+    let w = ctx
+        .elicit_form::<Word>(format!("a word for {text}?"))
+        .await?;
+    Ok(w.accepted().map(|w| w.word).unwrap_or_default())
+}
+
+/// Asks one thing, then, on replay, something else if `ASK_OTHER` is set: not deterministic.
+#[mcp_tool]
+async fn fickle(ctx: &Ctx) -> Result<String, ToolError> {
+    let message = if ASK_OTHER.load(Ordering::SeqCst) {
+        "other?"
+    } else {
+        "first?"
+    };
+    let a = ctx.elicit_form::<Word>(message).await?;
+    let b = ctx.elicit_form::<Word>("second?").await?;
+    Ok(format!(
+        "{:?} {:?}",
+        a.accepted().map(|w| w.word),
+        b.accepted().map(|w| w.word)
+    ))
+}
+
+/// Runs until cancelled, counting the drop of its future.
+#[mcp_tool]
+async fn hang() -> &'static str {
+    struct Dropped;
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            HANG_DROPPED.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let _guard = Dropped;
+    HANG_STARTED.store(true, Ordering::SeqCst);
+    std::future::pending::<()>().await;
+    "never"
+}
+
+fn keys(byte: u8) -> StateKeys {
+    StateKeys::from_secret(&[byte; 32]).expect("a 32-byte secret")
+}
+
+fn server_with(options: ServerOptions) -> ServerHandle {
+    Server::with_options(Implementation::new("modern-test", "1"), options)
+        .tool(Three)
+        .tool(counted)
+        .tool(counted_again)
+        .tool(fickle)
+        .tool(hang)
+        .build()
+        .expect("distinct names")
+}
+
+fn app_with(options: ServerOptions) -> axum::Router {
+    StreamableHttp::new(server_with(options), HttpOptions::default()).router("/mcp")
+}
+
+fn app() -> axum::Router {
+    app_with(ServerOptions::default().state_keys(keys(1)))
+}
+
+/// A modern `tools/call` of `name` with `extra` params merged in (`inputResponses`,
+/// `requestState`), its headers mirroring the body.
+fn call(id: i64, name: &str, arguments: Value, extra: Value) -> Request<Body> {
+    let mut params = json!({
+        "name": name,
+        "arguments": arguments,
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        },
+    });
+    if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+        p.extend(e.clone());
+    }
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .body(Body::from(body.to_string()))
+        .expect("request")
+}
+
+async fn send(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value) {
+    let resp: Response<Body> = within("the response", app.clone().oneshot(req))
+        .await
+        .expect("infallible");
+    let status = resp.status();
+    let bytes = within("the body", axum::body::to_bytes(resp.into_body(), 1 << 22))
+        .await
+        .expect("body");
+    (status, serde_json::from_slice(&bytes).expect("a JSON body"))
+}
+
+/// The single input request of an `input_required` result: its key, message and the state.
+fn asked(v: &Value) -> (String, String, String) {
+    let result = &v["result"];
+    assert_eq!(result["resultType"], "input_required", "{v}");
+    let requests = result["inputRequests"].as_object().expect("inputRequests");
+    assert_eq!(requests.len(), 1, "{v}");
+    let (key, request) = requests.iter().next().expect("one request");
+    let message = request["params"]["message"].as_str().unwrap_or_default();
+    let state = result["requestState"].as_str().expect("requestState");
+    (key.clone(), message.to_owned(), state.to_owned())
+}
+
+fn word(w: &str) -> Value {
+    json!({"action": "accept", "content": {"word": w}})
+}
+
+#[tokio::test]
+async fn a_handoff_call_of_four_rounds_runs_before_and_after_exactly_once() {
+    let app = app();
+    let (before, after) = (BEFORE.load(Ordering::SeqCst), AFTER.load(Ordering::SeqCst));
+    let (_, first) = send(&app, call(1, "three", json!({}), json!({}))).await;
+    let (mut key, message, mut state) = asked(&first);
+    assert_eq!(message, "word 1?");
+    let mut states = vec![state.clone()];
+    for (n, w) in ["alpha", "beta"].iter().enumerate() {
+        let retry = json!({"inputResponses": {key.clone(): word(w)}, "requestState": state});
+        let (status, v) = send(&app, call(2 + n as i64, "three", json!({}), retry)).await;
+        assert_eq!(status, StatusCode::OK);
+        let (k, message, s) = asked(&v);
+        assert_eq!(message, format!("word {}?", n + 2));
+        assert!(!states.contains(&s), "every round seals a new state");
+        (key, state) = (k, s);
+        states.push(state.clone());
+    }
+    let retry = json!({"inputResponses": {key: word("gamma")}, "requestState": state});
+    let (_, done) = send(&app, call(9, "three", json!({}), retry)).await;
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "state from before / alpha / beta / gamma"
+    );
+    assert_eq!(BEFORE.load(Ordering::SeqCst) - before, 1, "before ran once");
+    assert_eq!(AFTER.load(Ordering::SeqCst) - after, 1, "after ran once");
+}
+
+#[tokio::test]
+async fn a_missing_answer_is_asked_again_and_extra_ones_are_ignored() {
+    let app = app();
+    let (_, first) = send(&app, call(1, "counted", json!({"text": "x"}), json!({}))).await;
+    let (key, _, state) = asked(&first);
+    let retry = json!({"inputResponses": {"unrelated": word("no")}, "requestState": state});
+    let (_, again) = send(&app, call(2, "counted", json!({"text": "x"}), retry)).await;
+    let (same_key, _, state) = asked(&again);
+    assert_eq!(same_key, key);
+    let retry = json!({"inputResponses": {key: word("yes"), "extra": 1}, "requestState": state});
+    let (_, done) = send(&app, call(3, "counted", json!({"text": "x"}), retry)).await;
+    assert_eq!(done["result"]["content"][0]["text"], "yes", "{done}");
+}
+
+#[tokio::test]
+async fn a_replay_that_asks_something_else_fails_naming_the_tool_and_the_position() {
+    let app = app();
+    let (_, first) = send(&app, call(1, "fickle", json!({}), json!({}))).await;
+    let (key, _, state) = asked(&first);
+    let retry = json!({"inputResponses": {key.clone(): word("one")}, "requestState": state});
+    let (_, second) = send(&app, call(2, "fickle", json!({}), retry)).await;
+    let (key2, _, state) = asked(&second);
+    // The tool now asks something else first: the logged answer must not be fed to it.
+    ASK_OTHER.store(true, Ordering::SeqCst);
+    let retry = json!({"inputResponses": {key2: word("two")}, "requestState": state});
+    let (_, failed) = send(&app, call(3, "fickle", json!({}), retry)).await;
+    ASK_OTHER.store(false, Ordering::SeqCst);
+    let message = failed["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("tool `fickle`") && message.contains(&format!("`{key}`")),
+        "{failed}"
+    );
+    assert!(failed.get("result").is_none());
+}
+
+#[tokio::test]
+async fn bad_request_state_is_refused_before_the_tool_runs_and_the_server_keeps_serving() {
+    let app = app();
+    let args = json!({"text": "x"});
+    let (_, first) = send(&app, call(1, "counted", args.clone(), json!({}))).await;
+    let (key, _, state) = asked(&first);
+    let answer = json!({key.clone(): word("w")});
+    let flipped = {
+        let mut b = state.clone().into_bytes();
+        let i = b.len() / 2;
+        b[i] = if b[i] == b'A' { b'B' } else { b'A' };
+        String::from_utf8(b).expect("ascii")
+    };
+    // Sealed by another deployment's key, and sealed with no time to live.
+    let foreign = app_with(ServerOptions::default().state_keys(keys(2)));
+    let (_, other) = send(&foreign, call(1, "counted", args.clone(), json!({}))).await;
+    let other_state = asked(&other).2;
+    let stale = app_with(
+        ServerOptions::default()
+            .state_keys(keys(1))
+            .request_state_ttl(Duration::ZERO),
+    );
+    let (_, expired) = send(&stale, call(1, "counted", args.clone(), json!({}))).await;
+    let expired_state = asked(&expired).2;
+    let cases: Vec<(&str, &str, Value, Value)> = vec![
+        ("a flipped byte", "counted", args.clone(), json!(flipped)),
+        (
+            "truncated",
+            "counted",
+            args.clone(),
+            json!(state[..state.len() / 2]),
+        ),
+        (
+            "not base64",
+            "counted",
+            args.clone(),
+            json!("%%%not-a-state%%%"),
+        ),
+        ("another key", "counted", args.clone(), json!(other_state)),
+        ("another tool", "counted_again", args.clone(), json!(state)),
+        (
+            "other arguments",
+            "counted",
+            json!({"text": "y"}),
+            json!(state),
+        ),
+        ("expired", "counted", args.clone(), json!(expired_state)),
+        (
+            "oversized",
+            "counted",
+            args.clone(),
+            json!("A".repeat(600 * 1024)),
+        ),
+        ("not a string", "counted", args.clone(), json!(42)),
+    ];
+    for (what, tool, arguments, bad) in cases {
+        let runs = COUNTED_RUNS.load(Ordering::SeqCst);
+        let extra = json!({"inputResponses": answer, "requestState": bad});
+        let (status, v) = send(&app, call(7, tool, arguments, extra)).await;
+        assert_eq!(v["id"], 7, "{what}: the error carries the request id: {v}");
+        assert_eq!(v["error"]["code"], INVALID_PARAMS, "{what}: {v}");
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{what}");
+        assert!(v.get("result").is_none(), "{what}: {v}");
+        assert_eq!(
+            COUNTED_RUNS.load(Ordering::SeqCst),
+            runs,
+            "{what}: the tool ran"
+        );
+    }
+    // 10 MB of garbage is refused at the door (413), with the JSON-RPC error shape.
+    let garbage = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .body(Body::from(vec![b'x'; 10 * 1024 * 1024]))
+        .expect("request");
+    let (status, v) = send(&app, garbage).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(v["id"], Value::Null, "{v}");
+    // The genuine state still works.
+    let retry = json!({"inputResponses": answer, "requestState": state});
+    let (_, done) = send(&app, call(8, "counted", args, retry)).await;
+    assert_eq!(done["result"]["content"][0]["text"], "w", "{done}");
+}
+
+#[tokio::test]
+async fn closing_the_response_stream_cancels_the_request() {
+    let app = app();
+    let dropped = HANG_DROPPED.load(Ordering::SeqCst);
+    let call = tokio::spawn({
+        let app = app.clone();
+        async move { app.oneshot(call(1, "hang", json!({}), json!({}))).await }
+    });
+    wait_until(|| HANG_STARTED.load(Ordering::SeqCst), "the tool starts").await;
+    call.abort();
+    wait_until(
+        || HANG_DROPPED.load(Ordering::SeqCst) > dropped,
+        "the tool's future is dropped",
+    )
+    .await;
+}
