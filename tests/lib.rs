@@ -1,3 +1,8 @@
 //! Cross-crate integration tests live in `tests/*.rs`; [`support`] holds what they share.
 
 pub mod support;
+
+/// The code in `docs/eras.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/eras.md")]
+pub struct ErasGuide;
