@@ -367,3 +367,81 @@ async fn closing_the_response_stream_cancels_the_request() {
     )
     .await;
 }
+
+/// A modern request of `method` with `params` (the `_meta` added), headers mirroring it.
+fn request(id: i64, method: &str, mut params: Value) -> Request<Body> {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .body(Body::from(body.to_string()))
+        .expect("request")
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_listen_stream_acknowledges_filters_tags_and_keeps_alive() {
+    use futures::StreamExt;
+    let server = server_with(ServerOptions::default().state_keys(keys(1)));
+    let app = StreamableHttp::new(server.clone(), HttpOptions::default()).router("/mcp");
+    let listen = request(
+        41,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let resp = within("the listen stream opens", app.clone().oneshot(listen))
+        .await
+        .expect("infallible");
+    assert_eq!(resp.headers()["content-type"], "text/event-stream");
+    let mut body = resp.into_body().into_data_stream();
+    let mut next = async || {
+        let chunk = within("a chunk", body.next())
+            .await
+            .expect("open")
+            .expect("chunk");
+        String::from_utf8_lossy(&chunk).into_owned()
+    };
+    let data = |chunk: &str| -> Value {
+        let line = chunk
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .expect("an event");
+        serde_json::from_str(line).expect("JSON")
+    };
+    let ack = data(&next().await);
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        41
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    // Not asked for: nothing arrives; asked for: arrives tagged.
+    server.notify_prompts_list_changed();
+    server.notify_tools_list_changed();
+    let note = data(&next().await);
+    assert_eq!(note["method"], "notifications/tools/list_changed", "{note}");
+    assert_eq!(
+        note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        41
+    );
+    // A quiet stream gets a comment line (time is paused: this is the 15 s interval, so the
+    // wait is longer than `within`'s).
+    let quiet = tokio::time::timeout(Duration::from_secs(20), body.next()).await;
+    let comment = quiet
+        .expect("a keep-alive within 20 s")
+        .expect("open")
+        .expect("chunk");
+    assert_eq!(&comment[..], b":\n\n");
+}

@@ -463,6 +463,11 @@ impl ServerSession {
                 ));
             }
         };
+        if method == methods::TOOLS_CALL && map.get("task").is_some_and(|t| !t.is_null()) {
+            return Err(ErrorObject::invalid_params(
+                "task-augmented calls belong to the tasks extension (io.modelcontextprotocol/tasks), which this server does not offer on 2026-07-28; call without `task`",
+            ));
+        }
         let (target, name, salient) = match method {
             methods::TOOLS_CALL => {
                 let name = str_param(map, "name")?;

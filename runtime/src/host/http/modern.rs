@@ -25,6 +25,8 @@ const VERSION_HEADER: &str = "mcp-protocol-version";
 const METHOD_HEADER: &str = "mcp-method";
 /// `Mcp-Name`
 const NAME_HEADER: &str = "mcp-name";
+/// How long a modern SSE stream may stay silent before it gets a keep-alive comment.
+const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
 /// The prefix of the headers mirroring `x-mcp-header` tool parameters.
 const PARAM_HEADER_PREFIX: &str = "mcp-param-";
 
@@ -258,7 +260,15 @@ async fn answer(mut messages: mpsc::Receiver<JsonRpcMessage>, guard: CancelOnDro
         (messages, Some(guard)),
         |(mut messages, guard)| async move {
             let guard = guard?;
-            let message = messages.recv().await?;
+            // A quiet stream (a long call, a `subscriptions/listen`) gets an SSE comment
+            // now and then, so intermediaries and client timeouts keep it open.
+            let message = match tokio::time::timeout(KEEP_ALIVE, messages.recv()).await {
+                Err(_) => {
+                    let comment = Bytes::from_static(b":\n\n");
+                    return Some((Ok(comment), (messages, Some(guard))));
+                }
+                Ok(message) => message?,
+            };
             let last = matches!(
                 message,
                 JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)
