@@ -36,13 +36,13 @@ struct Three;
 /// Asks three words.
 #[mcp_tool(name = "three")]
 impl Three {
-    async fn before(_args: NoArgs, _ctx: &PhaseCtx) -> Result<String, ToolError> {
+    async fn before(_args: NoArgs, _ctx: &PhaseCtx) -> Result<Opening, ToolError> {
         BEFORE.fetch_add(1, Ordering::SeqCst);
-        Ok("state from before".into())
+        Ok(Opening("state from before".into()))
     }
 
-    async fn client(state: &String, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
-        let mut words = vec![state.clone()];
+    async fn client(state: &Opening, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
+        let mut words = vec![state.0.clone()];
         for n in 1..=3 {
             let answer = ctx.elicit_form::<Word>(format!("word {n}?")).await?;
             words.push(answer.accepted().map(|w| w.word).unwrap_or_default());
@@ -50,11 +50,15 @@ impl Three {
         Ok(words)
     }
 
-    async fn after(_state: String, words: Vec<String>, _ctx: &PhaseCtx) -> String {
+    async fn after(_state: Opening, words: Vec<String>, _ctx: &PhaseCtx) -> String {
         AFTER.fetch_add(1, Ordering::SeqCst);
         words.join(" / ")
     }
 }
+
+/// What `before` hands on.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Opening(String);
 
 /// No arguments.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
