@@ -103,6 +103,8 @@ pub struct Peer {
     incoming: Mutex<HashMap<RequestId, CancellationToken>>,
     closed: Arc<AtomicBool>,
     shutdown: CancellationToken,
+    /// See [`Peer::poll_handlers_first_inline`].
+    first_poll_inline: AtomicBool,
 }
 
 impl std::fmt::Debug for Peer {
@@ -125,6 +127,7 @@ impl Peer {
             incoming: Mutex::new(HashMap::new()),
             closed: Arc::new(AtomicBool::new(false)),
             shutdown: CancellationToken::new(),
+            first_poll_inline: AtomicBool::new(false),
         }
     }
 
@@ -297,7 +300,7 @@ impl Peer {
         // task's future into its cell on spawn and its stage on completion. The rest of the
         // task stays small (the waiting path of `send` is boxed too).
         let handler = Box::pin(handler);
-        tokio::spawn(async move {
+        let mut task = Box::pin(async move {
             let outcome = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => None,
@@ -318,6 +321,22 @@ impl Peer {
             };
             peer.send(message, Some(id)).await;
         });
+        // A peer whose caller waits for the answer anyway (a modern HTTP request) polls the
+        // handler once right here: a handler that finishes without waiting is answered
+        // without a task of its own. One that waits goes on in its own task (polled again
+        // there, it registers that task's waker for whatever it waits on).
+        if self.first_poll_inline.load(Ordering::Relaxed)
+            && futures::FutureExt::now_or_never(task.as_mut()).is_some()
+        {
+            return;
+        }
+        tokio::spawn(task);
+    }
+
+    /// Makes [`Peer::serve`] poll each handler once on the caller's task before spawning it
+    /// (for a caller that only waits for the answer: nothing else is held up).
+    pub(crate) fn poll_handlers_first_inline(&self) {
+        self.first_poll_inline.store(true, Ordering::Relaxed);
     }
 
     /// Cancels an incoming request: its handler future is dropped and no response is sent.

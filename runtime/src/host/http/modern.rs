@@ -4,12 +4,11 @@
 //! its result; a closed response stream cancels the request.
 
 use super::{header_str, rpc_error};
-use crate::peer::{Outbound, outbound_queue};
+use crate::peer::{Outbound, OutboundReceiver, outbound_queue};
 use crate::protocol::{
     ErrorObject, HEADER_MISMATCH, JsonRpcMessage, JsonRpcRequest, METHOD_NOT_FOUND, methods,
 };
 use crate::server::{RequestMeta, ServerHandle, ServerSession, admit, requested_version};
-use crate::transport::{Gone, Outlet, drive};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -17,7 +16,6 @@ use base64::Engine as _;
 use serde_json::Value;
 use std::convert::Infallible;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 
 /// `MCP-Protocol-Version`
 const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -44,11 +42,10 @@ pub(super) async fn post(
     };
     let (tx, queue) = outbound_queue(max_queue);
     let engine = ServerSession::new_modern(server.clone(), tx, meta);
-    let (out, messages) = mpsc::channel(32);
-    tokio::spawn(drive(queue, engine.peer().closed_flag(), ModernOutlet(out)));
+    engine.peer().poll_handlers_first_inline();
     let guard = CancelOnDrop(engine.clone());
     engine.handle(JsonRpcMessage::Request(request)).await;
-    answer(messages, guard).await
+    answer(Outgoing(queue), guard).await
 }
 
 /// Checks what the transport must check before anything runs: the mirrored headers, the
@@ -209,14 +206,21 @@ fn status_of(error: &ErrorObject) -> StatusCode {
     }
 }
 
-/// The modern request's outlet: its messages, in order, for the POST.
-struct ModernOutlet(mpsc::Sender<JsonRpcMessage>);
+/// A modern request's outbound queue, drained by its own response: the response is the
+/// request's outlet (one request, one stream, nothing to route), so no driver task sits
+/// between them.
+struct Outgoing(OutboundReceiver);
 
-impl Outlet for ModernOutlet {
-    async fn deliver(&mut self, out: Outbound) -> Result<(), Gone> {
-        match out {
-            Outbound::Message { message, .. } => self.0.send(message).await.map_err(|_| Gone),
-            Outbound::CloseStream(_) | Outbound::Abandoned(_) | Outbound::Shutdown => Ok(()),
+impl Outgoing {
+    /// The next message for the client; `None` once the request ended without one more
+    /// (it was abandoned, or the engine shut down).
+    async fn next(&mut self) -> Option<JsonRpcMessage> {
+        loop {
+            match self.0.recv().await? {
+                Outbound::Message { message, .. } => return Some(message),
+                Outbound::Abandoned(_) | Outbound::Shutdown => return None,
+                Outbound::CloseStream(_) => {}
+            }
         }
     }
 }
@@ -233,8 +237,8 @@ impl Drop for CancelOnDrop {
 
 /// The response: one JSON body when the result comes first, else an SSE stream of the
 /// notifications and then the result.
-async fn answer(mut messages: mpsc::Receiver<JsonRpcMessage>, guard: CancelOnDrop) -> Response {
-    let Some(first) = messages.recv().await else {
+async fn answer(mut messages: Outgoing, guard: CancelOnDrop) -> Response {
+    let Some(first) = messages.next().await else {
         return super::http_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             "the request ended without a response",
@@ -262,7 +266,7 @@ async fn answer(mut messages: mpsc::Receiver<JsonRpcMessage>, guard: CancelOnDro
             let guard = guard?;
             // A quiet stream (a long call, a `subscriptions/listen`) gets an SSE comment
             // now and then, so intermediaries and client timeouts keep it open.
-            let message = match tokio::time::timeout(KEEP_ALIVE, messages.recv()).await {
+            let message = match tokio::time::timeout(KEEP_ALIVE, messages.next()).await {
                 Err(_) => {
                     let comment = Bytes::from_static(b":\n\n");
                     return Some((Ok(comment), (messages, Some(guard))));
