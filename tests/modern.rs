@@ -113,6 +113,16 @@ async fn fickle(ctx: &Ctx) -> Result<String, ToolError> {
     ))
 }
 
+/// Two branches ask the model at the same time.
+#[mcp_tool]
+async fn debate(ctx: &Ctx) -> Result<String, ToolError> {
+    let (pro, con) = tokio::try_join!(
+        ctx.branch(|b| async move { b.sample().prompt("Argue for").await }),
+        ctx.branch(|b| async move { b.sample().prompt("Argue against").await }),
+    )?;
+    Ok(format!("{} / {}", pro?.text(), con?.text()))
+}
+
 /// Runs until cancelled, counting the drop of its future.
 #[mcp_tool]
 async fn hang() -> &'static str {
@@ -139,6 +149,7 @@ fn server_with(options: ServerOptions) -> ServerHandle {
         .tool(counted_again)
         .tool(fickle)
         .tool(hang)
+        .tool(debate)
         .build()
         .expect("distinct names")
 }
@@ -159,7 +170,7 @@ fn call(id: i64, name: &str, arguments: Value, extra: Value) -> Request<Body> {
         "arguments": arguments,
         "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
             "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
         },
     });
@@ -448,4 +459,23 @@ async fn a_listen_stream_acknowledges_filters_tags_and_keeps_alive() {
         .expect("open")
         .expect("chunk");
     assert_eq!(&comment[..], b":\n\n");
+}
+
+#[tokio::test]
+async fn concurrent_branches_ask_in_one_round() {
+    let app = app();
+    let (_, first) = send(&app, call(1, "debate", json!({}), json!({}))).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let requests = result["inputRequests"].as_object().expect("inputRequests");
+    let mut keys: Vec<&String> = requests.keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["b0.sample-0", "b1.sample-0"], "{first}");
+    let reply = |text: &str| json!({"role": "assistant", "content": {"type": "text", "text": text}, "model": "m"});
+    let retry = json!({
+        "inputResponses": {"b0.sample-0": reply("yes"), "b1.sample-0": reply("no")},
+        "requestState": result["requestState"],
+    });
+    let (_, done) = send(&app, call(2, "debate", json!({}), retry)).await;
+    assert_eq!(done["result"]["content"][0]["text"], "yes / no", "{done}");
 }
