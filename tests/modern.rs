@@ -113,6 +113,25 @@ async fn fickle(ctx: &Ctx) -> Result<String, ToolError> {
     ))
 }
 
+/// Has the user open a URL (URL-mode elicitation, a fresh elicitation id each run).
+#[mcp_tool]
+async fn login(ctx: &Ctx) -> Result<String, ToolError> {
+    let out = ctx
+        .elicit_url("Sign in", "https://example.com/login")
+        .await?;
+    ctx.notify_elicitation_complete(&out.elicitation_id).await;
+    Ok(format!("{:?}", out.action))
+}
+
+/// Fails the 2025 way: the user must open a URL first (-32042).
+#[mcp_tool]
+async fn gated() -> Result<String, ToolError> {
+    Err(tracksuit::elicitation::url_elicitation_required(vec![(
+        "Sign in first",
+        "https://example.com/login",
+    )]))
+}
+
 /// Two branches ask the model at the same time.
 #[mcp_tool]
 async fn debate(ctx: &Ctx) -> Result<String, ToolError> {
@@ -150,6 +169,8 @@ fn server_with(options: ServerOptions) -> ServerHandle {
         .tool(fickle)
         .tool(hang)
         .tool(debate)
+        .tool(login)
+        .tool(gated)
         .build()
         .expect("distinct names")
 }
@@ -170,7 +191,10 @@ fn call(id: i64, name: &str, arguments: Value, extra: Value) -> Request<Body> {
         "arguments": arguments,
         "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
+            "io.modelcontextprotocol/clientCapabilities": {
+                "elicitation": {"form": {}, "url": {}},
+                "sampling": {},
+            },
             "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
         },
     });
@@ -478,4 +502,38 @@ async fn concurrent_branches_ask_in_one_round() {
     });
     let (_, done) = send(&app, call(2, "debate", json!({}), retry)).await;
     assert_eq!(done["result"]["content"][0]["text"], "yes / no", "{done}");
+}
+
+#[tokio::test]
+async fn url_elicitation_replays_and_url_required_errors_become_input_requests() {
+    let app = app();
+    let (_, first) = send(&app, call(1, "login", json!({}), json!({}))).await;
+    let params = &first["result"]["inputRequests"]["elicit-0"]["params"];
+    assert_eq!(params["mode"], "url", "{first}");
+    assert!(
+        params.get("elicitationId").is_none(),
+        "2026-07-28 has no ids: {first}"
+    );
+    let retry = json!({
+        "inputResponses": {"elicit-0": {"action": "accept"}},
+        "requestState": first["result"]["requestState"],
+    });
+    let (_, done) = send(&app, call(2, "login", json!({}), retry)).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Accept", "{done}");
+
+    let (status, refused) = send(&app, call(3, "gated", json!({}), json!({}))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        refused.get("error").is_none(),
+        "-32042 is not a 2026 error: {refused}"
+    );
+    let request = &refused["result"]["inputRequests"]["url-0"];
+    assert_eq!(
+        refused["result"]["resultType"], "input_required",
+        "{refused}"
+    );
+    assert_eq!(
+        request["params"]["url"], "https://example.com/login",
+        "{refused}"
+    );
 }

@@ -470,8 +470,15 @@ impl<K> Ctx<K> {
         timeout: Duration,
     ) -> Result<R, RequestError> {
         if let Some(rounds) = &self.inner.rounds {
-            let params =
+            let mut params =
                 serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
+            // 2026-07-28 has no elicitation ids (the retry itself tells the outcome), and a
+            // fresh id per replay would make the request differ from the one answered.
+            if method == methods::ELICITATION_CREATE
+                && let Some(map) = params.as_object_mut()
+            {
+                map.remove("elicitationId");
+            }
             let keyed = params
                 .get("_meta")
                 .and_then(|m| m.get(KEYED_ELICITATION_META))

@@ -272,7 +272,12 @@ impl<K> Ctx<K> {
     }
 
     /// Tells the client a URL elicitation finished (`notifications/elicitation/complete`).
+    /// On a 2026-07-28 request this does nothing: that revision has no such notification
+    /// (the client learns the outcome by retrying the call).
     pub async fn notify_elicitation_complete(&self, elicitation_id: &str) {
+        if self.rounds().is_some() {
+            return;
+        }
         self.notify(
             methods::ELICITATION_COMPLETE,
             ElicitationCompleteNotificationParams {

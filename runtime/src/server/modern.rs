@@ -312,6 +312,7 @@ impl ServerSession {
                 other => Err(ErrorObject::method_not_found(other)),
             };
             outcome
+                .or_else(url_elicitations_as_input)
                 .map(|v| this.complete_result(v))
                 .map_err(modern_error)
         };
@@ -560,6 +561,36 @@ fn str_param(map: &JsonObject, field: &str) -> Result<String, ErrorObject> {
             "`{field}` must be a string"
         ))),
     }
+}
+
+/// A 2025-style "URL elicitation required" error (`-32042`, which 2026-07-28 servers must
+/// not send) becomes what the modern revision does instead: an `input_required` result
+/// asking the client to open the URLs, after which it retries the call.
+fn url_elicitations_as_input(error: ErrorObject) -> Result<Value, ErrorObject> {
+    if error.code != URL_ELICITATION_REQUIRED {
+        return Err(error);
+    }
+    let Some(data) = error
+        .data
+        .clone()
+        .and_then(|d| serde_json::from_value::<UrlElicitationRequiredData>(d).ok())
+    else {
+        return Err(error);
+    };
+    let requests: JsonObject = data
+        .elicitations
+        .into_iter()
+        .enumerate()
+        .map(|(n, e)| {
+            let params = json!({ "mode": "url", "message": e.message, "url": e.url });
+            let request = json!({ "method": methods::ELICITATION_CREATE, "params": params });
+            (format!("url-{n}"), request)
+        })
+        .collect();
+    if requests.is_empty() {
+        return Err(error);
+    }
+    Ok(json!({ "resultType": "input_required", "inputRequests": requests }))
 }
 
 /// The modern revision's error codes: resource-not-found is `-32602` (with the URI).
