@@ -132,6 +132,22 @@ async fn gated() -> Result<String, ToolError> {
     )]))
 }
 
+/// Asks a word, then has the model recap it with the answered elicitation in its history
+/// (the pattern docs/elicitation.md recommends).
+#[mcp_tool]
+async fn recap(ctx: &Ctx) -> Result<String, ToolError> {
+    let tracksuit::Elicited::Accept { exchange, .. } = ctx.elicit_form::<Word>("word?").await?
+    else {
+        return Ok("declined".into());
+    };
+    let reply = ctx
+        .sample()
+        .history(exchange.messages())
+        .prompt("recap")
+        .await?;
+    Ok(reply.text())
+}
+
 /// Two branches ask the model at the same time.
 #[mcp_tool]
 async fn debate(ctx: &Ctx) -> Result<String, ToolError> {
@@ -169,6 +185,7 @@ fn server_with(options: ServerOptions) -> ServerHandle {
         .tool(fickle)
         .tool(hang)
         .tool(debate)
+        .tool(recap)
         .tool(login)
         .tool(gated)
         .build()
@@ -536,4 +553,24 @@ async fn url_elicitation_replays_and_url_required_errors_become_input_requests()
         request["params"]["url"], "https://example.com/login",
         "{refused}"
     );
+}
+
+#[tokio::test]
+async fn history_built_from_an_answer_replays_identically() {
+    let app = app();
+    let (_, first) = send(&app, call(1, "recap", json!({}), json!({}))).await;
+    let retry = json!({
+        "inputResponses": {"elicit-0": word("tea")},
+        "requestState": first["result"]["requestState"],
+    });
+    let (_, second) = send(&app, call(2, "recap", json!({}), retry)).await;
+    let sample = &second["result"]["inputRequests"]["sample-1"];
+    assert_eq!(sample["method"], "sampling/createMessage", "{second}");
+    let reply = json!({"role": "assistant", "content": {"type": "text", "text": "tea it is"}, "model": "m"});
+    let retry = json!({
+        "inputResponses": {"sample-1": reply},
+        "requestState": second["result"]["requestState"],
+    });
+    let (_, done) = send(&app, call(3, "recap", json!({}), retry)).await;
+    assert_eq!(done["result"]["content"][0]["text"], "tea it is", "{done}");
 }

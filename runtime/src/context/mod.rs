@@ -70,6 +70,8 @@ struct Flow {
     path: String,
     asked: std::sync::atomic::AtomicU32,
     branches: std::sync::atomic::AtomicU32,
+    /// Exchanges (answered questions written into conversation history) numbered so far.
+    exchanges: std::sync::atomic::AtomicU32,
     /// How often each keyed elicitation was asked in this flow.
     keyed: std::sync::Mutex<std::collections::HashMap<String, u32>>,
 }
@@ -228,6 +230,16 @@ impl<K> Ctx<K> {
             }),
             keys: std::marker::PhantomData,
         }
+    }
+
+    /// An id for an exchange this flow writes into conversation history (the `tool_use` /
+    /// `tool_result` pair of an answered elicitation). Deterministic — the flow's path and
+    /// the exchange's position in it — so a replayed call builds the same history, and the
+    /// same later requests, as the round that was answered.
+    pub(crate) fn exchange_id(&self, prefix: &str) -> String {
+        use std::sync::atomic::Ordering;
+        let n = self.flow.exchanges.fetch_add(1, Ordering::Relaxed);
+        format!("{prefix}-{}{n}", self.flow.path)
     }
 
     /// The MRTR rounds of a modern request.

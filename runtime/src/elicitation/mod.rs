@@ -238,7 +238,7 @@ impl<K> Ctx<K> {
                     .map_err(|e| ElicitError::InvalidContent(e.to_string()))?;
                 let exchange = ElicitExchange {
                     key,
-                    id: fresh_id("elicit"),
+                    id: self.exchange_id("elicit"),
                     context,
                     content,
                     arguments: JsonObject::new(),

@@ -389,8 +389,16 @@ impl<'c, T: DeserializeOwned + JsonSchema + Send + 'c> IntoFuture for Sample<'c,
                 let schema_call = calls.iter().find(|c| c.name == SCHEMA_TOOL);
                 let candidate = match schema_call {
                     Some(call) => Ok(Value::Object(call.input.clone())),
+                    // The fix to ask for is the one this request offered: the tool when the
+                    // client can sample with tools, else plain JSON text.
                     None => json_text::extract(&exchange::response_text(&response)).map_err(|e| {
-                        format!("{e}. Call the `{SCHEMA_TOOL}` tool with the data as its input.")
+                        if use_tools {
+                            format!(
+                                "{e}. Call the `{SCHEMA_TOOL}` tool with the data as its input."
+                            )
+                        } else {
+                            format!("{e}. Answer with the JSON only, matching the schema.")
+                        }
                     }),
                 };
                 let checked = candidate.and_then(|value| {

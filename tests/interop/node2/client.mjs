@@ -16,7 +16,6 @@ import {
   check,
   connect,
   inputRequiredSince,
-  knownFailure,
   run,
   target,
   textOf,
@@ -110,10 +109,7 @@ async function tripPlanner(label, session, seen) {
       // The schema went into the system prompt because the client has no sampling.tools, so
       // the feedback must not tell the model to call a tool it was never given.
       const text = feedback.map((b) => b.text ?? "").join(" ");
-      if (!/__schema__/.test(text)) check(`${label}: the feedback does not mention a tool the model was not offered`, true);
-      // KNOWN FAILURE: runtime/src/sampling/mod.rs appends "Call the `__schema__` tool with
-      // the data as its input." to the text-answer error whether or not the tool was offered.
-      else knownFailure(`${label}: the feedback does not mention a tool the model was not offered`, JSON.stringify(text));
+      check(`${label}: the feedback does not mention a tool the model was not offered`, !/__schema__/.test(text), JSON.stringify(text));
     }
   }
   check(`${label}: before ran exactly once`, after.before === before.before + 1, `${before.before} -> ${after.before}`);

@@ -24,11 +24,6 @@ export function check(name, ok, detail = "") {
   return ok;
 }
 
-/** Records a check that is skipped on purpose (a known server bug, described in `why`). */
-export function knownFailure(name, why) {
-  console.log(`SKIP ${name} — KNOWN FAILURE: ${why}`);
-}
-
 /** The text blocks of a tool result, concatenated. */
 export const textOf = (r) =>
   (r?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");

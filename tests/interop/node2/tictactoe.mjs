@@ -11,7 +11,7 @@
 //   INPUT_REQUIRED_ROUNDS_EXCEEDED and finishes with `inputRequired.maxRounds` raised.
 //
 // Usage: node tictactoe.mjs --url http://127.0.0.1:PORT/mcp | --stdio <tictactoe-binary>
-import { MODERN, blocksOf, callsOf, check, connect, inputRequiredSince, knownFailure, run, target } from "./harness.mjs";
+import { MODERN, blocksOf, callsOf, check, connect, inputRequiredSince, run, target } from "./harness.mjs";
 
 const t = target("tictactoe.mjs");
 const LINES = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
@@ -84,26 +84,6 @@ function checkGame(label, result, seen) {
     seen.moves.map((m) => `${m.who}@${m.pick}`).join(" "));
 }
 
-/**
- * Known server bug (see /work/reports/node2.md): the tool_use id of an elicitation exchange
- * (`ElicitExchange::id`, from `fresh_id("elicit")`: a process counter + clock nanos) is new
- * on every replay, so the first sampling request whose history holds a user move differs
- * when the next round replays it, and the server fails the call with -32603 "is not
- * deterministic". Only that error is tolerated (as a SKIP); anything else fails.
- */
-function isReplayBug(e) {
-  const diverged = (m) => /is not deterministic: replaying it asked a different request/.test(m ?? "");
-  if (e?.code === -32603) return diverged(e.message); // stdio: a ProtocolError
-  // HTTP: the server sends -32603 with status 500, and the TS client parses JSON-RPC error
-  // bodies only on 400, so it surfaces as an SdkHttpError carrying the body as text.
-  try {
-    const body = JSON.parse(e?.data?.text ?? "");
-    return e.data.status === 500 && body.error?.code === -32603 && diverged(body.error.message);
-  } catch {
-    return false;
-  }
-}
-
 /** Plays `tool` to the end; returns `{ result, error, requests, rounds, ms, seen }`. */
 async function play(tool, maxRounds) {
   const p = players();
@@ -135,18 +115,9 @@ function summary(g) {
   return `${s ? `${s.result} (user ${s.you_played}) board=${s.board} in ${s.moves} moves` : `error ${g.error?.code}: ${g.error?.message}`}; ${g.requests} tools/call requests, ${g.rounds.length} input_required rounds, ${g.ms} ms`;
 }
 
-/** A whole game that should finish: checks it, or records the known replay bug. */
+/** A whole game that must finish: checks it. */
 function checkFinished(label, g) {
   console.log(`  ${label}: ${summary(g)}`);
-  if (g.error && isReplayBug(g.error)) {
-    // KNOWN FAILURE: the game cannot get past the first model turn after a user move. That
-    // much is still checked, so any other failure shows.
-    const userMoves = g.seen.moves.filter((m) => m.who === "user").length;
-    check(`${label}: it failed where the known bug strikes, replaying the first model turn after the user's first move`,
-      userMoves === 1 && g.requests === g.rounds.length + 1, `${userMoves} user move(s), ${g.rounds.length} rounds`);
-    knownFailure(`${label}: full game`, `${g.error.message} (after ${g.seen.moves.length} moves; wire: ${g.dump()})`);
-    return false;
-  }
   if (!check(`${label}: finished`, !g.error, g.error?.stack ?? "")) return false;
   check(`${label}: each round asked one question (all questions answered, one more request than rounds)`,
     g.requests === g.rounds.length + 1 && g.rounds.every((w) => Object.keys(w.message.result.inputRequests ?? {}).length >= 1),
@@ -176,13 +147,8 @@ await run("tictactoe.mjs", t.label, async () => {
   // 3. The strategist: three rounds per model move, more than the default cap.
   const strat = await play("tictactoe_strategist");
   console.log(`  ${t.label}: tictactoe_strategist, default cap: ${summary(strat)}`);
-  if (strat.error && isReplayBug(strat.error)) {
-    // KNOWN FAILURE: the same bug ends the game long before the cap.
-    knownFailure(`${t.label}: tictactoe_strategist exceeds the default cap`, `${strat.error.message} (wire: ${strat.dump()})`);
-  } else {
-    check(`${t.label}: tictactoe_strategist with the default cap fails with INPUT_REQUIRED_ROUNDS_EXCEEDED`,
-      strat.error?.code === "INPUT_REQUIRED_ROUNDS_EXCEEDED" && strat.requests === DEFAULT_CAP + 1, summary(strat));
-  }
+  check(`${t.label}: tictactoe_strategist with the default cap fails with INPUT_REQUIRED_ROUNDS_EXCEEDED`,
+    strat.error?.code === "INPUT_REQUIRED_ROUNDS_EXCEEDED" && strat.requests === DEFAULT_CAP + 1, summary(strat));
   const raised = await play("tictactoe_strategist", 40);
   if (checkFinished(`${t.label}: tictactoe_strategist, maxRounds 40`, raised)) {
     const modelMoves = raised.seen.moves.filter((m) => m.who === "model").length;

@@ -195,11 +195,13 @@ pub(crate) fn decode_header(raw: &[u8]) -> Option<String> {
         .then(|| text.to_owned())
 }
 
-/// The HTTP status of a modern error response.
+/// The HTTP status of a modern error response: the statuses the revision names for its
+/// errors (400 for a bad request, its headers or `_meta`, a missing capability or an
+/// unsupported version; 404 for an unknown method), else 200 with the JSON-RPC error (a
+/// failed handler is not a failed transport, and clients read error bodies on 200/400).
 fn status_of(error: &ErrorObject) -> StatusCode {
     match error.code {
         METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-        crate::protocol::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
         _ if error.code == HEADER_MISMATCH => StatusCode::BAD_REQUEST,
         -32022 | -32021 | -32602 | -32600 | -32700 => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
