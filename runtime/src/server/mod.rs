@@ -162,6 +162,8 @@ impl<D: Clone, T: ?Sized> Clone for Entry<D, T> {
 
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
+    /// `info` as JSON, for the `serverInfo` of every modern result.
+    pub(crate) info_json: serde_json::Value,
     pub(crate) instructions: Option<String>,
     pub(crate) options: ServerOptions,
     pub(crate) tools: RwLock<Registry<Entry<ToolDescriptor, dyn ToolHandler>>>,
@@ -254,6 +256,7 @@ impl Server {
         };
         Server {
             inner: ServerInner {
+                info_json: serde_json::to_value(&info).unwrap_or(serde_json::Value::Null),
                 info,
                 instructions: None,
                 tools: RwLock::default(),

@@ -424,7 +424,7 @@ impl ServerSession {
             if let Value::Object(meta) = meta {
                 meta.insert(
                     keys::SERVER_INFO.into(),
-                    serde_json::to_value(&self.server.inner.info).unwrap_or(Value::Null),
+                    self.server.inner.info_json.clone(),
                 );
             }
         }
@@ -469,24 +469,23 @@ impl ServerSession {
                 "task-augmented calls belong to the tasks extension (io.modelcontextprotocol/tasks), which this server does not offer on 2026-07-28; call without `task`",
             ));
         }
-        let (target, name, salient) = match method {
+        // The state is bound to the arguments' digest (taken from the params in place).
+        let arguments_digest = || digest_json(map.get("arguments").unwrap_or(&Value::Null));
+        let (target, name, binding_digest) = match method {
             methods::TOOLS_CALL => {
                 let name = str_param(map, "name")?;
-                let args = map.get("arguments").cloned().unwrap_or(Value::Null);
-                (format!("tool `{name}`"), name, args)
+                (format!("tool `{name}`"), name, arguments_digest())
             }
             methods::PROMPTS_GET => {
                 let name = str_param(map, "name")?;
-                let args = map.get("arguments").cloned().unwrap_or(Value::Null);
-                (format!("prompt `{name}`"), name, args)
+                (format!("prompt `{name}`"), name, arguments_digest())
             }
             _ => {
                 let uri = str_param(map, "uri")?;
-                (format!("resource `{uri}`"), uri, Value::Null)
+                (format!("resource `{uri}`"), uri, digest_json(&Value::Null))
             }
         };
         let keys = self.server.state_keys();
-        let binding_digest = digest_json(&salient);
         let binding = Binding {
             method,
             name: &name,
