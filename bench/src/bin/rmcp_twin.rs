@@ -21,10 +21,13 @@ use rmcp::model::{
     ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequests,
     InputRequiredResult, RequestStateCodec, SealOptions, ServerCapabilities, ServerConfig,
 };
+use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
-use rmcp::{ErrorData, Json, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::{
+    ErrorData, Json, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router,
+};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -109,6 +112,7 @@ impl Twin {
     #[tool]
     async fn three_rounds(
         &self,
+        context: RequestContext<RoleServer>,
         RequestState(state): RequestState,
         InputResponses(responses): InputResponses,
     ) -> Result<CallToolResponse, ErrorData> {
@@ -145,6 +149,17 @@ impl Twin {
             let text = asked.answers.join(", ");
             return Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into());
         };
+        // Only what the client declared it can answer may be asked (tracksuit checks this
+        // in `create_elicitation`; an rmcp author checks it by hand).
+        if context
+            .client_capabilities()
+            .is_none_or(|c| c.elicitation.is_none())
+        {
+            return Err(ErrorData::invalid_request(
+                "three_rounds needs the client's elicitation capability",
+                None,
+            ));
+        }
         let request = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
             meta: None,
             message: (*question).to_owned(),
