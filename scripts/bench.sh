@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The performance and robustness harness: builds bench/ in release mode, runs the load
-# driver against the tracksuit, rmcp and TypeScript SDK twins (stdio and Streamable HTTP),
+# driver against the tracksuit, rmcp and TypeScript SDK twins (stdio, Streamable HTTP in
+# 2025-11-25 sessions, and sessionless MCP 2026-07-28 requests with a 3-round MRTR call —
+# the TypeScript SDK does not speak 2026-07-28 and sits those rows out),
 # the in-process floor, idle-session memory, 10 000 held sessions, the robustness run, and
 # the 50-tool build-time comparison, then writes docs/performance.md. The robustness run
 # is repeated against the same twin built with jemalloc (`--features jemalloc`).
@@ -8,7 +10,7 @@
 #   scripts/bench.sh                 everything (about 15 minutes on 2 cores)
 #   BENCH_SKIP_BUILDTIME=1 scripts/bench.sh --scale-down 10   a quick look
 #
-# Extra arguments go to the driver (`--skip stdio,http,floor,idle,hold,robust`,
+# Extra arguments go to the driver (`--skip stdio,http,modern,floor,idle,hold,robust`,
 # `--scale-down N`, `--repeat N` runs per load scenario (default 3, median shown),
 # `--robust-rounds N` (default 10)). Nothing else should run on the machine meanwhile.
 set -euo pipefail
@@ -29,7 +31,7 @@ ts_version=$(node -p 'require("./ts/node_modules/@modelcontextprotocol/sdk/packa
     echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') — $(nproc) cores available"
     echo "Memory: $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo); kernel $(uname -r)"
     echo "Toolchain: $(rustc -V); Node.js $(node -v)"
-    echo "Peers: rmcp $rmcp_version (crates.io, features server/macros/transport-io/transport-streamable-http-server, TCP_NODELAY set on accepted sockets); @modelcontextprotocol/sdk $ts_version (McpServer + StreamableHTTPServerTransport on node:http)"
+    echo "Peers: rmcp $rmcp_version (crates.io, features server/macros/transport-io/transport-streamable-http-server/request-state, TCP_NODELAY set on accepted sockets, JSON rather than SSE bodies for its sessionless 2026-07-28 answers); @modelcontextprotocol/sdk $ts_version (McpServer + StreamableHTTPServerTransport on node:http)"
     echo "tracksuit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- runtime macros || echo ' + uncommitted changes'), default features"
     echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC')"
 } > "$work/machine.txt"

@@ -1,7 +1,10 @@
-//! Load over Streamable HTTP: one keep-alive HTTP/1.1 connection per MCP session, JSON or
-//! SSE responses read alike.
+//! Load over Streamable HTTP: one keep-alive HTTP/1.1 connection per MCP session (or per
+//! sessionless MCP 2026-07-28 client), JSON or SSE responses read alike.
 
-use crate::payload::{PROTOCOL_VERSION, Requests, ResponseHead, Tool, verify};
+use crate::payload::{
+    Call, MODERN_PROTOCOL_VERSION, ModernHead, PROTOCOL_VERSION, Requests, ResponseHead,
+    THREE_ROUNDS, Tool, verify,
+};
 use crate::process::{ServerProcess, ServerSpec};
 use crate::stats::{Latencies, RunFigures};
 use bytes::Bytes;
@@ -57,6 +60,16 @@ impl HttpReply {
         }
         data_lines(&self.body)
             .filter_map(ResponseHead::parse)
+            .find(|h| h.id.is_some())
+    }
+
+    /// The head of a modern response.
+    pub fn modern_head(&self) -> Option<ModernHead> {
+        if !self.sse {
+            return ModernHead::parse(&self.body);
+        }
+        data_lines(&self.body)
+            .filter_map(ModernHead::parse)
             .find(|h| h.id.is_some())
     }
 }
@@ -416,6 +429,254 @@ pub async fn hold_sessions(spec: &ServerSpec, n: usize) -> io::Result<HoldFigure
         rss_kib,
         open_time,
         call_time,
+    })
+}
+
+/// A sessionless MCP 2026-07-28 client on its own keep-alive connection: no
+/// `initialize`; every POST carries `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`,
+/// and its body the `_meta` of the revision.
+pub struct ModernClient {
+    sender: SendRequest<Full<Bytes>>,
+    host: HeaderValue,
+    conn: tokio::task::JoinHandle<()>,
+}
+
+impl ModernClient {
+    /// Connects.
+    pub async fn open(port: u16) -> io::Result<ModernClient> {
+        let (sender, conn) = connect(port).await?;
+        let host = HeaderValue::from_str(&format!("127.0.0.1:{port}")).map_err(io::Error::other)?;
+        Ok(ModernClient { sender, host, conn })
+    }
+
+    /// POSTs one `tools/call` of `name`.
+    pub async fn post_call(&mut self, name: &'static str, body: String) -> io::Result<HttpReply> {
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri("/mcp")
+            .header(HOST, self.host.clone())
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .header("mcp-protocol-version", MODERN_PROTOCOL_VERSION)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", name)
+            .body(Full::new(Bytes::from(body)))
+            .map_err(io::Error::other)?;
+        self.sender.ready().await.map_err(io::Error::other)?;
+        let response = self
+            .sender
+            .send_request(request)
+            .await
+            .map_err(io::Error::other)?;
+        let status = response.status();
+        let sse = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(io::Error::other)?
+            .to_bytes();
+        Ok(HttpReply { status, sse, body })
+    }
+
+    /// One checked call of `echo` or `add`.
+    pub async fn call(&mut self, requests: &Requests, tool: Tool, id: u64) -> io::Result<()> {
+        let reply = self
+            .post_call(tool.name(), requests.modern_call(tool, id))
+            .await?;
+        match reply.modern_head() {
+            Some(head) if head.ok() && reply.status == StatusCode::OK => Ok(()),
+            _ => Err(broken(format!(
+                "modern call failed: HTTP {} {}",
+                reply.status,
+                String::from_utf8_lossy(&reply.body)
+            ))),
+        }
+    }
+
+    /// One call of `echo` or `add` checked in full.
+    pub async fn verify(&mut self, requests: &Requests, tool: Tool) -> io::Result<()> {
+        let id = 1_000_000_000;
+        let reply = self
+            .post_call(tool.name(), requests.modern_call(tool, id))
+            .await?;
+        let value = reply.json().ok_or_else(|| broken("no JSON-RPC response"))?;
+        if value["result"]["resultType"] != "complete" {
+            return Err(broken(format!("no resultType \"complete\": {value}")));
+        }
+        verify(tool, id, &value).map_err(broken)
+    }
+
+    /// One whole `three_rounds` call: the first POST, then a retry per `input_required`
+    /// round answering every elicitation with `{"answer": "a<n>"}` (n counting the
+    /// answers given in this call) and echoing `requestState`. Ids from `first_id` on, one
+    /// per POST. Checks that it took exactly three rounds and that the result names the
+    /// three answers; returns the number of POSTs (4).
+    pub async fn three_rounds(&mut self, first_id: u64) -> io::Result<u32> {
+        const ROUNDS: u32 = 3;
+        let mut retry: Option<(String, Option<String>)> = None;
+        let mut answered = 0u32;
+        for post in 0..=ROUNDS {
+            let body = Requests::three_rounds(
+                first_id + u64::from(post),
+                retry.as_ref().map(|(r, s)| (r.as_str(), s.as_deref())),
+            );
+            let reply = self.post_call(THREE_ROUNDS, body).await?;
+            let value = reply.json().filter(|_| reply.status == StatusCode::OK);
+            let failed = || {
+                broken(format!(
+                    "three_rounds, POST {}: HTTP {} {}",
+                    post + 1,
+                    reply.status,
+                    String::from_utf8_lossy(&reply.body)
+                ))
+            };
+            let result = value
+                .as_ref()
+                .and_then(|v| v.get("result"))
+                .ok_or_else(failed)?;
+            match result.get("resultType").and_then(|t| t.as_str()) {
+                Some("input_required") if post < ROUNDS => {
+                    let requests = result
+                        .get("inputRequests")
+                        .and_then(|r| r.as_object())
+                        .filter(|r| !r.is_empty())
+                        .ok_or_else(failed)?;
+                    let mut responses = serde_json::Map::with_capacity(requests.len());
+                    for (key, request) in requests {
+                        if request.get("method").and_then(|m| m.as_str())
+                            != Some("elicitation/create")
+                        {
+                            return Err(failed());
+                        }
+                        answered += 1;
+                        responses.insert(
+                            key.clone(),
+                            serde_json::json!({
+                                "action": "accept",
+                                "content": {"answer": format!("a{answered}")},
+                            }),
+                        );
+                    }
+                    let state = result
+                        .get("requestState")
+                        .and_then(|s| s.as_str())
+                        .map(str::to_owned);
+                    retry = Some((serde_json::Value::Object(responses).to_string(), state));
+                }
+                Some("complete") if post == ROUNDS => {
+                    let text = result["content"][0]["text"].as_str();
+                    if result["isError"] == true || text != Some("a1, a2, a3") {
+                        return Err(failed());
+                    }
+                    return Ok(post + 1);
+                }
+                _ => return Err(failed()),
+            }
+        }
+        unreachable!("the loop returns on its last POST")
+    }
+}
+
+impl Drop for ModernClient {
+    fn drop(&mut self) {
+        self.conn.abort();
+    }
+}
+
+/// `clients` sessionless MCP 2026-07-28 clients, each on its own keep-alive connection,
+/// each making `calls_per_client` sequential calls of `call` (no `initialize`; a
+/// `three_rounds` call is its four POSTs, counted once).
+pub async fn run_modern(
+    spec: &ServerSpec,
+    clients: usize,
+    call: Call,
+    warmup_per_client: u64,
+    calls_per_client: u64,
+) -> io::Result<RunFigures> {
+    let server = spec.spawn_http().await?;
+    let result = run_modern_on(
+        &server,
+        spec.port,
+        clients,
+        call,
+        warmup_per_client,
+        calls_per_client,
+    )
+    .await;
+    server.stop().await;
+    result
+}
+
+async fn run_modern_on(
+    server: &ServerProcess,
+    port: u16,
+    clients: usize,
+    call: Call,
+    warmup_per_client: u64,
+    calls_per_client: u64,
+) -> io::Result<RunFigures> {
+    let requests = Arc::new(Requests::default());
+    let mut open = Vec::with_capacity(clients);
+    for _ in 0..clients {
+        open.push(ModernClient::open(port).await?);
+    }
+    match call {
+        Call::Tool(tool) => open[0].verify(&requests, tool).await?,
+        Call::ThreeRounds => {
+            open[0].three_rounds(1_000_000_000).await?;
+        }
+    }
+    // Ids: a call takes up to four (one per POST).
+    let round = |open: Vec<ModernClient>, first: u64, n: u64| {
+        let requests = requests.clone();
+        async move {
+            let mut set = JoinSet::new();
+            for mut client in open {
+                let requests = requests.clone();
+                set.spawn(async move {
+                    let mut lat = Latencies::with_capacity(n as usize);
+                    for i in first..first + n {
+                        let started = Instant::now();
+                        match call {
+                            Call::Tool(tool) => client.call(&requests, tool, i).await?,
+                            Call::ThreeRounds => {
+                                client.three_rounds(i * 4).await?;
+                            }
+                        }
+                        lat.record(started.elapsed());
+                    }
+                    Ok::<_, io::Error>((client, lat))
+                });
+            }
+            let mut clients = Vec::new();
+            let mut all = Latencies::default();
+            while let Some(joined) = set.join_next().await {
+                let (client, lat) = joined.map_err(io::Error::other)??;
+                clients.push(client);
+                all.extend(lat);
+            }
+            Ok::<_, io::Error>((clients, all))
+        }
+    };
+    let (open, _) = round(open, 1, warmup_per_client).await?;
+    let cpu_before = server.cpu();
+    let started = Instant::now();
+    let (open, mut latencies) = round(open, warmup_per_client + 1, calls_per_client).await?;
+    let elapsed = started.elapsed();
+    let server_cpu = server.cpu().saturating_sub(cpu_before);
+    let server_rss_kib = server.rss_kib();
+    drop(open);
+    Ok(RunFigures {
+        calls: latencies.len() as u64,
+        elapsed,
+        p50: latencies.quantile(0.5),
+        p99: latencies.quantile(0.99),
+        server_cpu,
+        server_rss_kib,
     })
 }
 

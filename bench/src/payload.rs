@@ -1,10 +1,42 @@
-//! The requests every server gets: `echo` of a 1 KiB string and `add` of two integers.
+//! The requests every server gets: `echo` of a 1 KiB string and `add` of two integers, in
+//! a 2025-11-25 session or as sessionless MCP 2026-07-28 requests; and the 2026 rows'
+//! 3-round MRTR call of `three_rounds`.
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 /// Protocol version the driver negotiates.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Protocol version of the sessionless (modern) rows.
+pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// The `_meta` member every modern request carries: the version, the client's capabilities
+/// (form elicitation, for `three_rounds`) and its identity.
+const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"tracksuit-bench","version":"0.1.0"}}"#;
+
+/// The `three_rounds` tool's name.
+pub const THREE_ROUNDS: &str = "three_rounds";
+
+/// What one measured call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    /// One `tools/call` of a benchmark tool.
+    Tool(Tool),
+    /// The `three_rounds` tool over MCP 2026-07-28: three `input_required` rounds, each
+    /// answered and retried, then the result (four POSTs, counted as one call).
+    ThreeRounds,
+}
+
+impl Call {
+    /// The name shown in the report's tool column.
+    pub fn name(self) -> &'static str {
+        match self {
+            Call::Tool(tool) => tool.name(),
+            Call::ThreeRounds => THREE_ROUNDS,
+        }
+    }
+}
 
 /// The benchmark's tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +101,40 @@ impl Requests {
         }
     }
 
+    /// One sessionless (MCP 2026-07-28) `tools/call`: the same arguments as [`Requests::call`],
+    /// with the modern `_meta`.
+    pub fn modern_call(&self, tool: Tool, id: u64) -> String {
+        match tool {
+            Tool::Echo => format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}},{MODERN_META}}}}}"#,
+                self.text
+            ),
+            Tool::Add => format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":{}}},{MODERN_META}}}}}"#,
+                id * 2
+            ),
+        }
+    }
+
+    /// One round of the modern `three_rounds` call: the first (`retry` is `None`), or a
+    /// retry with the answers (a JSON object, as text) and the `requestState` the last
+    /// round returned, echoed verbatim (absent if it returned none).
+    pub fn three_rounds(id: u64, retry: Option<(&str, Option<&str>)>) -> String {
+        let mut body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{THREE_ROUNDS}","arguments":{{}},{MODERN_META}"#
+        );
+        if let Some((responses, state)) = retry {
+            body.push_str(r#","inputResponses":"#);
+            body.push_str(responses);
+            if let Some(state) = state {
+                body.push_str(r#","requestState":"#);
+                body.push_str(&serde_json::Value::from(state).to_string());
+            }
+        }
+        body.push_str("}}");
+        body
+    }
+
     /// `tools/call` of the robustness run's slow tool, optionally task-augmented.
     pub fn sleep_call(id: u64, ms: u64, as_task: bool) -> String {
         let task = if as_task {
@@ -117,6 +183,44 @@ impl ResponseHead {
     /// True for a successful, non-error tool result.
     pub fn ok(&self) -> bool {
         self.error.is_none() && self.result.as_ref().is_some_and(|r| !r.is_error)
+    }
+}
+
+/// What the driver reads of a modern response on the hot path.
+#[derive(Debug, Deserialize)]
+pub struct ModernHead {
+    /// Request id.
+    pub id: Option<u64>,
+    /// Present on success.
+    pub result: Option<ModernResultHead>,
+    /// Present on failure.
+    pub error: Option<IgnoredAny>,
+}
+
+/// The part of a modern result the driver checks.
+#[derive(Debug, Deserialize)]
+pub struct ModernResultHead {
+    /// `complete` on a finished call.
+    #[serde(rename = "resultType")]
+    pub result_type: Option<String>,
+    /// Tool execution error flag.
+    #[serde(rename = "isError", default)]
+    pub is_error: bool,
+}
+
+impl ModernHead {
+    /// Parses a body; `None` if it is not JSON-RPC.
+    pub fn parse(bytes: &[u8]) -> Option<ModernHead> {
+        serde_json::from_slice(bytes).ok()
+    }
+
+    /// True for a complete, non-error tool result.
+    pub fn ok(&self) -> bool {
+        self.error.is_none()
+            && self
+                .result
+                .as_ref()
+                .is_some_and(|r| !r.is_error && r.result_type.as_deref() == Some("complete"))
     }
 }
 

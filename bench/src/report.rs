@@ -11,8 +11,22 @@ pub struct Row {
     pub scenario: String,
     /// Tool called.
     pub tool: &'static str,
-    /// Per server; `None` if that server failed the scenario.
+    /// Per server; `None` if that server failed the scenario or does not serve it.
     pub figures: Vec<Option<RunFigures>>,
+    /// Per server: true if it was not run because it cannot serve the scenario (shown as
+    /// "n/a", with the reason in [`Report::notes`]).
+    pub not_served: Vec<bool>,
+}
+
+impl Row {
+    /// What an empty cell of server `i` shows.
+    fn empty(&self, i: usize) -> &'static str {
+        if self.not_served.get(i).copied().unwrap_or(false) {
+            "n/a"
+        } else {
+            "failed"
+        }
+    }
 }
 
 /// Everything the report shows.
@@ -26,6 +40,8 @@ pub struct Report {
     pub sections: Vec<(String, String)>,
     /// Failures seen while running.
     pub failures: Vec<String>,
+    /// Notes under the load tables (what a group of rows measures, why a cell says "n/a").
+    pub notes: Vec<String>,
     /// Machine and toolchain lines.
     pub machine: Vec<String>,
     /// Targets: (target, figure, met).
@@ -89,6 +105,12 @@ impl Report {
         self.throughput_table(&mut out);
         self.latency_table(&mut out);
         self.cpu_table(&mut out);
+        if !self.notes.is_empty() {
+            for note in &self.notes {
+                let _ = writeln!(out, "- {note}");
+            }
+            let _ = writeln!(out);
+        }
         for (title, body) in &self.sections {
             let _ = writeln!(out, "## {title}\n\n{body}\n");
         }
@@ -127,14 +149,14 @@ impl Report {
                 .iter()
                 .map(|f| f.as_ref().map_or(0.0, RunFigures::throughput))
                 .collect();
-            for t in &tp {
+            for (i, t) in tp.iter().enumerate() {
                 let _ = write!(
                     out,
                     " {} |",
                     if *t > 0.0 {
                         format!("{t:.0}")
                     } else {
-                        "failed".into()
+                        row.empty(i).into()
                     }
                 );
             }
@@ -151,13 +173,13 @@ impl Report {
         self.header(out, "", false);
         for row in &self.rows {
             let _ = write!(out, "| {} | {} |", row.scenario, row.tool);
-            for f in &row.figures {
+            for (i, f) in row.figures.iter().enumerate() {
                 match f {
                     Some(f) => {
                         let _ = write!(out, " {} / {} |", dur(f.p50), dur(f.p99));
                     }
                     None => {
-                        let _ = write!(out, " failed |");
+                        let _ = write!(out, " {} |", row.empty(i));
                     }
                 }
             }
@@ -179,7 +201,7 @@ impl Report {
                 .iter()
                 .map(|f| f.as_ref().map_or(0.0, |f| f.cpu_per_call().as_secs_f64()))
                 .collect();
-            for f in &row.figures {
+            for (i, f) in row.figures.iter().enumerate() {
                 match f {
                     Some(f) => {
                         let _ = write!(
@@ -190,7 +212,7 @@ impl Report {
                         );
                     }
                     None => {
-                        let _ = write!(out, " failed |");
+                        let _ = write!(out, " {} |", row.empty(i));
                     }
                 }
             }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use tracksuit_bench::floor;
 use tracksuit_bench::http_load;
-use tracksuit_bench::payload::Tool;
+use tracksuit_bench::payload::{Call, Tool};
 use tracksuit_bench::process::ServerSpec;
 use tracksuit_bench::report::{Report, Row, dur};
 use tracksuit_bench::robustness;
@@ -49,7 +49,8 @@ struct Args {
     /// Lines `fuzz <target> ...` to quote in the report.
     #[arg(long)]
     fuzz: Option<PathBuf>,
-    /// Skip these parts: stdio, http, floor, idle, hold, robust.
+    /// Skip these parts: stdio, http (2025-11-25 sessions), modern (sessionless MCP
+    /// 2026-07-28 requests and the 3-round MRTR call), floor, idle, hold, robust.
     #[arg(long, value_delimiter = ',')]
     skip: Vec<String>,
     /// Machine description lines (`key: value`), added to the report.
@@ -72,10 +73,10 @@ fn log(line: impl AsRef<str>) {
     eprintln!("[bench] {}", line.as_ref());
 }
 
-fn show(name: &str, scenario: &str, tool: Tool, f: &RunFigures) {
+fn show(name: &str, scenario: &str, call: Call, f: &RunFigures) {
     log(format!(
         "{name:>9} {scenario:<24} {:<4} {:>8.0} calls/s  p50 {:>9}  p99 {:>9}  cpu/call {:>8}  rss {} MiB",
-        tool.name(),
+        call.name(),
         f.throughput(),
         dur(f.p50),
         dur(f.p99),
@@ -128,15 +129,18 @@ async fn run(args: Args) -> std::io::Result<()> {
     }
 
     // Scenarios, every server in turn per scenario so drift hits them alike.
-    let mut scenarios: Vec<(String, MakeScenario)> = Vec::new();
+    const TOOLS: &[Call] = &[Call::Tool(Tool::Echo), Call::Tool(Tool::Add)];
+    let mut scenarios: Vec<(String, &[Call], MakeScenario)> = Vec::new();
     if !skip("stdio") {
         scenarios.push((
             "stdio sequential".into(),
-            Box::new(move |_, _| Scenario::Stdio(StdioMode::Sequential, n(1_000), n(20_000))),
+            TOOLS,
+            Box::new(move |_| Scenario::Stdio(StdioMode::Sequential, n(1_000), n(20_000))),
         ));
         scenarios.push((
             "stdio pipelined (32 in flight)".into(),
-            Box::new(move |_, _| Scenario::Stdio(StdioMode::Pipelined(32), n(2_000), n(60_000))),
+            TOOLS,
+            Box::new(move |_| Scenario::Stdio(StdioMode::Pipelined(32), n(2_000), n(60_000))),
         ));
     }
     if !skip("http") {
@@ -147,9 +151,8 @@ async fn run(args: Args) -> std::io::Result<()> {
                     "HTTP, {sessions} session{}",
                     if sessions == 1 { "" } else { "s" }
                 ),
-                Box::new(move |_, _| {
-                    Scenario::Http(sessions, (per / 10).max(5), per.max(10), true)
-                }),
+                TOOLS,
+                Box::new(move |_| Scenario::Http(sessions, (per / 10).max(5), per.max(10), true)),
             ));
         }
         // The same single session with Nagle's algorithm left on where the twin allows it
@@ -157,15 +160,56 @@ async fn run(args: Args) -> std::io::Result<()> {
         let per = n(400);
         scenarios.push((
             "HTTP, 1 session, TCP_NODELAY off".into(),
-            Box::new(move |_, _| Scenario::Http(1, (per / 10).max(5), per.max(10), false)),
+            TOOLS,
+            Box::new(move |_| Scenario::Http(1, (per / 10).max(5), per.max(10), false)),
         ));
     }
-    for (name, make) in &scenarios {
-        for tool in [Tool::Echo, Tool::Add] {
+    if !skip("modern") {
+        report.notes.push(format!(
+            "The `{MODERN}` rows make the calls of the HTTP rows as MCP 2026-07-28 requests: \
+             no session and no `initialize`; every POST carries `MCP-Protocol-Version`, \
+             `Mcp-Method` and `Mcp-Name`, and `params._meta` the protocol version, the \
+             client's capabilities and its identity; one keep-alive connection per client. \
+             The 3-round MRTR row calls `three_rounds`, which asks the client three \
+             questions one after the other: the call is four POSTs (three `input_required` \
+             results, each answered with `inputResponses` and the `requestState` echoed, \
+             then the result), counted as one call in calls/s, latency and CPU per call."
+        ));
+        // The same calls as the HTTP rows, as sessionless MCP 2026-07-28 requests: no
+        // initialize, each POST carrying the version, method and tool name in headers and
+        // the client's version, capabilities and identity in `_meta`.
+        for clients in [1usize, 16, 64] {
+            let per = n(16_000) / clients as u64;
+            scenarios.push((
+                format!(
+                    "{MODERN}, {clients} client{}",
+                    if clients == 1 { "" } else { "s" }
+                ),
+                TOOLS,
+                Box::new(move |spec| match modern_unsupported(spec) {
+                    Some(why) => Scenario::Unsupported(why),
+                    None => Scenario::Modern(clients, (per / 10).max(5), per.max(10)),
+                }),
+            ));
+        }
+        // One client; a call is four POSTs (three `input_required` rounds, then the result).
+        let per = n(4_000);
+        scenarios.push((
+            format!("{MODERN}, 3-round MRTR call"),
+            &[Call::ThreeRounds],
+            Box::new(move |spec| match modern_unsupported(spec) {
+                Some(why) => Scenario::Unsupported(why),
+                None => Scenario::Modern(1, (per / 10).max(5), per.max(10)),
+            }),
+        ));
+    }
+    for (name, calls, make) in &scenarios {
+        for &call in *calls {
             let mut row = Row {
                 scenario: name.clone(),
-                tool: tool.name(),
+                tool: call.name(),
                 figures: vec![],
+                not_served: vec![false; servers.len()],
             };
             // Each server `repeat` times, interleaved; the run with the median throughput
             // is reported (the machine is shared, single runs swing by 20 %).
@@ -184,22 +228,39 @@ async fn run(args: Args) -> std::io::Result<()> {
             };
             for _ in 0..repeat {
                 for (i, spec) in servers.iter().enumerate() {
-                    let result = match make(spec, tool) {
-                        Scenario::Stdio(mode, warmup, calls) => {
+                    let result = match (make(spec), call) {
+                        (Scenario::Stdio(mode, warmup, calls), Call::Tool(tool)) => {
                             stdio_load::run(spec, mode, tool, warmup, calls).await
                         }
-                        Scenario::Http(sessions, warmup, calls, nodelay) => {
+                        (Scenario::Http(sessions, warmup, calls, nodelay), Call::Tool(tool)) => {
                             let spec = nodelay_off(spec, nodelay);
                             http_load::run(&spec, sessions, tool, warmup, calls).await
                         }
+                        (Scenario::Modern(clients, warmup, calls), call) => {
+                            http_load::run_modern(spec, clients, call, warmup, calls).await
+                        }
+                        (Scenario::Unsupported(why), _) => {
+                            if !row.not_served[i] {
+                                row.not_served[i] = true;
+                                log(format!("{} {name}: skipped ({why})", spec.name));
+                                let note = format!("n/a for {}: {why}", spec.name);
+                                if !report.notes.contains(&note) {
+                                    report.notes.push(note);
+                                }
+                            }
+                            continue;
+                        }
+                        (_, Call::ThreeRounds) => Err(std::io::Error::other(
+                            "three_rounds runs only as a 2026 call",
+                        )),
                     };
                     match result {
                         Ok(f) => {
-                            show(spec.name, name, tool, &f);
+                            show(spec.name, name, call, &f);
                             runs[i].push(f);
                         }
                         Err(e) => {
-                            let msg = format!("{} {name} {}: {e}", spec.name, tool.name());
+                            let msg = format!("{} {name} {}: {e}", spec.name, call.name());
                             log(&msg);
                             report.failures.push(msg);
                         }
@@ -215,6 +276,7 @@ async fn run(args: Args) -> std::io::Result<()> {
         }
     }
     load_targets(&mut report);
+    modern_targets(&mut report);
 
     if !skip("floor") {
         floor_section(&mut report, &args).await;
@@ -269,21 +331,38 @@ async fn run(args: Args) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Builds a scenario's parameters for one server and tool.
-type MakeScenario = Box<dyn Fn(&ServerSpec, Tool) -> Scenario>;
+/// Builds a scenario's parameters for one server.
+type MakeScenario = Box<dyn Fn(&ServerSpec) -> Scenario>;
 
 enum Scenario {
     /// Mode, warm-up calls, measured calls.
     Stdio(StdioMode, u64, u64),
     /// Sessions, warm-up calls and measured calls per session, TCP_NODELAY on the server.
     Http(usize, u64, u64, bool),
+    /// Sessionless MCP 2026-07-28 clients, warm-up calls and measured calls per client.
+    Modern(usize, u64, u64),
+    /// The server cannot serve this scenario (why): its cell stays empty.
+    Unsupported(&'static str),
+}
+
+/// The prefix of the MCP 2026-07-28 rows' scenario names.
+const MODERN: &str = "HTTP 2026";
+
+/// Why a twin cannot serve the 2026 rows, if it cannot.
+fn modern_unsupported(spec: &ServerSpec) -> Option<&'static str> {
+    (spec.name == "TS SDK").then_some(
+        "the pinned @modelcontextprotocol/sdk (1.32.2) knows protocol versions up to \
+         2025-11-25 only (no per-request `_meta` negotiation, no `input_required` results), \
+         so it sits out the MCP 2026-07-28 rows",
+    )
 }
 
 fn load_targets(report: &mut Report) {
     let mut groups: Vec<String> = report.rows.iter().map(|r| r.scenario.clone()).collect();
     groups.dedup();
-    // The Nagle row is informational (rmcp is measured in its untuned setup there).
-    groups.retain(|g| !g.contains("TCP_NODELAY off"));
+    // The Nagle row is informational (rmcp is measured in its untuned setup there); the
+    // 2026 rows have targets of their own (`modern_targets`).
+    groups.retain(|g| !g.contains("TCP_NODELAY off") && !g.starts_with(MODERN));
     for group in groups {
         let rows: Vec<&Row> = report.rows.iter().filter(|r| r.scenario == group).collect();
         let mut worst_tp = f64::INFINITY;
@@ -337,6 +416,97 @@ fn load_targets(report: &mut Report) {
             worst_cpu >= 2.0,
         ));
     }
+}
+
+/// The 2026 rows' targets: at least 1.5× rmcp's throughput on every row, and tracksuit's
+/// CPU per stateless call no higher than on the 2025-era row of the same concurrency and
+/// tool ("HTTP 2026, N clients" against "HTTP, N sessions"; the 3-round call has no
+/// 2025-era counterpart).
+fn modern_targets(report: &mut Report) {
+    let mut groups: Vec<String> = report
+        .rows
+        .iter()
+        .map(|r| r.scenario.clone())
+        .filter(|g| g.starts_with(MODERN))
+        .collect();
+    groups.dedup();
+    for group in groups {
+        let rows: Vec<&Row> = report.rows.iter().filter(|r| r.scenario == group).collect();
+        let mut worst_tp = f64::INFINITY;
+        let mut complete = true;
+        for row in &rows {
+            match row.figures.as_slice() {
+                [Some(ours), Some(rmcp), ..] => {
+                    worst_tp = worst_tp.min(ours.throughput() / rmcp.throughput().max(1e-9));
+                }
+                _ => complete = false,
+            }
+        }
+        report.targets.push(if complete && worst_tp.is_finite() {
+            (
+                format!("{group}: throughput ≥ 1.5× rmcp's"),
+                format!("{worst_tp:.2}× (worst of {})", tools_of(&rows)),
+                worst_tp >= 1.5,
+            )
+        } else {
+            (
+                format!("{group}: tracksuit and rmcp measured"),
+                "incomplete".into(),
+                false,
+            )
+        });
+        // "HTTP 2026, 16 clients" ↔ "HTTP, 16 sessions".
+        let Some(clients) = group
+            .strip_prefix(MODERN)
+            .and_then(|rest| rest.strip_prefix(", "))
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        let era_2025 = format!(
+            "HTTP, {clients} session{}",
+            if clients == 1 { "" } else { "s" }
+        );
+        let mut worst_cpu: f64 = 0.0;
+        let mut compared = Vec::new();
+        for row in &rows {
+            let Some(old) = report
+                .rows
+                .iter()
+                .find(|r| r.scenario == era_2025 && r.tool == row.tool)
+            else {
+                continue;
+            };
+            if let (Some(Some(new)), Some(Some(old))) = (row.figures.first(), old.figures.first()) {
+                let ratio =
+                    new.cpu_per_call().as_secs_f64() / old.cpu_per_call().as_secs_f64().max(1e-12);
+                worst_cpu = worst_cpu.max(ratio);
+                compared.push(format!(
+                    "{} {} vs {}",
+                    row.tool,
+                    dur(new.cpu_per_call()),
+                    dur(old.cpu_per_call())
+                ));
+            }
+        }
+        if compared.len() == rows.len() {
+            report.targets.push((
+                format!("{group}: tracksuit CPU/call ≤ the 2025-era figure (\"{era_2025}\")"),
+                format!("{worst_cpu:.2}× ({})", compared.join("; ")),
+                worst_cpu <= 1.0,
+            ));
+        } else {
+            log(format!(
+                "{group}: no \"{era_2025}\" row in this run (skipped?): CPU target not reported"
+            ));
+        }
+    }
+}
+
+/// "echo/add", "three_rounds": the tools of a group's rows.
+fn tools_of(rows: &[&Row]) -> String {
+    rows.iter().map(|r| r.tool).collect::<Vec<_>>().join("/")
 }
 
 async fn floor_section(report: &mut Report, args: &Args) {
