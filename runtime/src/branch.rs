@@ -179,7 +179,9 @@ impl Branch {
     }
 
     /// `sample_schema::<T>` with this branch's history, system prompt and budget.
-    pub fn sample_schema<T: DeserializeOwned + JsonSchema>(&self) -> Sample<'_, Schema<T>> {
+    pub fn sample_schema<T: DeserializeOwned + JsonSchema + 'static>(
+        &self,
+    ) -> Sample<'_, Schema<T>> {
         self.prepared(self.ctx.sample_schema::<T>())
     }
 

@@ -257,6 +257,19 @@ pub(crate) fn digest_json(value: &serde_json::Value) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// The digest [`digest_json`] gives `{"method": method, "params": params}`, without building
+/// that object (no copy of `params`).
+pub(crate) fn digest_request(method: &str, params: &serde_json::Value) -> [u8; 32] {
+    let mut h = Sha256::new();
+    let mut out = HashWriter(&mut h);
+    out.0.update(b"{\"method\":");
+    write_leaf(&mut out, &method);
+    out.0.update(b",\"params\":");
+    write_canonical(&mut out, params);
+    out.0.update(b"}");
+    h.finalize().into()
+}
+
 /// Feeds what is written into a hash.
 struct HashWriter<'a>(&'a mut Sha256);
 
@@ -1088,5 +1101,14 @@ mod tests {
         for input in inputs {
             assert!(keys.open(&base(), &input, now()).is_err());
         }
+    }
+
+    #[test]
+    fn a_request_digest_is_the_digest_of_the_request_object() {
+        let params = serde_json::json!({"b": [1, {"y": null, "x": "é"}], "a": true});
+        assert_eq!(
+            digest_request("elicitation/create", &params),
+            digest_json(&serde_json::json!({"params": params, "method": "elicitation/create"}))
+        );
     }
 }

@@ -81,11 +81,43 @@ impl SchemaValidator {
         }
     }
 
+    /// The validator of type `T`'s schema: one per type for the life of the process, so a
+    /// form or a sampled type is compiled once, not on every answer (a modern call replays
+    /// its answers every round).
+    pub(crate) fn of_type<T: 'static>() -> &'static SchemaValidator {
+        use std::any::TypeId;
+        use std::collections::HashMap;
+        use std::sync::RwLock;
+        static BY_TYPE: RwLock<Option<HashMap<TypeId, &'static SchemaValidator>>> =
+            RwLock::new(None);
+        let id = TypeId::of::<T>();
+        if let Some(found) = crate::peer::sync::read(&BY_TYPE)
+            .as_ref()
+            .and_then(|m| m.get(&id).copied())
+        {
+            return found;
+        }
+        // One leaked validator per type that is ever validated: bounded by the program.
+        *crate::peer::sync::write(&BY_TYPE)
+            .get_or_insert_with(HashMap::new)
+            .entry(id)
+            .or_insert_with(|| Box::leak(Box::new(SchemaValidator::new())))
+    }
+
     /// Checks `value` against `schema` (compiled on the first call; later calls must pass
     /// the same schema). The error lists each violation with the field it concerns.
     pub fn validate(&self, schema: &JsonObject, value: &Value) -> Result<(), String> {
+        self.validate_with(|| schema.clone(), value)
+    }
+
+    /// [`validate`](Self::validate) with the schema made only if it is not compiled yet.
+    pub(crate) fn validate_with(
+        &self,
+        schema: impl FnOnce() -> JsonObject,
+        value: &Value,
+    ) -> Result<(), String> {
         let compiled = self.compiled.get_or_init(|| {
-            jsonschema::validator_for(&Value::Object(schema.clone()))
+            jsonschema::validator_for(&Value::Object(schema()))
                 .map_err(|e| format!("invalid schema: {e}"))
         });
         let validator = compiled.as_ref().map_err(Clone::clone)?;

@@ -498,7 +498,7 @@ impl<K> Ctx<K> {
                 .and_then(Value::as_str)
                 .map(str::to_owned);
             let key = self.flow.key(method, keyed.as_deref());
-            let value = rounds.ask(key.clone(), method, params.clone()).await;
+            let value = rounds.ask(key.clone(), method, &params).await;
             if method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE {
                 lock(&self.inner.log).push(LoggedExchange {
                     method: method.to_owned(),

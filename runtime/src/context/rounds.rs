@@ -141,9 +141,8 @@ impl Rounds {
 
     /// Asks `method` with `params` under `key`: the logged answer if there is one (and it
     /// answered the same request), else never (the question goes out with this round).
-    pub(crate) async fn ask(&self, key: String, method: &str, params: Value) -> Value {
-        let request = json!({ "method": method, "params": params });
-        let digest = hex(&crate::seal::digest_json(&request));
+    pub(crate) async fn ask(&self, key: String, method: &str, params: &Value) -> Value {
+        let digest = hex(&crate::seal::digest_request(method, params));
         match self.carried.answers.get(&key) {
             Some(answer) if answer.digest == digest => return answer.result.clone(),
             Some(answer) if answer.digest.is_empty() => {
@@ -160,6 +159,7 @@ impl Rounds {
             None => {
                 let mut inner = lock(&self.inner);
                 if !inner.asked.iter().any(|q| q.key == key) {
+                    let request = json!({ "method": method, "params": params });
                     inner.asked.push(Question {
                         key,
                         digest,
@@ -275,7 +275,8 @@ mod tests {
     #[tokio::test]
     async fn an_unanswered_question_is_asked_and_a_logged_one_replayed() {
         let rounds = Rounds::new("t", Carried::default());
-        let ask = rounds.ask("k".into(), "elicitation/create", json!({"m": 1}));
+        let params = json!({"m": 1});
+        let ask = rounds.ask("k".into(), "elicitation/create", &params);
         assert!(ask.now_or_never().is_none());
         let Stuck::Input(questions) = rounds.stuck().await else {
             panic!("expected input");
@@ -288,7 +289,7 @@ mod tests {
         assert_eq!(carried.answers.len(), 1);
         let replay = Rounds::new("t", carried);
         let answer = replay
-            .ask("k".into(), "elicitation/create", json!({"m": 1}))
+            .ask("k".into(), "elicitation/create", &json!({"m": 1}))
             .now_or_never();
         assert_eq!(answer, Some(json!({"action": "accept"})));
     }
@@ -307,7 +308,8 @@ mod tests {
             false,
         );
         let rounds = Rounds::new("tool `t`", carried);
-        let ask = rounds.ask("k".into(), "sampling/createMessage", json!({"a": 2}));
+        let params = json!({"a": 2});
+        let ask = rounds.ask("k".into(), "sampling/createMessage", &params);
         assert!(ask.now_or_never().is_none());
         match rounds.stuck().await {
             Stuck::Failed(e) => {

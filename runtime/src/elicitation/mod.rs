@@ -26,7 +26,7 @@ pub const REQUEST_META: &str = crate::context::KEYED_ELICITATION_META;
     label = "derive `Elicits` (and `Deserialize`) on this struct",
     note = "`#[derive(serde::Deserialize, tracksuit::Elicits)]` on a struct of form fields makes it a form"
 )]
-pub trait ElicitForm: DeserializeOwned {
+pub trait ElicitForm: DeserializeOwned + 'static {
     /// The form's `requestedSchema`.
     fn requested_schema() -> ElicitationSchema;
 }
@@ -228,11 +228,14 @@ impl<K> Ctx<K> {
             ElicitAction::Cancel => Ok(Elicited::Cancel),
             ElicitAction::Accept => {
                 let content = result.content.unwrap_or_default();
-                let schema_json = serde_json::to_value(&schema)
-                    .map_err(|e| ElicitError::InvalidContent(e.to_string()))?;
-                let schema_obj = schema_json.as_object().cloned().unwrap_or_default();
-                SchemaValidator::new()
-                    .validate(&schema_obj, &Value::Object(content.clone()))
+                SchemaValidator::of_type::<T>()
+                    .validate_with(
+                        || match serde_json::to_value(&schema) {
+                            Ok(Value::Object(map)) => map,
+                            _ => JsonObject::new(),
+                        },
+                        &Value::Object(content.clone()),
+                    )
                     .map_err(ElicitError::InvalidContent)?;
                 let value: T = serde_json::from_value(Value::Object(content.clone()))
                     .map_err(|e| ElicitError::InvalidContent(e.to_string()))?;

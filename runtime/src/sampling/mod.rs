@@ -113,7 +113,9 @@ impl<K> Ctx<K> {
     /// taken from that tool call or, for clients that answer in text, from JSON in the text.
     /// Invalid answers are retried with the error fed back (default 2 retries). Clients
     /// without `sampling.tools` get the schema in the prompt instead.
-    pub fn sample_schema<T: DeserializeOwned + JsonSchema>(&self) -> Sample<'_, Schema<T>> {
+    pub fn sample_schema<T: DeserializeOwned + JsonSchema + 'static>(
+        &self,
+    ) -> Sample<'_, Schema<T>> {
         Sample::new(self.erased())
     }
 
@@ -350,7 +352,7 @@ fn schema_tool_input<T: JsonSchema>() -> (JsonObject, bool) {
     (wrapped.as_object().cloned().unwrap_or_default(), true)
 }
 
-impl<'c, T: DeserializeOwned + JsonSchema + Send + 'c> IntoFuture for Sample<'c, Schema<T>> {
+impl<'c, T: DeserializeOwned + JsonSchema + Send + 'static> IntoFuture for Sample<'c, Schema<T>> {
     type Output = Result<SampleExchange<T>, SampleError>;
     type IntoFuture = BoxFuture<'c, Self::Output>;
 
@@ -379,7 +381,7 @@ impl<'c, T: DeserializeOwned + JsonSchema + Send + 'c> IntoFuture for Sample<'c,
                     None => instruction,
                 });
             }
-            let validator = SchemaValidator::new();
+            let validator = SchemaValidator::of_type::<T>();
             let mut conversation = self.turn.clone();
             let mut attempts = Vec::new();
             for attempt in 0..=self.retries {
