@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use tokio::sync::Notify;
 
 /// One answer the client gave, with the digest of the request it answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,7 +110,6 @@ pub(crate) struct Rounds {
     target: String,
     carried: Carried,
     inner: Mutex<Inner>,
-    changed: Notify,
 }
 
 #[derive(Debug, Default)]
@@ -135,7 +133,6 @@ impl Rounds {
                 kept,
                 ..Inner::default()
             }),
-            changed: Notify::new(),
         }
     }
 
@@ -166,8 +163,6 @@ impl Rounds {
                         request,
                     });
                 }
-                drop(inner);
-                self.changed.notify_one();
             }
         }
         std::future::pending().await
@@ -179,8 +174,6 @@ impl Rounds {
         if inner.failure.is_none() {
             inner.failure = Some(error);
         }
-        drop(inner);
-        self.changed.notify_one();
     }
 
     /// State the handler keeps across rounds (sealed with the answers).
@@ -193,30 +186,19 @@ impl Rounds {
         lock(&self.inner).kept = Some(state);
     }
 
-    /// Completes once the handler is stuck: it asked something unanswered, or failed. Polled
-    /// after the handler (in a biased `select!`), so every branch that could move on with a
-    /// replayed answer has done so; one yield lets anything the handler woke itself run
-    /// first.
-    pub(crate) async fn stuck(&self) -> Stuck {
-        loop {
-            let notified = self.changed.notified();
-            let asked = {
-                let inner = lock(&self.inner);
-                if let Some(error) = &inner.failure {
-                    return Stuck::Failed(error.clone());
-                }
-                !inner.asked.is_empty()
-            };
-            if asked {
-                tokio::task::yield_now().await;
-                let mut inner = lock(&self.inner);
-                return match &inner.failure {
-                    Some(error) => Stuck::Failed(error.clone()),
-                    None => Stuck::Input(std::mem::take(&mut inner.asked)),
-                };
-            }
-            notified.await;
+    /// Whether the handler is stuck, checked right after it was polled and returned
+    /// `Pending`: it failed, or it asked something unanswered (then every question asked so
+    /// far in this round is taken). Questions are only asked while the handler is being
+    /// polled, so nothing needs waking: the caller checks after each poll.
+    pub(crate) fn stuck(&self) -> Option<Stuck> {
+        let mut inner = lock(&self.inner);
+        if let Some(error) = &inner.failure {
+            return Some(Stuck::Failed(error.clone()));
         }
+        if inner.asked.is_empty() {
+            return None;
+        }
+        Some(Stuck::Input(std::mem::take(&mut inner.asked)))
     }
 
     /// What the next round carries after this one ended asking `questions`.
@@ -278,7 +260,7 @@ mod tests {
         let params = json!({"m": 1});
         let ask = rounds.ask("k".into(), "elicitation/create", &params);
         assert!(ask.now_or_never().is_none());
-        let Stuck::Input(questions) = rounds.stuck().await else {
+        let Some(Stuck::Input(questions)) = rounds.stuck() else {
             panic!("expected input");
         };
         assert_eq!(questions.len(), 1);
@@ -311,7 +293,7 @@ mod tests {
         let params = json!({"a": 2});
         let ask = rounds.ask("k".into(), "sampling/createMessage", &params);
         assert!(ask.now_or_never().is_none());
-        match rounds.stuck().await {
+        match rounds.stuck().expect("stuck") {
             Stuck::Failed(e) => {
                 assert!(
                     e.message.contains("tool `t`") && e.message.contains("`k`"),

@@ -515,16 +515,28 @@ impl ServerSession {
                 _ => self.read_resource(ctx, Some(params)).await,
             }
         };
-        tokio::select! {
-            biased;
-            outcome = handler => outcome,
-            stuck = rounds.stuck() => match stuck {
-                Stuck::Failed(error) => Err(error),
-                Stuck::Input(questions) => {
-                    let carried = rounds.carry(&questions);
-                    input_required(&keys, &binding, &questions, &carried, self.server.inner.options.request_state_ttl)
-                }
-            },
+        // The handler is polled here, and after each poll that leaves it waiting the rounds
+        // say whether it is stuck on questions (or failed): questions are only asked while
+        // it is polled, so no extra wake-up or task is needed to notice.
+        let mut handler = std::pin::pin!(handler);
+        let ended = std::future::poll_fn(|cx| {
+            if let std::task::Poll::Ready(outcome) = handler.as_mut().poll(cx) {
+                return std::task::Poll::Ready(Ok(outcome));
+            }
+            match rounds.stuck() {
+                None => std::task::Poll::Pending,
+                Some(stuck) => std::task::Poll::Ready(Err(stuck)),
+            }
+        })
+        .await;
+        match ended {
+            Ok(outcome) => outcome,
+            Err(Stuck::Failed(error)) => Err(error),
+            Err(Stuck::Input(questions)) => {
+                let carried = rounds.carry(&questions);
+                let ttl = self.server.inner.options.request_state_ttl;
+                input_required(&keys, &binding, &questions, &carried, ttl)
+            }
         }
     }
 }
