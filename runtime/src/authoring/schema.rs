@@ -98,10 +98,12 @@ impl SchemaValidator {
             return found;
         }
         // One leaked validator per type that is ever validated: bounded by the program.
-        *crate::peer::sync::write(&BY_TYPE)
+        let mut by_type = crate::peer::sync::write(&BY_TYPE);
+        let slot: &'static SchemaValidator = by_type
             .get_or_insert_with(HashMap::new)
             .entry(id)
-            .or_insert_with(|| Box::leak(Box::new(SchemaValidator::new())))
+            .or_insert_with(|| Box::leak(Box::new(SchemaValidator::new())));
+        slot
     }
 
     /// Checks `value` against `schema` (compiled on the first call; later calls must pass
