@@ -499,22 +499,23 @@ impl<K> Ctx<K> {
                 .map(str::to_owned);
             let key = self.flow.key(method, keyed.as_deref());
             let value = rounds.ask(key.clone(), method, &params).await;
+            // An answer that is not a result of the request's kind is the client's protocol
+            // error: the whole request fails (-32602) rather than the tool seeing it.
+            let result = match R::deserialize(&value) {
+                Ok(result) => result,
+                Err(e) => {
+                    rounds.malformed(&key, method, &e.to_string());
+                    return std::future::pending().await;
+                }
+            };
             if method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE {
                 lock(&self.inner.log).push(LoggedExchange {
                     method: method.to_owned(),
                     params,
-                    result: value.clone(),
+                    result: value,
                 });
             }
-            // An answer that is not a result of the request's kind is the client's protocol
-            // error: the whole request fails (-32602) rather than the tool seeing it.
-            return match serde_json::from_value(value) {
-                Ok(result) => Ok(result),
-                Err(e) => {
-                    rounds.malformed(&key, method, &e.to_string());
-                    std::future::pending().await
-                }
-            };
+            return Ok(result);
         }
         if !self.inner.session.can_request() {
             return Err(RequestError::Unsupported);
