@@ -22,6 +22,8 @@ static COUNTED_RUNS: AtomicUsize = AtomicUsize::new(0);
 static HANG_STARTED: AtomicBool = AtomicBool::new(false);
 static HANG_DROPPED: AtomicUsize = AtomicUsize::new(0);
 static ASK_OTHER: AtomicBool = AtomicBool::new(false);
+static LINGER_STARTED: AtomicBool = AtomicBool::new(false);
+static LINGER_DROPPED: AtomicUsize = AtomicUsize::new(0);
 
 /// A word.
 #[derive(serde::Deserialize, Elicits)]
@@ -113,6 +115,21 @@ async fn fickle(ctx: &Ctx) -> Result<String, ToolError> {
     ))
 }
 
+/// `hang` for the line test (its own counters: tests run in parallel).
+#[mcp_tool]
+async fn linger() -> &'static str {
+    struct Dropped;
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            LINGER_DROPPED.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let _guard = Dropped;
+    LINGER_STARTED.store(true, Ordering::SeqCst);
+    std::future::pending::<()>().await;
+    "never"
+}
+
 /// Has the user open a URL (URL-mode elicitation, a fresh elicitation id each run).
 #[mcp_tool]
 async fn login(ctx: &Ctx) -> Result<String, ToolError> {
@@ -184,6 +201,7 @@ fn server_with(options: ServerOptions) -> ServerHandle {
         .tool(counted_again)
         .tool(fickle)
         .tool(hang)
+        .tool(linger)
         .tool(debate)
         .tool(recap)
         .tool(login)
@@ -573,4 +591,62 @@ async fn history_built_from_an_answer_replays_identically() {
     });
     let (_, done) = send(&app, call(3, "recap", json!({}), retry)).await;
     assert_eq!(done["result"]["content"][0]["text"], "tea it is", "{done}");
+}
+
+/// A modern message with `_meta` (for requests on a line).
+fn line_request(id: i64, method: &str, mut params: Value) -> JsonRpcMessage {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    serde_json::from_value(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+        .expect("a request")
+}
+
+#[tokio::test]
+async fn a_line_whose_first_message_is_modern_serves_modern_requests_and_cancels_by_id() {
+    use tracksuit::transport::{MessageSink, MessageStream, Transport, memory};
+    let server = server_with(ServerOptions::default().state_keys(keys(1)));
+    let (ours, theirs) = memory::pair();
+    tokio::spawn(server.serve(theirs));
+    let (mut from_server, mut to_server) = ours.split();
+    let mut next = async || match within("a message", from_server.next()).await {
+        Some(Ok(message)) => serde_json::to_value(message).expect("JSON"),
+        other => panic!("expected a message, got {other:?}"),
+    };
+    to_server
+        .send(line_request(1, "server/discover", json!({})))
+        .await
+        .expect("send");
+    let discovered = next().await;
+    assert_eq!(
+        discovered["result"]["supportedVersions"],
+        json!(["2026-07-28"]),
+        "{discovered}"
+    );
+    // A method the revision removed: -32601 with the request's id.
+    to_server
+        .send(line_request(2, "ping", json!({})))
+        .await
+        .expect("send");
+    let refused = next().await;
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(2), json!(-32601))
+    );
+    // A running request is cancelled by id.
+    let dropped = LINGER_DROPPED.load(Ordering::SeqCst);
+    let call = line_request(3, "tools/call", json!({"name": "linger", "arguments": {}}));
+    to_server.send(call).await.expect("send");
+    wait_until(|| LINGER_STARTED.load(Ordering::SeqCst), "the tool starts").await;
+    let cancel = serde_json::from_value(json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3},
+    }))
+    .expect("a notification");
+    to_server.send(cancel).await.expect("send");
+    wait_until(
+        || LINGER_DROPPED.load(Ordering::SeqCst) > dropped,
+        "the cancelled call's future is dropped",
+    )
+    .await;
 }
