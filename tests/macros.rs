@@ -166,7 +166,7 @@ async fn calls_validate_arguments_and_shape_results() {
     assert_eq!(s.content[0].as_text(), Some("rust:10"));
     // The tool function is still callable directly.
     assert_eq!(
-        search::run(Search {
+        search(Search {
             query: "x".into(),
             limit: Some(1)
         })

@@ -61,20 +61,16 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     let krate = krate(args.path("crate"));
     let ident = func.sig.ident.clone();
-    let vis = func.vis.clone();
     let fallback = quote! {
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
-        impl #krate::PromptHandler for #ident {
-            fn descriptor(&self) -> #krate::protocol::Prompt { #krate::protocol::Prompt::new(::core::stringify!(#ident)) }
-            fn get<'__a>(&'__a self, _: #krate::Ctx, _: ::std::collections::HashMap<::std::string::String, ::std::string::String>)
-                -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
-                ::std::boxed::Box::pin(async { ::core::result::Result::Err(#krate::protocol::ErrorObject::internal("this prompt failed to compile")) })
-            }
+        fn descriptor(&self) -> #krate::protocol::Prompt { #krate::protocol::Prompt::new(::core::stringify!(#ident)) }
+        fn get<'__a>(&'__a self, _: #krate::Ctx, _: ::std::collections::HashMap<::std::string::String, ::std::string::String>)
+            -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
+            ::std::boxed::Box::pin(async { ::core::result::Result::Err(#krate::protocol::ErrorObject::internal("this prompt failed to compile")) })
         }
     };
     if let Err(e) = cx.check() {
+        let fallback =
+            crate::common::tagged_fn(&func, &krate, "PromptHandler", TokenStream::new(), fallback);
         return with_errors(e, fallback);
     }
     let name = args
@@ -134,37 +130,33 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     });
-    let unit = crate::common::unit_struct_with_run(&func);
-    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#ident::run(#(#call_args),*)));
+    let user_future =
+        quote_spanned!(ident.span()=> #krate::__private::box_send_future(#ident(#(#call_args),*)));
     let boxed = quote! {
         ::std::boxed::Box::pin(async move {
             let __out = #user_future.await;
             #into
         })
     };
-    quote! {
-        #unit
-
-        #[automatically_derived]
-        impl #krate::PromptHandler for #ident {
-            fn descriptor(&self) -> #krate::protocol::Prompt {
-                let mut p = #krate::protocol::Prompt::new(#name);
-                p.title = #title;
-                p.description = #description;
-                p.arguments = #arguments;
-                p
-            }
-
-            #[allow(unused_mut)]
-            fn get<'__a>(
-                &'__a self,
-                __ctx: #krate::Ctx,
-                mut __args: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-            ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
-                #boxed
-            }
-
-            #complete
+    let items = quote! {
+        fn descriptor(&self) -> #krate::protocol::Prompt {
+            let mut p = #krate::protocol::Prompt::new(#name);
+            p.title = #title;
+            p.description = #description;
+            p.arguments = #arguments;
+            p
         }
-    }
+
+        #[allow(unused_mut)]
+        fn get<'__a>(
+            &'__a self,
+            __ctx: #krate::Ctx,
+            mut __args: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+        ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
+            #boxed
+        }
+
+        #complete
+    };
+    crate::common::tagged_fn(&func, &krate, "PromptHandler", TokenStream::new(), items)
 }

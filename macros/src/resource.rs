@@ -86,15 +86,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         cx.error_spanned_by(r, "`#[mcp_resource]` goes on a free `async fn`");
     }
     let krate = krate(args.path("crate"));
-    let vis = func.vis.clone();
     let templated = !vars.is_empty();
-    let fallback = quote! {
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
-    };
     if let Err(e) = cx.check() {
-        return with_errors(e, fallback);
+        // No handler: without a valid URI it is unknown whether this is a template.
+        let mut func = func;
+        func.attrs.insert(0, syn::parse_quote!(#[allow(dead_code)]));
+        return with_errors(e, quote!(#func));
     }
     let uri = uri.map(|l| l.value()).unwrap_or_default();
     let name = args
@@ -146,7 +143,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         syn::ReturnType::Default => quote!(()),
     };
     let into = quote_spanned!(output_span(&func.sig)=> <#ret as #krate::IntoResourceResult>::into_resource_result(__out, &__uri, #mime_ref));
-    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#ident::run(#(#call_args),*)));
+    let user_future =
+        quote_spanned!(ident.span()=> #krate::__private::box_send_future(#ident(#(#call_args),*)));
     let body = quote! {
         ::std::boxed::Box::pin(async move {
             #(#parse_vars)*
@@ -154,8 +152,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             #into
         })
     };
-    let unit = crate::common::unit_struct_with_run(&func);
-    let trait_impl = if templated {
+    if templated {
         let complete = args.path("complete").map(|path| {
             quote! {
                 fn complete<'__a>(
@@ -168,9 +165,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 }
             }
         });
-        quote! {
-            #[automatically_derived]
-            impl #krate::ResourceTemplateHandler for #ident {
+        let items = quote! {
                 fn descriptor(&self) -> #krate::protocol::ResourceTemplate {
                     let mut t = #krate::protocol::ResourceTemplate::new(#uri, #name);
                     t.title = #title;
@@ -195,12 +190,16 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 }
 
                 #complete
-            }
-        }
+        };
+        crate::common::tagged_fn(
+            &func,
+            &krate,
+            "ResourceTemplateHandler",
+            TokenStream::new(),
+            items,
+        )
     } else {
-        quote! {
-            #[automatically_derived]
-            impl #krate::ResourceHandler for #ident {
+        let items = quote! {
                 fn descriptor(&self) -> #krate::protocol::Resource {
                     let mut r = #krate::protocol::Resource::new(#uri, #name);
                     r.title = #title;
@@ -214,13 +213,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                     let __uri = ::std::string::String::from(#uri);
                     #body
                 }
-            }
-        }
-    };
-    quote! {
-        #unit
-
-        #trait_impl
+        };
+        crate::common::tagged_fn(&func, &krate, "ResourceHandler", TokenStream::new(), items)
     }
 }
 

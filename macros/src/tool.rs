@@ -230,7 +230,7 @@ pub struct Generated {
 }
 
 /// Generates the argument struct and the `Tool` methods. `invoke` is a function from the
-/// argument expressions to the call expression (`name::run(a, b)` or `self.0.name(a, b)`).
+/// argument expressions to the call expression (`name(a, b)` or `self.0.name(a, b)`).
 pub fn generate(
     func: &Function,
     attrs: &ToolAttrs,
@@ -364,13 +364,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let attrs = ToolAttrs::from_args(&cx, &args, &func.sig.ident, parsed.docs.as_ref());
     check_key_set(&cx, &parsed, &attrs);
     let ident = func.sig.ident.clone();
-    let vis = func.vis.clone();
     let krate = attrs.krate.clone();
-    let fallback = quote! {
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
-        impl #krate::ToolHandler for #ident {
+    if let Err(e) = cx.check() {
+        let stub = quote! {
             fn descriptor(&self) -> #krate::protocol::Tool {
                 #krate::protocol::Tool::new(::core::stringify!(#ident), ::core::default::Default::default())
             }
@@ -378,35 +374,23 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
                 ::std::boxed::Box::pin(async { ::core::result::Result::Err(#krate::ToolError::new("this tool failed to compile")) })
             }
-        }
-    };
-    if let Err(e) = cx.check() {
+        };
+        let fallback =
+            crate::common::tagged_fn(&func, &krate, "ToolHandler", TokenStream::new(), stub);
         return with_errors(e, fallback);
     }
-    let _ = attrs.name_span;
-    let generated = generate(
-        &parsed,
-        &attrs,
-        &func.sig,
-        |call_args| quote_spanned!(ident.span()=> #ident::run(#(#call_args),*)),
-    );
     let Generated {
         args_struct,
         tool_items,
-    } = generated;
-    let unit = crate::common::unit_struct_with_run(&func);
-    quote! {
-        #unit
-
-        const _: () = {
-            #args_struct
-
-            static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
-
-            #[automatically_derived]
-            impl #krate::ToolHandler for #ident {
-                #tool_items
-            }
-        };
-    }
+    } = generate(
+        &parsed,
+        &attrs,
+        &func.sig,
+        |call_args| quote_spanned!(ident.span()=> #ident(#(#call_args),*)),
+    );
+    let support = quote! {
+        #args_struct
+        static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
+    };
+    crate::common::tagged_fn(&func, &krate, "ToolHandler", support, tool_items)
 }

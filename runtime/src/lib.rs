@@ -55,9 +55,9 @@ pub use peer::RequestError;
 pub use sampling::{SampleError, SampleExchange};
 pub use seal::{KeyError, MAX_STATE_LEN, StateKeys};
 pub use server::{
-    CacheHint, PromptFn, PromptHandler, ResourceFn, ResourceHandler, ResourceTemplateFn,
-    ResourceTemplateHandler, Server, ServerError, ServerHandle, ServerOptions, ToolFn, ToolHandler,
-    UriTemplate,
+    CacheHint, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, PromptFn, PromptHandler,
+    ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler, Server, ServerError,
+    ServerHandle, ServerOptions, ToolFn, ToolHandler, UriTemplate,
 };
 
 /// The [`protocol::Implementation`] of the crate that invokes it: its package name and
@@ -82,7 +82,7 @@ macro_rules! crate_info {
 pub mod __private {
     pub use crate::authoring::SchemaValidator;
     pub use crate::private::*;
-    pub use crate::server::{ServerTools, ToolSet};
+    pub use crate::server::{ByFn, ByValue, Generated, ServerTools, Tagged, ToolSet, tagged};
     pub use futures::future::BoxFuture;
     pub use schemars;
     pub use serde;

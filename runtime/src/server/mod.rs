@@ -3,6 +3,7 @@
 
 mod modern;
 mod prompt;
+mod register;
 mod registry;
 mod resource;
 mod session;
@@ -14,6 +15,10 @@ pub(crate) use modern::{
     MODERN_PROTOCOL_VERSIONS, RequestMeta, admit, is_modern, requested_version,
 };
 pub use prompt::{PromptFn, PromptHandler};
+pub use register::{
+    ByFn, ByValue, Generated, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Tagged,
+    tagged,
+};
 pub use resource::{ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler};
 pub(crate) use session::ServerSession;
 pub use tool::{ServerTools, ToolFn, ToolHandler, ToolSet};
@@ -282,9 +287,10 @@ impl Server {
         self
     }
 
-    /// Registers a tool. A second tool of the same name makes [`build`](Server::build) fail.
-    pub fn tool(self, tool: impl ToolHandler) -> Self {
-        let result = self.inner.insert_tool(Arc::new(tool));
+    /// Registers a tool: a `#[mcp_tool]` function by name, or a [`ToolHandler`] value. A
+    /// second tool of the same name makes [`build`](Server::build) fail.
+    pub fn tool<M>(self, tool: impl IntoTool<M>) -> Self {
+        let result = self.inner.insert_tool(tool.tool());
         self.keep_first(result)
     }
 
@@ -298,20 +304,20 @@ impl Server {
     }
 
     /// Registers a prompt.
-    pub fn prompt(self, prompt: impl PromptHandler) -> Self {
-        let result = self.inner.insert_prompt(Arc::new(prompt));
+    pub fn prompt<M>(self, prompt: impl IntoPrompt<M>) -> Self {
+        let result = self.inner.insert_prompt(prompt.prompt());
         self.keep_first(result)
     }
 
     /// Registers a fixed resource.
-    pub fn resource(self, resource: impl ResourceHandler) -> Self {
-        let result = self.inner.insert_resource(Arc::new(resource));
+    pub fn resource<M>(self, resource: impl IntoResource<M>) -> Self {
+        let result = self.inner.insert_resource(resource.resource());
         self.keep_first(result)
     }
 
     /// Registers a resource template.
-    pub fn resource_template(self, template: impl ResourceTemplateHandler) -> Self {
-        let result = self.inner.insert_template(Arc::new(template));
+    pub fn resource_template<M>(self, template: impl IntoResourceTemplate<M>) -> Self {
+        let result = self.inner.insert_template(template.resource_template());
         self.keep_first(result)
     }
 
