@@ -7,7 +7,7 @@ use crate::internals::attr::{Args, Kind, Value};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::docs;
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Type};
 
@@ -389,13 +389,35 @@ fn select(
     }
 }
 
+/// `PickMove` → `pick_move`.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A keyed set. Adds impls only: `ElicitKeySet` for the enum and one inherent constructor
+/// per key (`Keys::pick_move(..) -> Key<Keys, Response>`), which types the answer; the
+/// context's schema and serialisation use structs local to the impl's functions.
 fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStream) -> TokenStream {
     let set = &input.ident;
     let vis = &input.vis;
     let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
     let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
-    let mut items = Vec::new();
+    let mut constructors = Vec::new();
     let mut described = Vec::new();
+    let mut names = Vec::new();
+    let mut messages = Vec::new();
+    let mut contexts = Vec::new();
     for v in &e.variants {
         let args = Args::parse(elicit_tokens(&v.attrs, cx), KEY_KEYS, cx);
         let key = &v.ident;
@@ -416,12 +438,17 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
                 continue;
             }
         };
-        let field_defs = fields.iter().map(|f| {
-            let attrs = f.attrs.iter().filter(|a| a.path().is_ident("doc"));
-            let name = &f.ident;
-            let ty = &f.ty;
-            quote!(#(#attrs)* pub #name: #ty)
-        });
+        let idents: Vec<_> = fields.iter().map(|f| &f.ident).collect();
+        let types: Vec<_> = fields.iter().map(|f| &f.ty).collect();
+        let field_docs: Vec<Vec<_>> = fields
+            .iter()
+            .map(|f| {
+                f.attrs
+                    .iter()
+                    .filter(|a| a.path().is_ident("doc"))
+                    .collect()
+            })
+            .collect();
         let message = match args.str("message").map(|l| l.value()).or(doc.clone()) {
             Some(m) => quote!(::std::string::String::from(#m)),
             None => quote!(::std::string::String::from(#key_name)),
@@ -430,39 +457,67 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
             Some(d) => quote!(::core::option::Option::Some(#d)),
             None => quote!(::core::option::Option::None),
         };
+        let ctor = format_ident!("{}", snake_case(&key_name), span = key.span());
+        let ctor_doc = format!("Asks for the key `{key_name}` (its fields are the context).");
         let docs_attrs = v.attrs.iter().filter(|a| a.path().is_ident("doc"));
-        items.push(quote! {
+        let key_ty = quote_spanned!(response.span()=> #krate::elicitation::Key<Self, #response>);
+        constructors.push(quote! {
             #(#docs_attrs)*
-            #[derive(Debug, Clone, #krate::__private::serde::Serialize, #krate::__private::schemars::JsonSchema)]
-            #[serde(crate = #serde_crate)]
-            #[schemars(crate = #schemars_crate)]
-            #vis struct #key { #(#field_defs,)* }
-
-            #[automatically_derived]
-            impl #krate::elicitation::InKeySet<#set> for #key {}
-
-            #[automatically_derived]
-            impl #krate::elicitation::ElicitKey for #key {
-                type Set = #set;
-                type Response = #response;
-                const KEY: &'static str = #key_name;
-                fn message(&self) -> ::std::string::String {
-                    #message
-                }
-                fn context_schema() -> #krate::protocol::JsonObject {
-                    #krate::schema_for::<Self>()
-                }
+            #[doc = ""]
+            #[doc = #ctor_doc]
+            #[allow(dead_code, clippy::too_many_arguments)]
+            #vis fn #ctor(#(#idents: #types),*) -> #key_ty {
+                #krate::elicitation::Key::__new(Self::#key { #(#idents),* })
             }
         });
-        described.push(quote!(#krate::elicitation::describe_key::<#key>(#description)));
+        names.push(quote!(Self::#key { .. } => #key_name,));
+        messages.push(quote!(Self::#key { .. } => #message,));
+        contexts.push(if idents.is_empty() {
+            quote!(Self::#key { .. } => #krate::__private::serde_json::Value::Object(::core::default::Default::default()),)
+        } else {
+            quote! {
+            Self::#key { #(#idents),* } => {
+                #[derive(#krate::__private::serde::Serialize)]
+                #[serde(crate = #serde_crate)]
+                struct Context<'__a> { #(#idents: &'__a #types),* }
+                #krate::__private::serde_json::to_value(Context { #(#idents),* })
+                    .unwrap_or(#krate::__private::serde_json::Value::Null)
+            }
+            }
+        });
+        described.push(quote! {{
+            #[derive(#krate::__private::schemars::JsonSchema)]
+            #[schemars(crate = #schemars_crate)]
+            #[allow(dead_code)]
+            struct Context { #(#(#field_docs)* #idents: #types),* }
+            #krate::elicitation::describe_key::<#response>(#key_name, #description, #krate::schema_for::<Context>())
+        }});
+    }
+    if e.variants.is_empty() {
+        cx.error_spanned_by(set, "a key set needs at least one key");
     }
     quote! {
-        #(#items)*
+        #[automatically_derived]
+        impl #set {
+            #(#constructors)*
+        }
 
         #[automatically_derived]
         impl #krate::elicitation::ElicitKeySet for #set {
             fn keys() -> ::std::vec::Vec<#krate::__private::serde_json::Value> {
                 ::std::vec![#(#described),*]
+            }
+
+            fn key(&self) -> &'static str {
+                match self { #(#names)* }
+            }
+
+            fn message(&self) -> ::std::string::String {
+                match self { #(#messages)* }
+            }
+
+            fn context(&self) -> #krate::__private::serde_json::Value {
+                match self { #(#contexts)* }
             }
         }
     }

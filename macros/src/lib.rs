@@ -159,10 +159,11 @@ pub fn mcp_server(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   other field type is a compile error at that field.
 /// - On an enum of unit variants: a select field (`#[elicit(title = "...")]` on variants
 ///   makes the titled `oneOf` form; `#[elicit(rename = "v")]` changes a value).
-/// - On an enum whose variants carry `#[elicit(response = Form)]`: a keyed set. Each variant
-///   becomes a struct of the same name (its fields are the context) implementing
-///   `ElicitKey`; a tool declares the set with `#[mcp_tool(elicits = Set)]` and asks with
-///   `ctx.elicit(Key { .. })`.
+/// - On an enum whose variants carry `#[elicit(response = Form)]`: a keyed set. The derive
+///   adds impls only: `ElicitKeySet`, and per key (variant) a constructor named after it in
+///   snake case whose parameters are the variant's fields (the context) and which returns a
+///   `Key<Set, Form>`; a tool declares the set with `#[mcp_tool(elicits = Set)]` and asks
+///   with `ctx.elicit(Set::pick_move(..))`, answered with a `Form`.
 ///
 /// ```
 /// use tracksuit::Elicits;
