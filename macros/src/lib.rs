@@ -122,9 +122,10 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::debug("mcp_resource", resource::expand(attr.into(), item.into())).into()
 }
 
-/// On an `impl` block: every `#[mcp_tool]` method becomes a tool sharing the server state
-/// (`&self`, held in an `Arc`), registered together with `Server::tools`. Duplicate tool
-/// names are rejected at compile time; other methods are left alone.
+/// On an `impl` block: every `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` method
+/// (fixed URI or template) becomes a handler sharing the server state (`&self`, held in an
+/// `Arc`), all registered together with `Server::tools`. Duplicate tool names, prompt names
+/// and resource URIs are rejected at compile time; other methods are left alone.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};

@@ -10,7 +10,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{ItemFn, LitStr};
 
-const KEYS: &[(&str, Kind)] = &[
+pub const KEYS: &[(&str, Kind)] = &[
     ("uri", Kind::Str),
     ("name", Kind::Str),
     ("title", Kind::Str),
@@ -20,18 +20,29 @@ const KEYS: &[(&str, Kind)] = &[
     ("crate", Kind::Path),
 ];
 
-pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut func: ItemFn = match syn::parse2(item) {
-        Ok(f) => f,
-        Err(e) => {
-            return syn::Error::new(e.span(), "`#[mcp_resource]` goes on an `async fn`")
-                .to_compile_error();
-        }
-    };
-    let cx = Ctxt::new();
-    let args = Args::parse(attr, KEYS, &cx);
-    let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "resource");
-    let ident = func.sig.ident.clone();
+/// A checked resource or resource template: its handler trait and impl items.
+pub struct Resource {
+    /// The URI (or template): what duplicates are detected by.
+    pub uri: String,
+    pub uri_span: proc_macro2::Span,
+    /// `ResourceHandler` or `ResourceTemplateHandler`.
+    pub handler: &'static str,
+    pub items: TokenStream,
+}
+
+/// Reads and checks a resource's attribute and signature (errors go to `cx`); see
+/// `prompt::prompt` for `method` and `invoke`.
+pub fn resource(
+    cx: &Ctxt,
+    args: &Args,
+    fn_attrs: &[syn::Attribute],
+    sig: &mut syn::Signature,
+    krate: &TokenStream,
+    method: bool,
+    invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
+) -> Resource {
+    let parsed = Function::from_sig(cx, fn_attrs, sig, "resource");
+    let ident = sig.ident.clone();
     let uri = args.str("uri").cloned();
     let mut template_ok = true;
     let vars = match &uri {
@@ -82,17 +93,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     }
-    if let Some(r) = &parsed.receiver {
-        cx.error_spanned_by(r, "`#[mcp_resource]` goes on a free `async fn`");
+    match (&parsed.receiver, method) {
+        (Some(r), false) => cx.error_spanned_by(r, "`#[mcp_resource]` on a method needs `#[mcp_server]` on its impl block"),
+        (None, true) => cx.error_spanned_by(&ident, "a resource in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`"),
+        _ => {}
     }
-    let krate = krate(args.path("crate"));
     let templated = !vars.is_empty();
-    if let Err(e) = cx.check() {
-        // No handler: without a valid URI it is unknown whether this is a template.
-        let mut func = func;
-        func.attrs.insert(0, syn::parse_quote!(#[allow(dead_code)]));
-        return with_errors(e, quote!(#func));
-    }
+    let uri_span = uri.as_ref().map_or(ident.span(), LitStr::span);
     let uri = uri.map(|l| l.value()).unwrap_or_default();
     let name = args
         .str("name")
@@ -138,13 +145,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             _ => quote!(#i),
         }
     });
-    let ret = match &func.sig.output {
+    let ret = match &sig.output {
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
     };
-    let into = quote_spanned!(output_span(&func.sig)=> <#ret as #krate::IntoResourceResult>::into_resource_result(__out, &__uri, #mime_ref));
-    let user_future =
-        quote_spanned!(ident.span()=> #krate::__private::box_send_future(#ident(#(#call_args),*)));
+    let into = quote_spanned!(output_span(sig)=> <#ret as #krate::IntoResourceResult>::into_resource_result(__out, &__uri, #mime_ref));
+    let call = invoke(call_args.collect());
+    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#call));
     let body = quote! {
         ::std::boxed::Box::pin(async move {
             #(#parse_vars)*
@@ -191,13 +198,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 
                 #complete
         };
-        crate::common::tagged_fn(
-            &func,
-            &krate,
-            "ResourceTemplateHandler",
-            TokenStream::new(),
+        Resource {
+            uri,
+            uri_span,
+            handler: "ResourceTemplateHandler",
             items,
-        )
+        }
     } else {
         let items = quote! {
                 fn descriptor(&self) -> #krate::protocol::Resource {
@@ -214,8 +220,49 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                     #body
                 }
         };
-        crate::common::tagged_fn(&func, &krate, "ResourceHandler", TokenStream::new(), items)
+        Resource {
+            uri,
+            uri_span,
+            handler: "ResourceHandler",
+            items,
+        }
     }
+}
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: ItemFn = match syn::parse2(item) {
+        Ok(f) => f,
+        Err(e) => {
+            return syn::Error::new(e.span(), "`#[mcp_resource]` goes on an `async fn`")
+                .to_compile_error();
+        }
+    };
+    let cx = Ctxt::new();
+    let args = Args::parse(attr, KEYS, &cx);
+    let krate = krate(args.path("crate"));
+    let ident = func.sig.ident.clone();
+    let fn_attrs = func.attrs.clone();
+    let resource = resource(
+        &cx,
+        &args,
+        &fn_attrs,
+        &mut func.sig,
+        &krate,
+        false,
+        |a| quote_spanned!(ident.span()=> #ident(#(#a),*)),
+    );
+    if let Err(e) = cx.check() {
+        // No handler: without a valid URI it is unknown whether this is a template.
+        func.attrs.insert(0, syn::parse_quote!(#[allow(dead_code)]));
+        return with_errors(e, quote!(#func));
+    }
+    crate::common::tagged_fn(
+        &func,
+        &krate,
+        resource.handler,
+        TokenStream::new(),
+        resource.items,
+    )
 }
 
 trait SpanFor {

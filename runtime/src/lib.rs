@@ -82,7 +82,9 @@ macro_rules! crate_info {
 pub mod __private {
     pub use crate::authoring::SchemaValidator;
     pub use crate::private::*;
-    pub use crate::server::{ByFn, ByValue, Generated, ServerTools, Tagged, ToolSet, tagged};
+    pub use crate::server::{
+        ByFn, ByValue, Generated, ServerParts, ServerTools, Tagged, ToolSet, tagged,
+    };
     pub use futures::future::BoxFuture;
     pub use schemars;
     pub use serde;

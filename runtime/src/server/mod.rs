@@ -21,7 +21,7 @@ pub use register::{
 };
 pub use resource::{ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler};
 pub(crate) use session::ServerSession;
-pub use tool::{ServerTools, ToolFn, ToolHandler, ToolSet};
+pub use tool::{ServerParts, ServerTools, ToolFn, ToolHandler, ToolSet};
 pub use uri_template::UriTemplate;
 
 use crate::capacity::ReleaseSpare;
@@ -294,10 +294,23 @@ impl Server {
         self.keep_first(result)
     }
 
-    /// Registers every tool of an `#[mcp_server]` impl block.
+    /// Registers every tool of an `#[mcp_server]` impl block, and its prompts and resources.
     pub fn tools(mut self, set: impl ToolSet) -> Self {
-        for tool in set.into_tools() {
+        let parts = set.into_parts();
+        for tool in parts.tools {
             let result = self.inner.insert_tool(tool);
+            self = self.keep_first(result);
+        }
+        for prompt in parts.prompts {
+            let result = self.inner.insert_prompt(prompt);
+            self = self.keep_first(result);
+        }
+        for resource in parts.resources {
+            let result = self.inner.insert_resource(resource);
+            self = self.keep_first(result);
+        }
+        for template in parts.templates {
+            let result = self.inner.insert_template(template);
             self = self.keep_first(result);
         }
         self
