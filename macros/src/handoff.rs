@@ -59,12 +59,11 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
     };
     let Some(ident) = ident else {
         cx.error_spanned_by(&self_ty, "a handoff tool is an `impl` of a named type");
-        return with_errors(
-            cx.check()
-                .err()
-                .unwrap_or_else(|| syn::Error::new(self_ty.span(), "invalid")),
-            quote!(#block),
-        );
+        // The block is not emitted: an inherent impl of such a type is an error of its own.
+        return match cx.check() {
+            Ok(()) => quote!(#block),
+            Err(e) => e.to_compile_error(),
+        };
     };
     let phase = |name: &str| {
         block.items.iter().find_map(|i| match i {
@@ -188,16 +187,20 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
         (&&#krate::__private::ReturnOf::<#after_ret>::new()).output_schema()
     }};
     let finish = quote_spanned!(after_span=> #krate::__private::finish_tool::<#after_ret>(&__SCHEMAS, __result));
-    let serde_check = quote_spanned! {state_ty.span()=>
+    // The state's serde bounds are checked by `sealing::<State>` (spanned at the state
+    // type, so a missing derive is reported once, there); the client's output here.
+    let serde_check = quote_spanned! {out_ty.span()=>
         const _: fn() = || {
             fn sealable<T: #krate::__private::serde::Serialize + #krate::__private::serde::de::DeserializeOwned>() {}
-            sealable::<#state_ty>();
             sealable::<#out_ty>();
         };
     };
     let name = &attrs.name;
     let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
     let before_call = quote_spanned!(before.sig.ident.span()=> #krate::__private::box_send_future(#self_ty::before(#(#before_args),*)));
+    let before_once = quote_spanned! {state_ty.span()=>
+        let __state = #krate::__private::before_once(&__ctx, #before_call, #krate::__private::sealing::<#state_ty>()).await?;
+    };
     let client_call = quote_spanned!(client.sig.ident.span()=> #krate::__private::box_send_future(#self_ty::client(#(#client_args),*)));
     let after_call = quote_spanned!(after.sig.ident.span()=> #krate::__private::box_send_future(#self_ty::after(#(#after_args),*)));
     quote! {
@@ -223,7 +226,7 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
                     ::std::boxed::Box::pin(async move {
                         let __params: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
                         let __phase = #krate::PhaseCtx::new(&__ctx);
-                        let __state = #krate::__private::before_once(&__ctx, #before_call).await?;
+                        #before_once
                         let __keyed = __ctx.with_keys::<#keys>();
                         let __out = #krate::__private::phase("client", #client_call.await)?;
                         let __result = #after_call.await;

@@ -153,12 +153,30 @@ pub fn phase<T, E: Into<ToolError>>(name: &str, r: Result<T, E>) -> Result<T, To
     })
 }
 
+/// How a handoff tool's state is kept between rounds: serde, chosen where the state type
+/// is named, so a state that is not `Serialize + DeserializeOwned` is one error, there.
+pub struct Sealing<S> {
+    keep: fn(&S) -> serde_json::Result<Value>,
+    restore: fn(Value) -> serde_json::Result<S>,
+}
+
+/// The [`Sealing`] of `S`.
+pub fn sealing<S: serde::Serialize + DeserializeOwned>() -> Sealing<S> {
+    Sealing {
+        keep: |s| serde_json::to_value(s),
+        restore: serde_json::from_value,
+    }
+}
+
 /// Runs a handoff tool's `before` phase once per call. On a modern (2026-07-28) request
 /// that takes several rounds, the first round runs it and keeps its state, sealed with the
 /// call's `requestState`; later rounds restore that state instead of running it again.
-pub async fn before_once<S, E, F>(ctx: &crate::context::Ctx, before: F) -> Result<S, ToolError>
+pub async fn before_once<S, E, F>(
+    ctx: &crate::context::Ctx,
+    before: F,
+    sealing: Sealing<S>,
+) -> Result<S, ToolError>
 where
-    S: serde::Serialize + serde::de::DeserializeOwned,
     E: Into<ToolError>,
     F: Future<Output = Result<S, E>>,
 {
@@ -166,14 +184,14 @@ where
         return phase("before", before.await);
     };
     if let Some(kept) = rounds.kept() {
-        return serde_json::from_value(kept).map_err(|e| {
+        return (sealing.restore)(kept).map_err(|e| {
             ToolError::Execution(format!(
                 "the before phase's state could not be restored: {e}"
             ))
         });
     }
     let state = phase("before", before.await)?;
-    let kept = serde_json::to_value(&state).map_err(|e| {
+    let kept = (sealing.keep)(&state).map_err(|e| {
         ToolError::Execution(format!("the before phase's state could not be kept: {e}"))
     })?;
     rounds.keep(kept);
