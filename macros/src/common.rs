@@ -66,12 +66,15 @@ pub fn tagged_fn(
         -> impl ::core::future::Future<Output = #ret> + #krate::__private::Generated<dyn #krate::#handler> #captures
     };
     let block = &func.block;
+    let version = version_check(krate);
     quote! {
         #(#attrs)*
         #vis #sig {
             #[allow(non_camel_case_types)]
             #[derive(::core::default::Default)]
             struct __TracksuitHandler;
+
+            #version
 
             #support
 
@@ -150,4 +153,16 @@ fn name_elided_lifetimes(sig: &mut syn::Signature) -> Vec<TokenStream> {
             }
         })
         .collect()
+}
+
+/// `const _: () = krate::__private::expects_tracksuit_X_Y_Z;`, X.Y.Z being this crate's
+/// version: a runtime of another version has no such item, so the mismatch is a compile
+/// error naming the version the macros expect.
+pub fn version_check(krate: &TokenStream) -> TokenStream {
+    let version = env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_");
+    let marker = syn::Ident::new(
+        &format!("expects_tracksuit_{version}"),
+        proc_macro2::Span::call_site(),
+    );
+    quote!(const _: () = #krate::__private::#marker;)
 }

@@ -157,7 +157,10 @@ pub fn expand(input: TokenStream) -> TokenStream {
         }
     };
     match cx.check() {
-        Ok(()) => out,
+        Ok(()) => {
+            let version = crate::common::version_check(&krate);
+            quote!(#version #out)
+        }
         Err(e) => with_errors(e, TokenStream::new()),
     }
 }
@@ -304,7 +307,7 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
         );
         let (minimum, maximum) = (opt_f64(args.num("min")), opt_f64(args.num("max")));
         let schema = quote_spanned! {ty.span()=>
-            <#ty as #krate::elicitation::FormField>::field_schema(#krate::elicitation::FieldMeta {
+            <#ty as #krate::elicitation::FormField>::field_schema(#krate::__private::FieldMeta {
                 title: #title,
                 description: #description,
                 min_length: #min_length,
@@ -382,8 +385,8 @@ fn select(
 
         #[automatically_derived]
         impl #krate::elicitation::FormField for #ident {
-            fn field_schema(meta: #krate::elicitation::FieldMeta) -> #krate::protocol::PrimitiveSchemaDefinition {
-                #krate::elicitation::single_select::<Self>(meta)
+            fn field_schema(meta: #krate::__private::FieldMeta) -> #krate::protocol::PrimitiveSchemaDefinition {
+                #krate::__private::single_select::<Self>(meta)
             }
         }
     }
@@ -467,7 +470,7 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
             #[doc = #ctor_doc]
             #[allow(dead_code, clippy::too_many_arguments)]
             #vis fn #ctor(#(#idents: #types),*) -> #key_ty {
-                #krate::elicitation::Key::__new(Self::#key { #(#idents),* })
+                #krate::__private::key(Self::#key { #(#idents),* })
             }
         });
         names.push(quote!(Self::#key { .. } => #key_name,));
@@ -490,7 +493,7 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
             #[schemars(crate = #schemars_crate)]
             #[allow(dead_code)]
             struct Context { #(#(#field_docs)* #idents: #types),* }
-            #krate::elicitation::describe_key::<#response>(#key_name, #description, #krate::schema_for::<Context>())
+            #krate::__private::describe_key::<#response>(#key_name, #description, #krate::schema_for::<Context>())
         }});
     }
     if e.variants.is_empty() {

@@ -196,6 +196,7 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
         };
     };
     let name = &attrs.name;
+    let version = crate::common::version_check(&krate);
     let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
     let before_call = quote_spanned!(before.sig.ident.span()=> #krate::__private::box_send_future(#self_ty::before(#(#before_args),*)));
     let before_once = quote_spanned! {state_ty.span()=>
@@ -207,6 +208,7 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
         #block
 
         const _: () = {
+            #version
             #args_struct
             #serde_check
 
@@ -225,7 +227,7 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
                 ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
                     ::std::boxed::Box::pin(async move {
                         let __params: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
-                        let __phase = #krate::PhaseCtx::new(&__ctx);
+                        let __phase = #krate::__private::phase_ctx(&__ctx);
                         #before_once
                         let __keyed = __ctx.with_keys::<#keys>();
                         let __out = #krate::__private::phase("client", #client_call.await)?;

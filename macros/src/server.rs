@@ -205,6 +205,7 @@ fn tool_member(
 /// a `const _`.
 fn generate_server(block: &ItemImpl, krate: &TokenStream, members: &[Member]) -> TokenStream {
     let self_ty = &block.self_ty;
+    let version = crate::common::version_check(krate);
     let wrappers = members.iter().map(|m| {
         let Member {
             wrapper,
@@ -236,6 +237,7 @@ fn generate_server(block: &ItemImpl, krate: &TokenStream, members: &[Member]) ->
         #block
 
         const _: () = {
+            #version
             #(#wrappers)*
 
             #[automatically_derived]

@@ -157,7 +157,7 @@ impl ToolAttrs {
             Some(keys) => quote! {{
                 let mut meta = #base_meta.unwrap_or_default();
                 meta.insert(
-                    ::std::string::String::from(#krate::elicitation::KEYS_META),
+                    ::std::string::String::from(#krate::__private::KEYS_META),
                     #krate::__private::serde_json::Value::Array(<#keys as #krate::elicitation::ElicitKeySet>::keys()),
                 );
                 ::core::option::Option::Some(meta)

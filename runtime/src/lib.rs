@@ -77,10 +77,19 @@ macro_rules! crate_info {
     };
 }
 
-/// Items for generated code; not a public API.
+/// Items for generated code; not a public API. Everything the macros' output calls is
+/// here (besides the public traits and protocol types it implements and builds).
 #[doc(hidden)]
 pub mod __private {
+    /// Named by every expansion of `tracksuit-macros` of the same version (its name is the
+    /// version), so a mismatched pair fails to compile with "cannot find value
+    /// `expects_tracksuit_X_Y_Z` in module `tracksuit::__private`". The runtime also pins the
+    /// macros crate with `=version`.
+    #[allow(non_upper_case_globals)]
+    pub const expects_tracksuit_0_1_0: () = ();
+
     pub use crate::authoring::SchemaValidator;
+    pub use crate::elicitation::{FieldMeta, KEYS_META};
     pub use crate::private::*;
     pub use crate::server::{
         ByFn, ByValue, Generated, ServerParts, ServerTools, Tagged, ToolSet, tagged,

@@ -145,6 +145,32 @@ pub trait NoOutputSchema {
 
 impl<R> NoOutputSchema for ReturnOf<R> {}
 
+/// `Ctx` → the `PhaseCtx` of a handoff tool's `before` and `after`.
+pub fn phase_ctx<K>(ctx: &crate::context::Ctx<K>) -> crate::handoff::PhaseCtx {
+    crate::handoff::PhaseCtx::new(ctx)
+}
+
+/// A keyed elicitation's key, typed with its response (the derive's constructors).
+pub fn key<K, R>(key: K) -> crate::elicitation::Key<K, R> {
+    crate::elicitation::Key::new(key)
+}
+
+/// Describes a key for `ElicitKeySet::keys`.
+pub fn describe_key<R: crate::elicitation::ElicitForm>(
+    key: &str,
+    description: Option<&str>,
+    context_schema: JsonObject,
+) -> Value {
+    crate::elicitation::describe_key::<R>(key, description, context_schema)
+}
+
+/// The single-select schema of an enum (titled `oneOf` when any option has a title).
+pub fn single_select<E: crate::elicitation::ElicitEnum>(
+    meta: crate::elicitation::FieldMeta,
+) -> crate::protocol::PrimitiveSchemaDefinition {
+    crate::elicitation::single_select::<E>(meta)
+}
+
 /// Runs one phase's fallible output, naming the phase in the error.
 pub fn phase<T, E: Into<ToolError>>(name: &str, r: Result<T, E>) -> Result<T, ToolError> {
     r.map_err(|e| match e.into() {
@@ -221,6 +247,18 @@ mod tests {
                     .unwrap_or_default(),
             ))
         }
+    }
+
+    #[test]
+    fn the_version_marker_is_named_after_the_package_version() {
+        let name = format!(
+            "pub const expects_tracksuit_{}: ()",
+            env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_")
+        );
+        assert!(
+            include_str!("lib.rs").contains(&name),
+            "lib.rs lacks `{name}`"
+        );
     }
 
     #[test]

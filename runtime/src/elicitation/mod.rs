@@ -4,7 +4,8 @@
 
 mod form;
 
-pub use form::{ElicitEnum, FieldMeta, FormField, single_select};
+pub(crate) use form::single_select;
+pub use form::{ElicitEnum, FieldMeta, FormField};
 
 use crate::authoring::SchemaValidator;
 use crate::context::Ctx;
@@ -74,8 +75,7 @@ pub struct Key<K, R> {
 }
 
 impl<K, R> Key<K, R> {
-    #[doc(hidden)]
-    pub fn __new(key: K) -> Self {
+    pub(crate) fn new(key: K) -> Self {
         Key {
             key,
             response: std::marker::PhantomData,
@@ -89,8 +89,7 @@ impl<K, R> Key<K, R> {
 }
 
 /// Describes a key for [`ElicitKeySet::keys`].
-#[doc(hidden)]
-pub fn describe_key<R: ElicitForm>(
+pub(crate) fn describe_key<R: ElicitForm>(
     key: &str,
     description: Option<&str>,
     context_schema: JsonObject,
