@@ -25,6 +25,17 @@ pub fn with_errors(error: syn::Error, fallback: TokenStream) -> TokenStream {
     quote!(#errors #fallback)
 }
 
+/// `var.field = Some("..".into());` when there is a value; nothing otherwise (descriptors
+/// start with every optional field `None`).
+pub fn set_opt(var: &str, field: &str, v: Option<&str>) -> TokenStream {
+    let var = syn::Ident::new(var, proc_macro2::Span::call_site());
+    let field = syn::Ident::new(field, proc_macro2::Span::call_site());
+    match v {
+        Some(s) => quote!(#var.#field = ::core::option::Option::Some(#s.into());),
+        None => TokenStream::new(),
+    }
+}
+
 /// `Option<String>` tokens for an optional literal.
 pub fn opt_string(v: Option<&str>) -> TokenStream {
     match v {
@@ -70,7 +81,6 @@ pub fn tagged_fn(
     quote! {
         #(#attrs)*
         #vis #sig {
-            #[allow(non_camel_case_types)]
             #[derive(::core::default::Default)]
             struct __TracksuitHandler;
 

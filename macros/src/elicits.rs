@@ -306,18 +306,30 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
             opt_u64(args.num("max_items")),
         );
         let (minimum, maximum) = (opt_f64(args.num("min")), opt_f64(args.num("max")));
+        // Only the fields that are set; the rest come from `FieldMeta::default()`.
+        let none = quote!(::core::option::Option::None).to_string();
+        let set = [
+            ("title", title),
+            ("description", description),
+            ("min_length", min_length),
+            ("max_length", max_length),
+            ("format", format),
+            ("minimum", minimum),
+            ("maximum", maximum),
+            ("min_items", min_items),
+            ("max_items", max_items),
+            ("default", default),
+        ]
+        .into_iter()
+        .filter(|(_, v)| v.to_string() != none)
+        .map(|(f, v)| {
+            let f = format_ident!("{f}");
+            quote!(#f: #v,)
+        });
         let schema = quote_spanned! {ty.span()=>
             <#ty as #krate::elicitation::FormField>::field_schema(#krate::__private::FieldMeta {
-                title: #title,
-                description: #description,
-                min_length: #min_length,
-                max_length: #max_length,
-                format: #format,
-                minimum: #minimum,
-                maximum: #maximum,
-                min_items: #min_items,
-                max_items: #max_items,
-                default: #default,
+                #(#set)*
+                ..::core::default::Default::default()
             })
         };
         inserts.push(quote!(properties.insert(::std::string::String::from(#name), #schema);));

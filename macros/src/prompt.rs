@@ -77,11 +77,19 @@ pub fn prompt(
         None => (ident.to_string(), ident.span()),
     };
     let opt = |v: Option<String>| crate::common::opt_string(v.as_deref());
-    let title = opt(args.str("title").map(LitStr::value));
-    let description = opt(args
-        .str("description")
-        .map(LitStr::value)
-        .or(parsed.docs.clone()));
+    let title = crate::common::set_opt(
+        "p",
+        "title",
+        args.str("title").map(LitStr::value).as_deref(),
+    );
+    let description = crate::common::set_opt(
+        "p",
+        "description",
+        args.str("description")
+            .map(LitStr::value)
+            .or(parsed.docs.clone())
+            .as_deref(),
+    );
     let arg_descriptors: Vec<_> = parsed
         .args()
         .map(|p| {
@@ -97,11 +105,11 @@ pub fn prompt(
         })
         .collect();
     let arguments = if arg_descriptors.is_empty() {
-        quote!(::core::option::Option::None)
+        TokenStream::new()
     } else {
-        quote!(::core::option::Option::Some(
+        quote!(p.arguments = ::core::option::Option::Some(
             ::std::vec![#(#arg_descriptors),*]
-        ))
+        );)
     };
     let call_args = parsed
         .params
@@ -138,9 +146,9 @@ pub fn prompt(
     let items = quote! {
         fn descriptor(&self) -> #krate::protocol::Prompt {
             let mut p = #krate::protocol::Prompt::new(#name);
-            p.title = #title;
-            p.description = #description;
-            p.arguments = #arguments;
+            #title
+            #description
+            #arguments
             p
         }
 

@@ -105,14 +105,25 @@ pub fn resource(
         .str("name")
         .map(LitStr::value)
         .unwrap_or_else(|| ident.to_string());
-    let opt = |v: Option<String>| crate::common::opt_string(v.as_deref());
-    let title = opt(args.str("title").map(LitStr::value));
-    let description = opt(args
+    let title = args.str("title").map(LitStr::value);
+    let description = args
         .str("description")
         .map(LitStr::value)
-        .or(parsed.docs.clone()));
+        .or(parsed.docs.clone());
     let mime = args.str("mime_type").map(LitStr::value);
-    let mime_opt = opt(mime.clone());
+    let fields = [
+        ("title", &title),
+        ("description", &description),
+        ("mime_type", &mime),
+    ];
+    let t_sets: Vec<_> = fields
+        .iter()
+        .map(|(f, v)| crate::common::set_opt("t", f, v.as_deref()))
+        .collect();
+    let r_sets: Vec<_> = fields
+        .iter()
+        .map(|(f, v)| crate::common::set_opt("r", f, v.as_deref()))
+        .collect();
     let mime_ref = match &mime {
         Some(m) => quote!(::core::option::Option::Some(#m)),
         None => quote!(::core::option::Option::None),
@@ -175,9 +186,7 @@ pub fn resource(
         let items = quote! {
                 fn descriptor(&self) -> #krate::protocol::ResourceTemplate {
                     let mut t = #krate::protocol::ResourceTemplate::new(#uri, #name);
-                    t.title = #title;
-                    t.description = #description;
-                    t.mime_type = #mime_opt;
+                    #(#t_sets)*
                     t
                 }
 
@@ -208,9 +217,7 @@ pub fn resource(
         let items = quote! {
                 fn descriptor(&self) -> #krate::protocol::Resource {
                     let mut r = #krate::protocol::Resource::new(#uri, #name);
-                    r.title = #title;
-                    r.description = #description;
-                    r.mime_type = #mime_opt;
+                    #(#r_sets)*
                     r
                 }
 

@@ -120,33 +120,31 @@ impl ToolAttrs {
     pub fn descriptor(&self, input_schema: TokenStream, output_schema: TokenStream) -> TokenStream {
         let krate = &self.krate;
         let name = &self.name;
-        let opt = |v: &Option<String>| match v {
-            Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
-            None => quote!(::core::option::Option::None),
-        };
-        let title = opt(&self.title);
-        let description = opt(&self.description);
-        let annotations = if self.annotations.iter().any(|(_, on)| *on) {
+        // Only what differs from `Tool::new`'s defaults (`None`) is set.
+        let mut sets = Vec::new();
+        for (field, value) in [("title", &self.title), ("description", &self.description)] {
+            if let Some(s) = value {
+                let field = format_ident!("{field}");
+                sets.push(quote!(tool.#field = ::core::option::Option::Some(#s.into());));
+            }
+        }
+        if self.annotations.iter().any(|(_, on)| *on) {
             let fields = self.annotations.iter().filter(|(_, on)| *on).map(|(f, _)| {
                 let f = format_ident!("{f}");
                 quote!(annotations.#f = ::core::option::Option::Some(true);)
             });
-            quote! {{
+            sets.push(quote! {
                 let mut annotations = #krate::protocol::ToolAnnotations::default();
                 #(#fields)*
-                ::core::option::Option::Some(annotations)
-            }}
-        } else {
-            quote!(::core::option::Option::None)
-        };
-        let icons = if self.icons.is_empty() {
-            quote!(::core::option::Option::None)
-        } else {
+                tool.annotations = ::core::option::Option::Some(annotations);
+            });
+        }
+        if !self.icons.is_empty() {
             let srcs = &self.icons;
-            quote!(::core::option::Option::Some(
+            sets.push(quote!(tool.icons = ::core::option::Option::Some(
                 ::std::vec![#(#krate::protocol::Icon { src: ::std::string::String::from(#srcs), ..::core::default::Default::default() }),*]
-            ))
-        };
+            );));
+        }
         let base_meta = match &self.meta {
             Some(json) => {
                 quote!(#krate::__private::serde_json::from_str::<#krate::protocol::Meta>(#json).ok())
@@ -154,31 +152,29 @@ impl ToolAttrs {
             None => quote!(::core::option::Option::<#krate::protocol::Meta>::None),
         };
         let meta = match &self.elicits {
-            Some(keys) => quote! {{
+            None if self.meta.is_none() => None,
+            Some(keys) => Some(quote! {{
                 let mut meta = #base_meta.unwrap_or_default();
                 meta.insert(
                     ::std::string::String::from(#krate::__private::KEYS_META),
                     #krate::__private::serde_json::Value::Array(<#keys as #krate::elicitation::ElicitKeySet>::keys()),
                 );
                 ::core::option::Option::Some(meta)
-            }},
-            None => base_meta,
+            }}),
+            None => Some(base_meta),
         };
-        let execution = match &self.task_support {
-            Some(variant) => quote!(::core::option::Option::Some(#krate::protocol::ToolExecution {
+        if let Some(meta) = meta {
+            sets.push(quote!(tool.meta = #meta;));
+        }
+        if let Some(variant) = &self.task_support {
+            sets.push(quote!(tool.execution = ::core::option::Option::Some(#krate::protocol::ToolExecution {
                 task_support: ::core::option::Option::Some(#krate::protocol::TaskSupport::#variant),
-            })),
-            None => quote!(::core::option::Option::None),
-        };
+            });));
+        }
         quote! {{
             let mut tool = #krate::protocol::Tool::new(#name, #input_schema);
-            tool.title = #title;
-            tool.description = #description;
             tool.output_schema = #output_schema;
-            tool.annotations = #annotations;
-            tool.icons = #icons;
-            tool.meta = #meta;
-            tool.execution = #execution;
+            #(#sets)*
             tool
         }}
     }
@@ -259,7 +255,7 @@ pub fn generate(
             #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
             #[serde(crate = #serde_crate)]
             #[schemars(crate = #schemars_crate)]
-            #[allow(non_camel_case_types, dead_code)]
+            #[allow(dead_code)]
             struct __TracksuitArgs { #(#fields,)* }
         };
     }
