@@ -3,7 +3,10 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::is_option;
-use crate::internals::attr::{Args, Kind, Value};
+use crate::internals::attr::{
+    Args, CRATE, DEFAULT, FORMAT, Kind, LEGACY_TITLES, MAX, MAX_ITEMS, MAX_LENGTH, MESSAGE, MIN,
+    MIN_ITEMS, MIN_LENGTH, RENAME, RESPONSE, Symbol, TITLE, Value,
+};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::docs;
 use proc_macro2::TokenStream;
@@ -11,20 +14,20 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Type};
 
-const CONTAINER_KEYS: &[(&str, Kind)] = &[("crate", Kind::Path), ("legacy_titles", Kind::Flag)];
-const FIELD_KEYS: &[(&str, Kind)] = &[
-    ("title", Kind::Str),
-    ("format", Kind::Str),
-    ("min_length", Kind::Int),
-    ("max_length", Kind::Int),
-    ("min", Kind::Num),
-    ("max", Kind::Num),
-    ("min_items", Kind::Int),
-    ("max_items", Kind::Int),
-    ("default", Kind::Lit),
+const CONTAINER_KEYS: &[(Symbol, Kind)] = &[(CRATE, Kind::Path), (LEGACY_TITLES, Kind::Flag)];
+const FIELD_KEYS: &[(Symbol, Kind)] = &[
+    (TITLE, Kind::Str),
+    (FORMAT, Kind::Str),
+    (MIN_LENGTH, Kind::Int),
+    (MAX_LENGTH, Kind::Int),
+    (MIN, Kind::Num),
+    (MAX, Kind::Num),
+    (MIN_ITEMS, Kind::Int),
+    (MAX_ITEMS, Kind::Int),
+    (DEFAULT, Kind::Lit),
 ];
-const OPTION_KEYS: &[(&str, Kind)] = &[("title", Kind::Str), ("rename", Kind::Str)];
-const KEY_KEYS: &[(&str, Kind)] = &[("response", Kind::Path), ("message", Kind::Str)];
+const OPTION_KEYS: &[(Symbol, Kind)] = &[(TITLE, Kind::Str), (RENAME, Kind::Str)];
+const KEY_KEYS: &[(Symbol, Kind)] = &[(RESPONSE, Kind::Path), (MESSAGE, Kind::Str)];
 
 /// The tokens of `#[elicit(...)]` attributes among `attrs` (all of them, in order).
 fn elicit_tokens(attrs: &[syn::Attribute], cx: &Ctxt) -> TokenStream {
@@ -127,7 +130,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let container = Args::parse(elicit_tokens(&input.attrs, &cx), CONTAINER_KEYS, &cx);
-    let krate = krate(container.path("crate"));
+    let krate = krate(container.path(CRATE));
     if !input.generics.params.is_empty() {
         cx.error_spanned_by(
             &input.generics,
@@ -145,7 +148,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
                     })
                 }) =>
         {
-            select(&cx, &input, e, &krate, container.flag("legacy_titles"))
+            select(&cx, &input, e, &krate, container.flag(LEGACY_TITLES))
         }
         Data::Enum(e) => key_set(&cx, &input, e, &krate),
         Data::Union(u) => {
@@ -216,7 +219,7 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
                 | "f32"
                 | "f64"
         );
-        if let Some(lit) = args.str("format") {
+        if let Some(lit) = args.str(FORMAT) {
             if !matches!(lit.value().as_str(), "email" | "uri" | "date" | "date-time") {
                 cx.error_spanned_by(
                     lit,
@@ -226,17 +229,17 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
                 cx.error_spanned_by(lit, "`format` applies to `String` fields");
             }
         }
-        for key in ["min_length", "max_length"] {
+        for key in [MIN_LENGTH, MAX_LENGTH] {
             if args.num(key).is_some() && !is_text {
                 cx.error_spanned_by(ty, format!("`{key}` applies to `String` fields"));
             }
         }
-        for key in ["min", "max"] {
+        for key in [MIN, MAX] {
             if args.num(key).is_some() && !is_number {
                 cx.error_spanned_by(ty, format!("`{key}` applies to number fields"));
             }
         }
-        let default = match args.value("default") {
+        let default = match args.value(DEFAULT) {
             None => quote!(::core::option::Option::None),
             Some(Value::Str(s)) => {
                 if is_bool || is_number {
@@ -288,24 +291,19 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
             Some(n) => quote!(::core::option::Option::Some(#n)),
             None => quote!(::core::option::Option::None),
         };
-        let title = opt_str(args.str("title").map(|l| l.value()));
+        let title = opt_str(args.str(TITLE).map(|l| l.value()));
         let description = opt_str(docs::collect(&field.attrs));
-        let format = match args.str("format") {
+        let format = match args.str(FORMAT) {
             Some(l) => {
                 let f = l.value();
                 quote!(::core::option::Option::Some(#f))
             }
             None => quote!(::core::option::Option::None),
         };
-        let (min_length, max_length) = (
-            opt_u64(args.num("min_length")),
-            opt_u64(args.num("max_length")),
-        );
-        let (min_items, max_items) = (
-            opt_u64(args.num("min_items")),
-            opt_u64(args.num("max_items")),
-        );
-        let (minimum, maximum) = (opt_f64(args.num("min")), opt_f64(args.num("max")));
+        let (min_length, max_length) =
+            (opt_u64(args.num(MIN_LENGTH)), opt_u64(args.num(MAX_LENGTH)));
+        let (min_items, max_items) = (opt_u64(args.num(MIN_ITEMS)), opt_u64(args.num(MAX_ITEMS)));
+        let (minimum, maximum) = (opt_f64(args.num(MIN)), opt_f64(args.num(MAX)));
         // Only the fields that are set; the rest come from `FieldMeta::default()`.
         let none = quote!(::core::option::Option::None).to_string();
         let set = [
@@ -369,11 +367,11 @@ fn select(
         .map(|v| {
             let args = Args::parse(elicit_tokens(&v.attrs, cx), OPTION_KEYS, cx);
             let value = args
-                .str("rename")
+                .str(RENAME)
                 .map(|l| l.value())
                 .or_else(|| serde_attr(&v.attrs, "rename"))
                 .unwrap_or_else(|| rename_all(&v.ident.to_string(), rule.as_deref(), true));
-            let title = match args.str("title") {
+            let title = match args.str(TITLE) {
                 Some(t) => quote!(::core::option::Option::Some(#t)),
                 None => quote!(::core::option::Option::None),
             };
@@ -438,7 +436,7 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
         let key = &v.ident;
         let key_name = key.to_string();
         let doc = docs::collect(&v.attrs);
-        let Some(response) = args.path("response") else {
+        let Some(response) = args.path(RESPONSE) else {
             cx.error_spanned_by(
                 key,
                 "each key needs `#[elicit(response = Type)]`: the form the user answers with",
@@ -464,7 +462,7 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
                     .collect()
             })
             .collect();
-        let message = match args.str("message").map(|l| l.value()).or(doc.clone()) {
+        let message = match args.str(MESSAGE).map(|l| l.value()).or(doc.clone()) {
             Some(m) => quote!(::std::string::String::from(#m)),
             None => quote!(::std::string::String::from(#key_name)),
         };

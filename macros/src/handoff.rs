@@ -2,10 +2,10 @@
 //! phases, driven by the generated `Tool` impl as a state machine.
 
 use crate::common::with_errors;
-use crate::internals::attr::Args;
+use crate::internals::attr::{Args, NAME};
+use crate::internals::attr::{TOOL_KEYS as KEYS, ToolAttrs};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::docs;
-use crate::tool::{KEYS, ToolAttrs};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -75,11 +75,10 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
         (phase("before"), phase("client"), phase("after"))
     else {
         cx.error_spanned_by(&block.self_ty, "a handoff tool's impl needs three phases: `async fn before`, `async fn client` and `async fn after`");
-        let e = cx.check().err();
-        return with_errors(
-            e.unwrap_or_else(|| syn::Error::new(self_ty.span(), "invalid")),
-            quote!(#block),
-        );
+        return match cx.check() {
+            Ok(()) => quote!(#block),
+            Err(e) => with_errors(e, quote!(#block)),
+        };
     };
     for f in [&before, &client, &after] {
         if f.sig.asyncness.is_none() {
@@ -110,7 +109,7 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
     let docs = docs::collect(&block.attrs);
     let mut attrs = ToolAttrs::from_args(&cx, &args, &ident, docs.as_ref());
     let name_default = ident.to_string();
-    if args.str("name").is_none() {
+    if args.str(NAME).is_none() {
         attrs.name = name_default;
     }
     if let Err(e) = cx.check() {

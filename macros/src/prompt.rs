@@ -2,18 +2,18 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::{Function, ParamKind, is_option, output_span};
-use crate::internals::attr::{Args, Kind};
+use crate::internals::attr::{Args, COMPLETE, CRATE, DESCRIPTION, Kind, NAME, Symbol, TITLE};
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{ItemFn, LitStr, Type};
 
-pub const KEYS: &[(&str, Kind)] = &[
-    ("name", Kind::Str),
-    ("title", Kind::Str),
-    ("description", Kind::Str),
-    ("complete", Kind::Path),
-    ("crate", Kind::Path),
+pub const KEYS: &[(Symbol, Kind)] = &[
+    (NAME, Kind::Str),
+    (TITLE, Kind::Str),
+    (DESCRIPTION, Kind::Str),
+    (COMPLETE, Kind::Path),
+    (CRATE, Kind::Path),
 ];
 
 /// `String` or `Option<String>`.
@@ -72,20 +72,16 @@ pub fn prompt(
         _ => {}
     }
     let ident = sig.ident.clone();
-    let (name, name_span) = match args.str("name") {
+    let (name, name_span) = match args.str(NAME) {
         Some(l) => (l.value(), l.span()),
         None => (ident.to_string(), ident.span()),
     };
     let opt = |v: Option<String>| crate::common::opt_string(v.as_deref());
-    let title = crate::common::set_opt(
-        "p",
-        "title",
-        args.str("title").map(LitStr::value).as_deref(),
-    );
+    let title = crate::common::set_opt("p", "title", args.str(TITLE).map(LitStr::value).as_deref());
     let description = crate::common::set_opt(
         "p",
         "description",
-        args.str("description")
+        args.str(DESCRIPTION)
             .map(LitStr::value)
             .or(parsed.docs.clone())
             .as_deref(),
@@ -129,7 +125,7 @@ pub fn prompt(
         syn::ReturnType::Default => quote!(()),
     };
     let into = quote_spanned!(output_span(sig)=> <#ret as #krate::IntoPromptResult>::into_prompt_result(__out));
-    let complete = args.path("complete").map(|path| {
+    let complete = args.path(COMPLETE).map(|path| {
         quote! {
             fn complete<'__a>(
                 &'__a self,
@@ -194,7 +190,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let args = Args::parse(attr, KEYS, &cx);
-    let krate = krate(args.path("crate"));
+    let krate = krate(args.path(CRATE));
     let ident = func.sig.ident.clone();
     let fn_attrs = func.attrs.clone();
     let prompt = prompt(

@@ -3,21 +3,23 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::{Function, ParamKind, output_span};
-use crate::internals::attr::{Args, Kind};
+use crate::internals::attr::{
+    Args, COMPLETE, CRATE, DESCRIPTION, Kind, MIME_TYPE, NAME, Symbol, TITLE, URI,
+};
 use crate::internals::check;
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{ItemFn, LitStr};
 
-pub const KEYS: &[(&str, Kind)] = &[
-    ("uri", Kind::Str),
-    ("name", Kind::Str),
-    ("title", Kind::Str),
-    ("description", Kind::Str),
-    ("mime_type", Kind::Str),
-    ("complete", Kind::Path),
-    ("crate", Kind::Path),
+pub const KEYS: &[(Symbol, Kind)] = &[
+    (URI, Kind::Str),
+    (NAME, Kind::Str),
+    (TITLE, Kind::Str),
+    (DESCRIPTION, Kind::Str),
+    (MIME_TYPE, Kind::Str),
+    (COMPLETE, Kind::Path),
+    (CRATE, Kind::Path),
 ];
 
 /// A checked resource or resource template: its handler trait and impl items.
@@ -43,7 +45,7 @@ pub fn resource(
 ) -> Resource {
     let parsed = Function::from_sig(cx, fn_attrs, sig, "resource");
     let ident = sig.ident.clone();
-    let uri = args.str("uri").cloned();
+    let uri = args.str(URI).cloned();
     let mut template_ok = true;
     let vars = match &uri {
         None => {
@@ -102,15 +104,15 @@ pub fn resource(
     let uri_span = uri.as_ref().map_or(ident.span(), LitStr::span);
     let uri = uri.map(|l| l.value()).unwrap_or_default();
     let name = args
-        .str("name")
+        .str(NAME)
         .map(LitStr::value)
         .unwrap_or_else(|| ident.to_string());
-    let title = args.str("title").map(LitStr::value);
+    let title = args.str(TITLE).map(LitStr::value);
     let description = args
-        .str("description")
+        .str(DESCRIPTION)
         .map(LitStr::value)
         .or(parsed.docs.clone());
-    let mime = args.str("mime_type").map(LitStr::value);
+    let mime = args.str(MIME_TYPE).map(LitStr::value);
     let fields = [
         ("title", &title),
         ("description", &description),
@@ -171,7 +173,7 @@ pub fn resource(
         })
     };
     if templated {
-        let complete = args.path("complete").map(|path| {
+        let complete = args.path(COMPLETE).map(|path| {
             quote! {
                 fn complete<'__a>(
                     &'__a self,
@@ -246,7 +248,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let args = Args::parse(attr, KEYS, &cx);
-    let krate = krate(args.path("crate"));
+    let krate = krate(args.path(CRATE));
     let ident = func.sig.ident.clone();
     let fn_attrs = func.attrs.clone();
     let resource = resource(

@@ -5,14 +5,15 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::Function;
-use crate::internals::attr::{Args, Kind};
+use crate::internals::attr::ToolAttrs;
+use crate::internals::attr::{Args, CRATE, Kind, Symbol};
 use crate::internals::ctxt::Ctxt;
-use crate::tool::{Generated, ToolAttrs, generate};
+use crate::tool::{Generated, generate};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::{ImplItem, ImplItemFn, ItemImpl};
 
-const KEYS: &[(&str, Kind)] = &[("crate", Kind::Path)];
+const KEYS: &[(Symbol, Kind)] = &[(CRATE, Kind::Path)];
 
 /// One annotated method, generated: a wrapper over the shared state implementing `handler`.
 struct Member {
@@ -50,7 +51,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let args = Args::parse(attr, KEYS, &cx);
-    let krate = krate(args.path("crate"));
+    let krate = krate(args.path(CRATE));
     if let Some((_, path, _)) = &block.trait_ {
         cx.error_spanned_by(
             path,
@@ -169,7 +170,7 @@ fn tool_member(
     method: &mut ImplItemFn,
     krate: &TokenStream,
 ) -> (String, Span, Member) {
-    let tool_args = Args::parse(tokens, crate::tool::KEYS, cx);
+    let tool_args = Args::parse(tokens, crate::internals::attr::TOOL_KEYS, cx);
     let parsed = Function::from_sig(cx, &method.attrs, &mut method.sig, "tool");
     if parsed.receiver.is_none() {
         cx.error_spanned_by(&method.sig.ident, "a tool in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`");
