@@ -45,61 +45,7 @@ pub fn resource(
 ) -> Resource {
     let parsed = Function::from_sig(cx, fn_attrs, sig, "resource");
     let ident = sig.ident.clone();
-    let uri = args.str(URI).cloned();
-    let mut template_ok = true;
-    let vars = match &uri {
-        None => {
-            cx.syn_error(syn::Error::new(
-                proc_macro2::Span::call_site(),
-                "`#[mcp_resource]` needs `uri = \"scheme://...\"` (a fixed URI or an RFC 6570 template)",
-            ));
-            template_ok = false;
-            Vec::new()
-        }
-        Some(lit) => match check::uri_template_variables(&lit.value()) {
-            Ok(v) => v,
-            Err(e) => {
-                cx.error_spanned_by(lit, e);
-                template_ok = false;
-                Vec::new()
-            }
-        },
-    };
-    for p in &parsed.params {
-        match p.kind {
-            ParamKind::Arg if template_ok && !vars.contains(&p.ident.to_string()) => {
-                let shown = uri.as_ref().map(LitStr::value).unwrap_or_default();
-                cx.error_spanned_by(
-                    &p.ident,
-                    format!(
-                        "`{}` is not a variable of the URI template {shown:?}",
-                        p.ident
-                    ),
-                );
-            }
-            ParamKind::Whole => cx.error_spanned_by(
-                &p.ident,
-                "`#[params]` is for tools; resource parameters are URI template variables",
-            ),
-            ParamKind::Cancel => cx.error_spanned_by(
-                &p.ty,
-                "resources take `&Ctx` for context, not a cancellation token",
-            ),
-            _ => {}
-        }
-    }
-    if let Some(lit) = &uri {
-        for v in &vars {
-            if !parsed.args().any(|p| p.ident == v) {
-                cx.error_spanned_by(lit, format!("URI template variable `{v}` has no parameter; add `{v}: String` (or any `FromStr` type)"));
-            }
-        }
-    }
-    match (&parsed.receiver, method) {
-        (Some(r), false) => cx.error_spanned_by(r, "`#[mcp_resource]` on a method needs `#[mcp_server]` on its impl block"),
-        (None, true) => cx.error_spanned_by(&ident, "a resource in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`"),
-        _ => {}
-    }
+    let (uri, vars) = check(cx, args, &parsed, &ident, method);
     let templated = !vars.is_empty();
     let uri_span = uri.as_ref().map_or(ident.span(), LitStr::span);
     let uri = uri.map(|l| l.value()).unwrap_or_default();
@@ -236,6 +182,74 @@ pub fn resource(
             items,
         }
     }
+}
+
+/// The resource's checks: a URI (or valid template) whose variables are exactly the
+/// function's arguments, and a receiver only on `#[mcp_server]` methods. Returns the URI
+/// literal and the template's variables.
+fn check(
+    cx: &Ctxt,
+    args: &Args,
+    parsed: &Function,
+    ident: &syn::Ident,
+    method: bool,
+) -> (Option<LitStr>, Vec<String>) {
+    let uri = args.str(URI).cloned();
+    let mut template_ok = true;
+    let vars = match &uri {
+        None => {
+            cx.syn_error(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "`#[mcp_resource]` needs `uri = \"scheme://...\"` (a fixed URI or an RFC 6570 template)",
+            ));
+            template_ok = false;
+            Vec::new()
+        }
+        Some(lit) => match check::uri_template_variables(&lit.value()) {
+            Ok(v) => v,
+            Err(e) => {
+                cx.error_spanned_by(lit, e);
+                template_ok = false;
+                Vec::new()
+            }
+        },
+    };
+    for p in &parsed.params {
+        match p.kind {
+            ParamKind::Arg if template_ok && !vars.contains(&p.ident.to_string()) => {
+                let shown = uri.as_ref().map(LitStr::value).unwrap_or_default();
+                cx.error_spanned_by(
+                    &p.ident,
+                    format!(
+                        "`{}` is not a variable of the URI template {shown:?}",
+                        p.ident
+                    ),
+                );
+            }
+            ParamKind::Whole => cx.error_spanned_by(
+                &p.ident,
+                "`#[params]` is for tools; resource parameters are URI template variables",
+            ),
+            ParamKind::Cancel => cx.error_spanned_by(
+                &p.ty,
+                "resources take `&Ctx` for context, not a cancellation token",
+            ),
+            _ => {}
+        }
+    }
+    if let Some(lit) = &uri {
+        for v in &vars {
+            if !parsed.args().any(|p| p.ident == v) {
+                cx.error_spanned_by(lit, format!("URI template variable `{v}` has no parameter; add `{v}: String` (or any `FromStr` type)"));
+            }
+        }
+    }
+    match (&parsed.receiver, method) {
+        (Some(r), false) => cx.error_spanned_by(r, "`#[mcp_resource]` on a method needs `#[mcp_server]` on its impl block"),
+        (None, true) => cx.error_spanned_by(ident, "a resource in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`"),
+        _ => {}
+    }
+    (uri, vars)
 }
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
