@@ -81,7 +81,6 @@ struct Cell {
 
 /// The keys the game tool may ask for.
 #[derive(Elicits)]
-#[allow(dead_code)]
 enum GameKeys {
     /// Pick your move.
     #[elicit(response = Cell)]
@@ -97,16 +96,15 @@ enum GameKeys {
 #[mcp_tool(elicits = GameKeys)]
 async fn play(ctx: &Ctx<GameKeys>) -> Result<String, ToolError> {
     match ctx
-        .elicit(PickMove {
-            board: "X..|.O.|...".into(),
-            you: 'X',
-        })
+        .elicit(GameKeys::pick_move("X..|.O.|...".into(), 'X'))
         .await?
     {
         Elicited::Accept { value, exchange } => {
             let plain = exchange.messages();
             let with_board = exchange
-                .with_arguments(|c| json!({"board": c.board}))
+                .with_arguments(|c| match c {
+                    GameKeys::PickMove { board, .. } => json!({ "board": board }),
+                })
                 .messages();
             Ok(
                 json!({"move": [value.row, value.col], "plain": plain, "withBoard": with_board})

@@ -25,7 +25,6 @@ struct Answer {
 }
 
 #[derive(Elicits)]
-#[allow(dead_code)]
 enum Keys {
     /// Confirm?
     #[elicit(response = Answer)]
@@ -67,7 +66,7 @@ impl Flow {
             .await?
             .text();
         let confirmed = matches!(
-            ctx.elicit(Confirm { seed: state.seed }).await?,
+            ctx.elicit(Keys::confirm(state.seed)).await?,
             Elicited::Accept {
                 value: Answer { ok: true },
                 ..

@@ -166,7 +166,7 @@ async fn calls_validate_arguments_and_shape_results() {
     assert_eq!(s.content[0].as_text(), Some("rust:10"));
     // The tool function is still callable directly.
     assert_eq!(
-        search::run(Search {
+        search(Search {
             query: "x".into(),
             limit: Some(1)
         })
@@ -200,6 +200,32 @@ impl Counter {
         self.total
             .load(std::sync::atomic::Ordering::SeqCst)
             .to_string()
+    }
+
+    /// Describes the total, for a prompt.
+    #[mcp_prompt(name = "counter.explain")]
+    async fn explain(
+        &self,
+        /** what to call it */
+        label: Option<String>,
+    ) -> String {
+        let total = self.total.load(std::sync::atomic::Ordering::SeqCst);
+        format!("{} is {total}", label.unwrap_or_else(|| "the total".into()))
+    }
+
+    /// The total as a resource.
+    #[mcp_resource(uri = "counter://total", mime_type = "text/plain")]
+    async fn total_resource(&self) -> String {
+        self.total
+            .load(std::sync::atomic::Ordering::SeqCst)
+            .to_string()
+    }
+
+    /// The total times `n`.
+    #[mcp_resource(uri = "counter://times/{n}")]
+    async fn times(&self, ctx: &Ctx, n: i64) -> String {
+        let _ = ctx.request_id();
+        (self.total.load(std::sync::atomic::Ordering::SeqCst) * n).to_string()
     }
 
     /// Not a tool: ordinary methods stay ordinary.
@@ -270,6 +296,28 @@ async fn server_impl_tools_share_state() {
     assert_eq!(r.content[0].as_text(), Some("5"));
     let r = c.call_tool("total", json!({})).await.expect("call");
     assert_eq!(r.content[0].as_text(), Some("5"));
+
+    // The block's prompt and resources share the same state.
+    let prompts = c.list_prompts(None).await.expect("list").prompts;
+    assert_eq!(prompts[0].name, "counter.explain");
+    let got = c
+        .get_prompt("counter.explain", json!({"label": "sum"}))
+        .await
+        .expect("get");
+    assert_eq!(
+        serde_json::to_value(&got.messages[0]).expect("json")["content"]["text"],
+        "sum is 5"
+    );
+    let r = c.read_resource("counter://total").await.expect("read");
+    assert_eq!(
+        serde_json::to_value(&r.contents[0]).expect("json")["text"],
+        "5"
+    );
+    let r = c.read_resource("counter://times/3").await.expect("read");
+    assert_eq!(
+        serde_json::to_value(&r.contents[0]).expect("json")["text"],
+        "15"
+    );
 }
 
 #[tokio::test]

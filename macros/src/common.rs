@@ -25,6 +25,17 @@ pub fn with_errors(error: syn::Error, fallback: TokenStream) -> TokenStream {
     quote!(#errors #fallback)
 }
 
+/// `var.field = Some("..".into());` when there is a value; nothing otherwise (descriptors
+/// start with every optional field `None`).
+pub fn set_opt(var: &str, field: &str, v: Option<&str>) -> TokenStream {
+    let var = syn::Ident::new(var, proc_macro2::Span::call_site());
+    let field = syn::Ident::new(field, proc_macro2::Span::call_site());
+    match v {
+        Some(s) => quote!(#var.#field = ::core::option::Option::Some(#s.into());),
+        None => TokenStream::new(),
+    }
+}
+
 /// `Option<String>` tokens for an optional literal.
 pub fn opt_string(v: Option<&str>) -> TokenStream {
     match v {
@@ -33,34 +44,135 @@ pub fn opt_string(v: Option<&str>) -> TokenStream {
     }
 }
 
-/// The unit struct named after the annotated function (what users register), with the
-/// function itself moved, unchanged, to the associated `name::run`.
-pub fn unit_struct_with_run(func: &syn::ItemFn) -> TokenStream {
-    let ident = &func.sig.ident;
+/// The annotated function, still a function of the same name (so the name stays an ordinary
+/// identifier in its module, and the function stays callable): its body becomes an `async`
+/// block tagged with a handler type defined inside the function, which is how
+/// `Server::tool(name)` finds the handler. `handler` names the trait (`ToolHandler`, ...),
+/// `items` are the handler impl's items and `support` the items it uses (an arguments
+/// struct, statics); all of them live inside the function's body, none in the user's module.
+pub fn tagged_fn(
+    func: &syn::ItemFn,
+    krate: &TokenStream,
+    handler: &str,
+    support: TokenStream,
+    items: TokenStream,
+) -> TokenStream {
+    let handler = syn::Ident::new(handler, proc_macro2::Span::call_site());
+    let attrs = &func.attrs;
     let vis = &func.vis;
-    let docs: Vec<_> = func
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .collect();
-    let other_attrs: Vec<_> = func
-        .attrs
-        .iter()
-        .filter(|a| !a.path().is_ident("doc"))
-        .collect();
     let mut sig = func.sig.clone();
-    sig.ident = syn::Ident::new("run", ident.span());
+    sig.asyncness = None;
+    let ret = match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let captures = name_elided_lifetimes(&mut sig);
+    // `impl Trait` parameters (refused, but emitted in the fallback) cannot be listed.
+    let apit = sig
+        .inputs
+        .iter()
+        .any(|i| matches!(i, syn::FnArg::Typed(t) if matches!(*t.ty, syn::Type::ImplTrait(_))));
+    let captures = (!apit).then(|| quote!(+ use<#(#captures),*>));
+    sig.output = syn::parse_quote! {
+        -> impl ::core::future::Future<Output = #ret> + #krate::__private::Generated<dyn #krate::#handler> #captures
+    };
     let block = &func.block;
+    let version = version_check(krate);
     quote! {
-        #(#docs)*
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
+        #(#attrs)*
+        #vis #sig {
+            #[derive(::core::default::Default)]
+            struct __TracksuitHandler;
 
-        impl #ident {
-            #(#docs)*
-            #(#other_attrs)*
-            #vis #sig #block
+            #version
+
+            #support
+
+            #[automatically_derived]
+            impl #krate::#handler for __TracksuitHandler {
+                #items
+            }
+
+            #krate::__private::tagged::<__TracksuitHandler, _>(async move #block)
         }
     }
+}
+
+/// Names the lifetimes elided in the parameters (`&Ctx` → `&'__tracksuit0 Ctx`) and returns
+/// every generic parameter, for the `use<..>` of the returned future: it captures them all,
+/// as the `async fn` did, in any edition.
+fn name_elided_lifetimes(sig: &mut syn::Signature) -> Vec<TokenStream> {
+    use syn::visit_mut::VisitMut;
+    struct Namer(Vec<syn::Lifetime>);
+    impl Namer {
+        fn fresh(&mut self, span: proc_macro2::Span) -> syn::Lifetime {
+            let lt = syn::Lifetime::new(&format!("'__tracksuit{}", self.0.len()), span);
+            self.0.push(lt.clone());
+            lt
+        }
+    }
+    impl VisitMut for Namer {
+        fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
+            if r.lifetime.is_none() {
+                r.lifetime = Some(self.fresh(r.and_token.span));
+            }
+            self.visit_type_mut(&mut r.elem);
+        }
+        fn visit_lifetime_mut(&mut self, lt: &mut syn::Lifetime) {
+            if lt.ident == "_" {
+                *lt = self.fresh(lt.apostrophe);
+            }
+        }
+        // Elision inside these is their own (higher-ranked), not the function's.
+        fn visit_type_bare_fn_mut(&mut self, _: &mut syn::TypeBareFn) {}
+        fn visit_parenthesized_generic_arguments_mut(
+            &mut self,
+            _: &mut syn::ParenthesizedGenericArguments,
+        ) {
+        }
+        fn visit_type_impl_trait_mut(&mut self, _: &mut syn::TypeImplTrait) {}
+    }
+    let mut namer = Namer(Vec::new());
+    for input in sig.inputs.iter_mut() {
+        if let syn::FnArg::Typed(arg) = input {
+            namer.visit_type_mut(&mut arg.ty);
+        }
+    }
+    for lt in &namer.0 {
+        sig.generics
+            .params
+            .push(syn::GenericParam::Lifetime(syn::LifetimeParam::new(
+                lt.clone(),
+            )));
+    }
+    sig.generics
+        .params
+        .iter()
+        .map(|p| match p {
+            syn::GenericParam::Lifetime(l) => {
+                let lt = &l.lifetime;
+                quote!(#lt)
+            }
+            syn::GenericParam::Type(t) => {
+                let i = &t.ident;
+                quote!(#i)
+            }
+            syn::GenericParam::Const(c) => {
+                let i = &c.ident;
+                quote!(#i)
+            }
+        })
+        .collect()
+}
+
+/// `const _: () = krate::__private::expects_tracksuit_X_Y_Z;`, X.Y.Z being this crate's
+/// version: a runtime of another version has no such item, so the mismatch is a compile
+/// error naming the version the macros expect.
+pub fn version_check(krate: &TokenStream) -> TokenStream {
+    let version = env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_");
+    let marker = syn::Ident::new(
+        &format!("expects_tracksuit_{version}"),
+        proc_macro2::Span::call_site(),
+    );
+    quote!(const _: () = #krate::__private::#marker;)
 }

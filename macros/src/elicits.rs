@@ -3,28 +3,31 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::is_option;
-use crate::internals::attr::{Args, Kind, Value};
+use crate::internals::attr::{
+    Args, CRATE, DEFAULT, FORMAT, Kind, LEGACY_TITLES, MAX, MAX_ITEMS, MAX_LENGTH, MESSAGE, MIN,
+    MIN_ITEMS, MIN_LENGTH, RENAME, RESPONSE, Symbol, TITLE, Value,
+};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::docs;
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Type};
 
-const CONTAINER_KEYS: &[(&str, Kind)] = &[("crate", Kind::Path), ("legacy_titles", Kind::Flag)];
-const FIELD_KEYS: &[(&str, Kind)] = &[
-    ("title", Kind::Str),
-    ("format", Kind::Str),
-    ("min_length", Kind::Int),
-    ("max_length", Kind::Int),
-    ("min", Kind::Num),
-    ("max", Kind::Num),
-    ("min_items", Kind::Int),
-    ("max_items", Kind::Int),
-    ("default", Kind::Lit),
+const CONTAINER_KEYS: &[(Symbol, Kind)] = &[(CRATE, Kind::Path), (LEGACY_TITLES, Kind::Flag)];
+const FIELD_KEYS: &[(Symbol, Kind)] = &[
+    (TITLE, Kind::Str),
+    (FORMAT, Kind::Str),
+    (MIN_LENGTH, Kind::Int),
+    (MAX_LENGTH, Kind::Int),
+    (MIN, Kind::Num),
+    (MAX, Kind::Num),
+    (MIN_ITEMS, Kind::Int),
+    (MAX_ITEMS, Kind::Int),
+    (DEFAULT, Kind::Lit),
 ];
-const OPTION_KEYS: &[(&str, Kind)] = &[("title", Kind::Str), ("rename", Kind::Str)];
-const KEY_KEYS: &[(&str, Kind)] = &[("response", Kind::Path), ("message", Kind::Str)];
+const OPTION_KEYS: &[(Symbol, Kind)] = &[(TITLE, Kind::Str), (RENAME, Kind::Str)];
+const KEY_KEYS: &[(Symbol, Kind)] = &[(RESPONSE, Kind::Path), (MESSAGE, Kind::Str)];
 
 /// The tokens of `#[elicit(...)]` attributes among `attrs` (all of them, in order).
 fn elicit_tokens(attrs: &[syn::Attribute], cx: &Ctxt) -> TokenStream {
@@ -127,7 +130,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let container = Args::parse(elicit_tokens(&input.attrs, &cx), CONTAINER_KEYS, &cx);
-    let krate = krate(container.path("crate"));
+    let krate = krate(container.path(CRATE));
     if !input.generics.params.is_empty() {
         cx.error_spanned_by(
             &input.generics,
@@ -145,7 +148,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
                     })
                 }) =>
         {
-            select(&cx, &input, e, &krate, container.flag("legacy_titles"))
+            select(&cx, &input, e, &krate, container.flag(LEGACY_TITLES))
         }
         Data::Enum(e) => key_set(&cx, &input, e, &krate),
         Data::Union(u) => {
@@ -157,7 +160,10 @@ pub fn expand(input: TokenStream) -> TokenStream {
         }
     };
     match cx.check() {
-        Ok(()) => out,
+        Ok(()) => {
+            let version = crate::common::version_check(&krate);
+            quote!(#version #out)
+        }
         Err(e) => with_errors(e, TokenStream::new()),
     }
 }
@@ -213,7 +219,7 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
                 | "f32"
                 | "f64"
         );
-        if let Some(lit) = args.str("format") {
+        if let Some(lit) = args.str(FORMAT) {
             if !matches!(lit.value().as_str(), "email" | "uri" | "date" | "date-time") {
                 cx.error_spanned_by(
                     lit,
@@ -223,17 +229,17 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
                 cx.error_spanned_by(lit, "`format` applies to `String` fields");
             }
         }
-        for key in ["min_length", "max_length"] {
+        for key in [MIN_LENGTH, MAX_LENGTH] {
             if args.num(key).is_some() && !is_text {
                 cx.error_spanned_by(ty, format!("`{key}` applies to `String` fields"));
             }
         }
-        for key in ["min", "max"] {
+        for key in [MIN, MAX] {
             if args.num(key).is_some() && !is_number {
                 cx.error_spanned_by(ty, format!("`{key}` applies to number fields"));
             }
         }
-        let default = match args.value("default") {
+        let default = match args.value(DEFAULT) {
             None => quote!(::core::option::Option::None),
             Some(Value::Str(s)) => {
                 if is_bool || is_number {
@@ -285,36 +291,43 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
             Some(n) => quote!(::core::option::Option::Some(#n)),
             None => quote!(::core::option::Option::None),
         };
-        let title = opt_str(args.str("title").map(|l| l.value()));
+        let title = opt_str(args.str(TITLE).map(|l| l.value()));
         let description = opt_str(docs::collect(&field.attrs));
-        let format = match args.str("format") {
+        let format = match args.str(FORMAT) {
             Some(l) => {
                 let f = l.value();
                 quote!(::core::option::Option::Some(#f))
             }
             None => quote!(::core::option::Option::None),
         };
-        let (min_length, max_length) = (
-            opt_u64(args.num("min_length")),
-            opt_u64(args.num("max_length")),
-        );
-        let (min_items, max_items) = (
-            opt_u64(args.num("min_items")),
-            opt_u64(args.num("max_items")),
-        );
-        let (minimum, maximum) = (opt_f64(args.num("min")), opt_f64(args.num("max")));
+        let (min_length, max_length) =
+            (opt_u64(args.num(MIN_LENGTH)), opt_u64(args.num(MAX_LENGTH)));
+        let (min_items, max_items) = (opt_u64(args.num(MIN_ITEMS)), opt_u64(args.num(MAX_ITEMS)));
+        let (minimum, maximum) = (opt_f64(args.num(MIN)), opt_f64(args.num(MAX)));
+        // Only the fields that are set; the rest come from `FieldMeta::default()`.
+        let none = quote!(::core::option::Option::None).to_string();
+        let set = [
+            ("title", title),
+            ("description", description),
+            ("min_length", min_length),
+            ("max_length", max_length),
+            ("format", format),
+            ("minimum", minimum),
+            ("maximum", maximum),
+            ("min_items", min_items),
+            ("max_items", max_items),
+            ("default", default),
+        ]
+        .into_iter()
+        .filter(|(_, v)| v.to_string() != none)
+        .map(|(f, v)| {
+            let f = format_ident!("{f}");
+            quote!(#f: #v,)
+        });
         let schema = quote_spanned! {ty.span()=>
-            <#ty as #krate::elicitation::FormField>::field_schema(#krate::elicitation::FieldMeta {
-                title: #title,
-                description: #description,
-                min_length: #min_length,
-                max_length: #max_length,
-                format: #format,
-                minimum: #minimum,
-                maximum: #maximum,
-                min_items: #min_items,
-                max_items: #max_items,
-                default: #default,
+            <#ty as #krate::elicitation::FormField>::field_schema(#krate::__private::FieldMeta {
+                #(#set)*
+                ..::core::default::Default::default()
             })
         };
         inserts.push(quote!(properties.insert(::std::string::String::from(#name), #schema);));
@@ -354,11 +367,11 @@ fn select(
         .map(|v| {
             let args = Args::parse(elicit_tokens(&v.attrs, cx), OPTION_KEYS, cx);
             let value = args
-                .str("rename")
+                .str(RENAME)
                 .map(|l| l.value())
                 .or_else(|| serde_attr(&v.attrs, "rename"))
                 .unwrap_or_else(|| rename_all(&v.ident.to_string(), rule.as_deref(), true));
-            let title = match args.str("title") {
+            let title = match args.str(TITLE) {
                 Some(t) => quote!(::core::option::Option::Some(#t)),
                 None => quote!(::core::option::Option::None),
             };
@@ -382,26 +395,48 @@ fn select(
 
         #[automatically_derived]
         impl #krate::elicitation::FormField for #ident {
-            fn field_schema(meta: #krate::elicitation::FieldMeta) -> #krate::protocol::PrimitiveSchemaDefinition {
-                #krate::elicitation::single_select::<Self>(meta)
+            fn field_schema(meta: #krate::__private::FieldMeta) -> #krate::protocol::PrimitiveSchemaDefinition {
+                #krate::__private::single_select::<Self>(meta)
             }
         }
     }
 }
 
+/// `PickMove` → `pick_move`.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A keyed set. Adds impls only: `ElicitKeySet` for the enum and one inherent constructor
+/// per key (`Keys::pick_move(..) -> Key<Keys, Response>`), which types the answer; the
+/// context's schema and serialisation use structs local to the impl's functions.
 fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStream) -> TokenStream {
     let set = &input.ident;
     let vis = &input.vis;
     let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
     let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
-    let mut items = Vec::new();
+    let mut constructors = Vec::new();
     let mut described = Vec::new();
+    let mut names = Vec::new();
+    let mut messages = Vec::new();
+    let mut contexts = Vec::new();
     for v in &e.variants {
         let args = Args::parse(elicit_tokens(&v.attrs, cx), KEY_KEYS, cx);
         let key = &v.ident;
         let key_name = key.to_string();
         let doc = docs::collect(&v.attrs);
-        let Some(response) = args.path("response") else {
+        let Some(response) = args.path(RESPONSE) else {
             cx.error_spanned_by(
                 key,
                 "each key needs `#[elicit(response = Type)]`: the form the user answers with",
@@ -416,13 +451,18 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
                 continue;
             }
         };
-        let field_defs = fields.iter().map(|f| {
-            let attrs = f.attrs.iter().filter(|a| a.path().is_ident("doc"));
-            let name = &f.ident;
-            let ty = &f.ty;
-            quote!(#(#attrs)* pub #name: #ty)
-        });
-        let message = match args.str("message").map(|l| l.value()).or(doc.clone()) {
+        let idents: Vec<_> = fields.iter().map(|f| &f.ident).collect();
+        let types: Vec<_> = fields.iter().map(|f| &f.ty).collect();
+        let field_docs: Vec<Vec<_>> = fields
+            .iter()
+            .map(|f| {
+                f.attrs
+                    .iter()
+                    .filter(|a| a.path().is_ident("doc"))
+                    .collect()
+            })
+            .collect();
+        let message = match args.str(MESSAGE).map(|l| l.value()).or(doc.clone()) {
             Some(m) => quote!(::std::string::String::from(#m)),
             None => quote!(::std::string::String::from(#key_name)),
         };
@@ -430,39 +470,67 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
             Some(d) => quote!(::core::option::Option::Some(#d)),
             None => quote!(::core::option::Option::None),
         };
+        let ctor = format_ident!("{}", snake_case(&key_name), span = key.span());
+        let ctor_doc = format!("Asks for the key `{key_name}` (its fields are the context).");
         let docs_attrs = v.attrs.iter().filter(|a| a.path().is_ident("doc"));
-        items.push(quote! {
+        let key_ty = quote_spanned!(response.span()=> #krate::elicitation::Key<Self, #response>);
+        constructors.push(quote! {
             #(#docs_attrs)*
-            #[derive(Debug, Clone, #krate::__private::serde::Serialize, #krate::__private::schemars::JsonSchema)]
-            #[serde(crate = #serde_crate)]
-            #[schemars(crate = #schemars_crate)]
-            #vis struct #key { #(#field_defs,)* }
-
-            #[automatically_derived]
-            impl #krate::elicitation::InKeySet<#set> for #key {}
-
-            #[automatically_derived]
-            impl #krate::elicitation::ElicitKey for #key {
-                type Set = #set;
-                type Response = #response;
-                const KEY: &'static str = #key_name;
-                fn message(&self) -> ::std::string::String {
-                    #message
-                }
-                fn context_schema() -> #krate::protocol::JsonObject {
-                    #krate::schema_for::<Self>()
-                }
+            #[doc = ""]
+            #[doc = #ctor_doc]
+            #[allow(dead_code, clippy::too_many_arguments)]
+            #vis fn #ctor(#(#idents: #types),*) -> #key_ty {
+                #krate::__private::key(Self::#key { #(#idents),* })
             }
         });
-        described.push(quote!(#krate::elicitation::describe_key::<#key>(#description)));
+        names.push(quote!(Self::#key { .. } => #key_name,));
+        messages.push(quote!(Self::#key { .. } => #message,));
+        contexts.push(if idents.is_empty() {
+            quote!(Self::#key { .. } => #krate::__private::serde_json::Value::Object(::core::default::Default::default()),)
+        } else {
+            quote! {
+            Self::#key { #(#idents),* } => {
+                #[derive(#krate::__private::serde::Serialize)]
+                #[serde(crate = #serde_crate)]
+                struct Context<'__a> { #(#idents: &'__a #types),* }
+                #krate::__private::serde_json::to_value(Context { #(#idents),* })
+                    .unwrap_or(#krate::__private::serde_json::Value::Null)
+            }
+            }
+        });
+        described.push(quote! {{
+            #[derive(#krate::__private::schemars::JsonSchema)]
+            #[schemars(crate = #schemars_crate)]
+            #[allow(dead_code)]
+            struct Context { #(#(#field_docs)* #idents: #types),* }
+            #krate::__private::describe_key::<#response>(#key_name, #description, #krate::schema_for::<Context>())
+        }});
+    }
+    if e.variants.is_empty() {
+        cx.error_spanned_by(set, "a key set needs at least one key");
     }
     quote! {
-        #(#items)*
+        #[automatically_derived]
+        impl #set {
+            #(#constructors)*
+        }
 
         #[automatically_derived]
         impl #krate::elicitation::ElicitKeySet for #set {
             fn keys() -> ::std::vec::Vec<#krate::__private::serde_json::Value> {
                 ::std::vec![#(#described),*]
+            }
+
+            fn key(&self) -> &'static str {
+                match self { #(#names)* }
+            }
+
+            fn message(&self) -> ::std::string::String {
+                match self { #(#messages)* }
+            }
+
+            fn context(&self) -> #krate::__private::serde_json::Value {
+                match self { #(#contexts)* }
             }
         }
     }

@@ -2,10 +2,10 @@
 //! phases, driven by the generated `Tool` impl as a state machine.
 
 use crate::common::with_errors;
-use crate::internals::attr::Args;
+use crate::internals::attr::{Args, NAME};
+use crate::internals::attr::{TOOL_KEYS as KEYS, ToolAttrs};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::docs;
-use crate::tool::{KEYS, ToolAttrs};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -59,12 +59,11 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
     };
     let Some(ident) = ident else {
         cx.error_spanned_by(&self_ty, "a handoff tool is an `impl` of a named type");
-        return with_errors(
-            cx.check()
-                .err()
-                .unwrap_or_else(|| syn::Error::new(self_ty.span(), "invalid")),
-            quote!(#block),
-        );
+        // The block is not emitted: an inherent impl of such a type is an error of its own.
+        return match cx.check() {
+            Ok(()) => quote!(#block),
+            Err(e) => e.to_compile_error(),
+        };
     };
     let phase = |name: &str| {
         block.items.iter().find_map(|i| match i {
@@ -76,11 +75,10 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
         (phase("before"), phase("client"), phase("after"))
     else {
         cx.error_spanned_by(&block.self_ty, "a handoff tool's impl needs three phases: `async fn before`, `async fn client` and `async fn after`");
-        let e = cx.check().err();
-        return with_errors(
-            e.unwrap_or_else(|| syn::Error::new(self_ty.span(), "invalid")),
-            quote!(#block),
-        );
+        return match cx.check() {
+            Ok(()) => quote!(#block),
+            Err(e) => with_errors(e, quote!(#block)),
+        };
     };
     for f in [&before, &client, &after] {
         if f.sig.asyncness.is_none() {
@@ -111,7 +109,7 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
     let docs = docs::collect(&block.attrs);
     let mut attrs = ToolAttrs::from_args(&cx, &args, &ident, docs.as_ref());
     let name_default = ident.to_string();
-    if args.str("name").is_none() {
+    if args.str(NAME).is_none() {
         attrs.name = name_default;
     }
     if let Err(e) = cx.check() {
@@ -188,22 +186,28 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
         (&&#krate::__private::ReturnOf::<#after_ret>::new()).output_schema()
     }};
     let finish = quote_spanned!(after_span=> #krate::__private::finish_tool::<#after_ret>(&__SCHEMAS, __result));
-    let serde_check = quote_spanned! {state_ty.span()=>
+    // The state's serde bounds are checked by `sealing::<State>` (spanned at the state
+    // type, so a missing derive is reported once, there); the client's output here.
+    let serde_check = quote_spanned! {out_ty.span()=>
         const _: fn() = || {
             fn sealable<T: #krate::__private::serde::Serialize + #krate::__private::serde::de::DeserializeOwned>() {}
-            sealable::<#state_ty>();
             sealable::<#out_ty>();
         };
     };
     let name = &attrs.name;
+    let version = crate::common::version_check(&krate);
     let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
     let before_call = quote_spanned!(before.sig.ident.span()=> #krate::__private::box_send_future(#self_ty::before(#(#before_args),*)));
+    let before_once = quote_spanned! {state_ty.span()=>
+        let __state = #krate::__private::before_once(&__ctx, #before_call, #krate::__private::sealing::<#state_ty>()).await?;
+    };
     let client_call = quote_spanned!(client.sig.ident.span()=> #krate::__private::box_send_future(#self_ty::client(#(#client_args),*)));
     let after_call = quote_spanned!(after.sig.ident.span()=> #krate::__private::box_send_future(#self_ty::after(#(#after_args),*)));
     quote! {
         #block
 
         const _: () = {
+            #version
             #args_struct
             #serde_check
 
@@ -222,8 +226,8 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
                 ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
                     ::std::boxed::Box::pin(async move {
                         let __params: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
-                        let __phase = #krate::PhaseCtx::new(&__ctx);
-                        let __state = #krate::__private::before_once(&__ctx, #before_call).await?;
+                        let __phase = #krate::__private::phase_ctx(&__ctx);
+                        #before_once
                         let __keyed = __ctx.with_keys::<#keys>();
                         let __out = #krate::__private::phase("client", #client_call.await)?;
                         let __result = #after_call.await;

@@ -20,8 +20,12 @@ mod resource;
 mod server;
 mod tool;
 
-/// Turns an `async fn` into an MCP tool: a unit struct of the same name implementing
-/// `tracksuit::Tool` (the function itself stays callable as `name::run(...)`).
+/// Turns an `async fn` into an MCP tool, registered by name: `Server::new(..).tool(name)`.
+///
+/// The function stays a function of the same name, callable as before (`name(args).await`)
+/// and its name stays an ordinary identifier in the module (a `let name = ..` shadows it).
+/// The tool's `ToolHandler` lives inside the function; the function returns a future that
+/// also carries that handler's type, which is how `Server::tool` finds it.
 ///
 /// - Parameters become the input schema (JSON Schema 2020-12 via schemars); `///` docs on
 ///   the function and on each parameter are the descriptions; `Option<T>` is not required.
@@ -57,7 +61,8 @@ pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::debug("mcp_tool", tool::expand(attr.into(), item.into())).into()
 }
 
-/// Turns an `async fn` into an MCP prompt: a unit struct implementing `tracksuit::Prompt`.
+/// Turns an `async fn` into an MCP prompt, registered by name with `Server::prompt` (the
+/// function stays a callable function, as with `#[mcp_tool]`).
 ///
 /// Parameters are the prompt's arguments and must be `String` (required) or
 /// `Option<String>` (optional); docs are descriptions; `&Ctx` is injected. The return type
@@ -86,9 +91,9 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::debug("mcp_prompt", prompt::expand(attr.into(), item.into())).into()
 }
 
-/// Turns an `async fn` into an MCP resource (`uri` without variables: implements
-/// `tracksuit::Resource`) or resource template (`uri` with RFC 6570 variables: implements
-/// `tracksuit::ResourceTemplate`; each variable is a parameter of any `FromStr` type, checked
+/// Turns an `async fn` into an MCP resource (`uri` without variables: register it with
+/// `Server::resource`) or resource template (`uri` with RFC 6570 variables:
+/// `Server::resource_template`; each variable is a parameter of any `FromStr` type, checked
 /// at compile time). Attributes: `uri`, `name`, `title`, `description`, `mime_type`,
 /// `complete = path` (templates), `crate = path`. The return type implements
 /// `IntoResourceResult`: `String` (text), `Vec<u8>` (binary, base64-encoded for you),
@@ -117,9 +122,10 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::debug("mcp_resource", resource::expand(attr.into(), item.into())).into()
 }
 
-/// On an `impl` block: every `#[mcp_tool]` method becomes a tool sharing the server state
-/// (`&self`, held in an `Arc`), registered together with `Server::tools`. Duplicate tool
-/// names are rejected at compile time; other methods are left alone.
+/// On an `impl` block: every `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` method
+/// (fixed URI or template) becomes a handler sharing the server state (`&self`, held in an
+/// `Arc`), all registered together with `Server::tools`. Duplicate tool names, prompt names
+/// and resource URIs are rejected at compile time; other methods are left alone.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -154,10 +160,11 @@ pub fn mcp_server(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   other field type is a compile error at that field.
 /// - On an enum of unit variants: a select field (`#[elicit(title = "...")]` on variants
 ///   makes the titled `oneOf` form; `#[elicit(rename = "v")]` changes a value).
-/// - On an enum whose variants carry `#[elicit(response = Form)]`: a keyed set. Each variant
-///   becomes a struct of the same name (its fields are the context) implementing
-///   `ElicitKey`; a tool declares the set with `#[mcp_tool(elicits = Set)]` and asks with
-///   `ctx.elicit(Key { .. })`.
+/// - On an enum whose variants carry `#[elicit(response = Form)]`: a keyed set. The derive
+///   adds impls only: `ElicitKeySet`, and per key (variant) a constructor named after it in
+///   snake case whose parameters are the variant's fields (the context) and which returns a
+///   `Key<Set, Form>`; a tool declares the set with `#[mcp_tool(elicits = Set)]` and asks
+///   with `ctx.elicit(Set::pick_move(..))`, answered with a `Form`.
 ///
 /// ```
 /// use tracksuit::Elicits;

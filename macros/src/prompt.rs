@@ -2,18 +2,18 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::{Function, ParamKind, is_option, output_span};
-use crate::internals::attr::{Args, Kind};
+use crate::internals::attr::{Args, COMPLETE, CRATE, DESCRIPTION, Kind, NAME, Symbol, TITLE};
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{ItemFn, LitStr, Type};
 
-const KEYS: &[(&str, Kind)] = &[
-    ("name", Kind::Str),
-    ("title", Kind::Str),
-    ("description", Kind::Str),
-    ("complete", Kind::Path),
-    ("crate", Kind::Path),
+pub const KEYS: &[(Symbol, Kind)] = &[
+    (NAME, Kind::Str),
+    (TITLE, Kind::Str),
+    (DESCRIPTION, Kind::Str),
+    (COMPLETE, Kind::Path),
+    (CRATE, Kind::Path),
 ];
 
 /// `String` or `Option<String>`.
@@ -34,17 +34,27 @@ fn is_string(ty: &Type) -> bool {
     }
 }
 
-pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut func: ItemFn = match syn::parse2(item) {
-        Ok(f) => f,
-        Err(e) => {
-            return syn::Error::new(e.span(), "`#[mcp_prompt]` goes on an `async fn`")
-                .to_compile_error();
-        }
-    };
-    let cx = Ctxt::new();
-    let args = Args::parse(attr, KEYS, &cx);
-    let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "prompt");
+/// A checked prompt: what its `PromptHandler` impl needs.
+pub struct Prompt {
+    pub name: String,
+    pub name_span: proc_macro2::Span,
+    /// The handler impl's items, calling the function through `invoke`.
+    pub items: TokenStream,
+}
+
+/// Reads and checks a prompt's attribute and signature (errors go to `cx`). `method` is
+/// whether it is an `#[mcp_server]` method (which takes `&self`); `invoke` turns the call
+/// arguments into the call of the user's function.
+pub fn prompt(
+    cx: &Ctxt,
+    args: &Args,
+    fn_attrs: &[syn::Attribute],
+    sig: &mut syn::Signature,
+    krate: &TokenStream,
+    method: bool,
+    invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
+) -> Prompt {
+    let parsed = Function::from_sig(cx, fn_attrs, sig, "prompt");
     for p in &parsed.params {
         match p.kind {
             ParamKind::Arg if !is_string(&p.ty) => cx.error_spanned_by(
@@ -56,37 +66,26 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             _ => {}
         }
     }
-    if let Some(r) = &parsed.receiver {
-        cx.error_spanned_by(r, "`#[mcp_prompt]` goes on a free `async fn`");
+    match (&parsed.receiver, method) {
+        (Some(r), false) => cx.error_spanned_by(r, "`#[mcp_prompt]` on a method needs `#[mcp_server]` on its impl block"),
+        (None, true) => cx.error_spanned_by(&sig.ident, "a prompt in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`"),
+        _ => {}
     }
-    let krate = krate(args.path("crate"));
-    let ident = func.sig.ident.clone();
-    let vis = func.vis.clone();
-    let fallback = quote! {
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
-        impl #krate::PromptHandler for #ident {
-            fn descriptor(&self) -> #krate::protocol::Prompt { #krate::protocol::Prompt::new(::core::stringify!(#ident)) }
-            fn get<'__a>(&'__a self, _: #krate::Ctx, _: ::std::collections::HashMap<::std::string::String, ::std::string::String>)
-                -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
-                ::std::boxed::Box::pin(async { ::core::result::Result::Err(#krate::protocol::ErrorObject::internal("this prompt failed to compile")) })
-            }
-        }
+    let ident = sig.ident.clone();
+    let (name, name_span) = match args.str(NAME) {
+        Some(l) => (l.value(), l.span()),
+        None => (ident.to_string(), ident.span()),
     };
-    if let Err(e) = cx.check() {
-        return with_errors(e, fallback);
-    }
-    let name = args
-        .str("name")
-        .map(LitStr::value)
-        .unwrap_or_else(|| ident.to_string());
     let opt = |v: Option<String>| crate::common::opt_string(v.as_deref());
-    let title = opt(args.str("title").map(LitStr::value));
-    let description = opt(args
-        .str("description")
-        .map(LitStr::value)
-        .or(parsed.docs.clone()));
+    let title = crate::common::set_opt("p", "title", args.str(TITLE).map(LitStr::value).as_deref());
+    let description = crate::common::set_opt(
+        "p",
+        "description",
+        args.str(DESCRIPTION)
+            .map(LitStr::value)
+            .or(parsed.docs.clone())
+            .as_deref(),
+    );
     let arg_descriptors: Vec<_> = parsed
         .args()
         .map(|p| {
@@ -102,27 +101,31 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         })
         .collect();
     let arguments = if arg_descriptors.is_empty() {
-        quote!(::core::option::Option::None)
+        TokenStream::new()
     } else {
-        quote!(::core::option::Option::Some(
+        quote!(p.arguments = ::core::option::Option::Some(
             ::std::vec![#(#arg_descriptors),*]
-        ))
+        );)
     };
-    let call_args = parsed.params.iter().map(|p| {
-        let n = p.ident.to_string();
-        match p.kind {
-            ParamKind::Arg if is_option(&p.ty) => quote!(__args.remove(#n)),
-            ParamKind::Arg => quote!(__args.remove(#n).unwrap_or_default()),
-            ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
-            _ => quote!(::core::clone::Clone::clone(&__ctx)),
-        }
-    });
-    let ret = match &func.sig.output {
+    let call_args = parsed
+        .params
+        .iter()
+        .map(|p| {
+            let n = p.ident.to_string();
+            match p.kind {
+                ParamKind::Arg if is_option(&p.ty) => quote!(__args.remove(#n)),
+                ParamKind::Arg => quote!(__args.remove(#n).unwrap_or_default()),
+                ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
+                _ => quote!(::core::clone::Clone::clone(&__ctx)),
+            }
+        })
+        .collect();
+    let ret = match &sig.output {
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
     };
-    let into = quote_spanned!(output_span(&func.sig)=> <#ret as #krate::IntoPromptResult>::into_prompt_result(__out));
-    let complete = args.path("complete").map(|path| {
+    let into = quote_spanned!(output_span(sig)=> <#ret as #krate::IntoPromptResult>::into_prompt_result(__out));
+    let complete = args.path(COMPLETE).map(|path| {
         quote! {
             fn complete<'__a>(
                 &'__a self,
@@ -134,37 +137,89 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     });
-    let unit = crate::common::unit_struct_with_run(&func);
-    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#ident::run(#(#call_args),*)));
-    let boxed = quote! {
-        ::std::boxed::Box::pin(async move {
-            let __out = #user_future.await;
-            #into
-        })
+    let call = invoke(call_args);
+    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#call));
+    let items = quote! {
+        fn descriptor(&self) -> #krate::protocol::Prompt {
+            let mut p = #krate::protocol::Prompt::new(#name);
+            #title
+            #description
+            #arguments
+            p
+        }
+
+        #[allow(unused_mut)]
+        fn get<'__a>(
+            &'__a self,
+            __ctx: #krate::Ctx,
+            mut __args: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+        ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
+            ::std::boxed::Box::pin(async move {
+                let __out = #user_future.await;
+                #into
+            })
+        }
+
+        #complete
     };
+    Prompt {
+        name,
+        name_span,
+        items,
+    }
+}
+
+/// The stub handler items emitted beside errors.
+pub fn stub(krate: &TokenStream, ident: &syn::Ident) -> TokenStream {
     quote! {
-        #unit
-
-        #[automatically_derived]
-        impl #krate::PromptHandler for #ident {
-            fn descriptor(&self) -> #krate::protocol::Prompt {
-                let mut p = #krate::protocol::Prompt::new(#name);
-                p.title = #title;
-                p.description = #description;
-                p.arguments = #arguments;
-                p
-            }
-
-            #[allow(unused_mut)]
-            fn get<'__a>(
-                &'__a self,
-                __ctx: #krate::Ctx,
-                mut __args: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-            ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
-                #boxed
-            }
-
-            #complete
+        fn descriptor(&self) -> #krate::protocol::Prompt { #krate::protocol::Prompt::new(::core::stringify!(#ident)) }
+        fn get<'__a>(&'__a self, _: #krate::Ctx, _: ::std::collections::HashMap<::std::string::String, ::std::string::String>)
+            -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::GetPromptResult, #krate::protocol::ErrorObject>> {
+            ::std::boxed::Box::pin(async { ::core::result::Result::Err(#krate::protocol::ErrorObject::internal("this prompt failed to compile")) })
         }
     }
+}
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: ItemFn = match syn::parse2(item) {
+        Ok(f) => f,
+        Err(e) => {
+            return syn::Error::new(e.span(), "`#[mcp_prompt]` goes on an `async fn`")
+                .to_compile_error();
+        }
+    };
+    let cx = Ctxt::new();
+    let args = Args::parse(attr, KEYS, &cx);
+    let krate = krate(args.path(CRATE));
+    let ident = func.sig.ident.clone();
+    let fn_attrs = func.attrs.clone();
+    let prompt = prompt(
+        &cx,
+        &args,
+        &fn_attrs,
+        &mut func.sig,
+        &krate,
+        false,
+        |a| quote_spanned!(ident.span()=> #ident(#(#a),*)),
+    );
+    if let Err(e) = cx.check() {
+        if func.sig.receiver().is_some() {
+            return with_errors(e, quote!(#func));
+        }
+        let fallback = crate::common::tagged_fn(
+            &func,
+            &krate,
+            "PromptHandler",
+            TokenStream::new(),
+            stub(&krate, &ident),
+        );
+        return with_errors(e, fallback);
+    }
+    crate::common::tagged_fn(
+        &func,
+        &krate,
+        "PromptHandler",
+        TokenStream::new(),
+        prompt.items,
+    )
 }

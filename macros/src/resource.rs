@@ -3,36 +3,198 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::{Function, ParamKind, output_span};
-use crate::internals::attr::{Args, Kind};
+use crate::internals::attr::{
+    Args, COMPLETE, CRATE, DESCRIPTION, Kind, MIME_TYPE, NAME, Symbol, TITLE, URI,
+};
 use crate::internals::check;
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{ItemFn, LitStr};
 
-const KEYS: &[(&str, Kind)] = &[
-    ("uri", Kind::Str),
-    ("name", Kind::Str),
-    ("title", Kind::Str),
-    ("description", Kind::Str),
-    ("mime_type", Kind::Str),
-    ("complete", Kind::Path),
-    ("crate", Kind::Path),
+pub const KEYS: &[(Symbol, Kind)] = &[
+    (URI, Kind::Str),
+    (NAME, Kind::Str),
+    (TITLE, Kind::Str),
+    (DESCRIPTION, Kind::Str),
+    (MIME_TYPE, Kind::Str),
+    (COMPLETE, Kind::Path),
+    (CRATE, Kind::Path),
 ];
 
-pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut func: ItemFn = match syn::parse2(item) {
-        Ok(f) => f,
-        Err(e) => {
-            return syn::Error::new(e.span(), "`#[mcp_resource]` goes on an `async fn`")
-                .to_compile_error();
-        }
+/// A checked resource or resource template: its handler trait and impl items.
+pub struct Resource {
+    /// The URI (or template): what duplicates are detected by.
+    pub uri: String,
+    pub uri_span: proc_macro2::Span,
+    /// `ResourceHandler` or `ResourceTemplateHandler`.
+    pub handler: &'static str,
+    pub items: TokenStream,
+}
+
+/// Reads and checks a resource's attribute and signature (errors go to `cx`); see
+/// `prompt::prompt` for `method` and `invoke`.
+pub fn resource(
+    cx: &Ctxt,
+    args: &Args,
+    fn_attrs: &[syn::Attribute],
+    sig: &mut syn::Signature,
+    krate: &TokenStream,
+    method: bool,
+    invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
+) -> Resource {
+    let parsed = Function::from_sig(cx, fn_attrs, sig, "resource");
+    let ident = sig.ident.clone();
+    let (uri, vars) = check(cx, args, &parsed, &ident, method);
+    let templated = !vars.is_empty();
+    let uri_span = uri.as_ref().map_or(ident.span(), LitStr::span);
+    let uri = uri.map(|l| l.value()).unwrap_or_default();
+    let name = args
+        .str(NAME)
+        .map(LitStr::value)
+        .unwrap_or_else(|| ident.to_string());
+    let title = args.str(TITLE).map(LitStr::value);
+    let description = args
+        .str(DESCRIPTION)
+        .map(LitStr::value)
+        .or(parsed.docs.clone());
+    let mime = args.str(MIME_TYPE).map(LitStr::value);
+    let fields = [
+        ("title", &title),
+        ("description", &description),
+        ("mime_type", &mime),
+    ];
+    let t_sets: Vec<_> = fields
+        .iter()
+        .map(|(f, v)| crate::common::set_opt("t", f, v.as_deref()))
+        .collect();
+    let r_sets: Vec<_> = fields
+        .iter()
+        .map(|(f, v)| crate::common::set_opt("r", f, v.as_deref()))
+        .collect();
+    let mime_ref = match &mime {
+        Some(m) => quote!(::core::option::Option::Some(#m)),
+        None => quote!(::core::option::Option::None),
     };
-    let cx = Ctxt::new();
-    let args = Args::parse(attr, KEYS, &cx);
-    let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "resource");
-    let ident = func.sig.ident.clone();
-    let uri = args.str("uri").cloned();
+    let parse_vars = parsed.args().map(|p| {
+        let n = p.ident.to_string();
+        let i = &p.ident;
+        let ty = &p.ty;
+        quote_spanned! {ty.span_for()=>
+            let #i: #ty = match __vars.get(#n).map(|v| v.parse::<#ty>()) {
+                ::core::option::Option::Some(::core::result::Result::Ok(v)) => v,
+                ::core::option::Option::Some(::core::result::Result::Err(e)) => {
+                    return ::core::result::Result::Err(#krate::protocol::ErrorObject::invalid_params(
+                        ::std::format!("invalid value for `{}` in {}: {}", #n, __uri, e),
+                    ));
+                }
+                ::core::option::Option::None => {
+                    return ::core::result::Result::Err(#krate::protocol::ErrorObject::invalid_params(
+                        ::std::format!("missing `{}` in {}", #n, __uri),
+                    ));
+                }
+            };
+        }
+    });
+    let call_args = parsed.params.iter().map(|p| {
+        let i = &p.ident;
+        match p.kind {
+            ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
+            ParamKind::Ctx { by_ref: false } => quote!(::core::clone::Clone::clone(&__ctx)),
+            _ => quote!(#i),
+        }
+    });
+    let ret = match &sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let into = quote_spanned!(output_span(sig)=> <#ret as #krate::IntoResourceResult>::into_resource_result(__out, &__uri, #mime_ref));
+    let call = invoke(call_args.collect());
+    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#call));
+    let body = quote! {
+        ::std::boxed::Box::pin(async move {
+            #(#parse_vars)*
+            let __out = #user_future.await;
+            #into
+        })
+    };
+    if templated {
+        let complete = args.path(COMPLETE).map(|path| {
+            quote! {
+                fn complete<'__a>(
+                    &'__a self,
+                    variable: &'__a str,
+                    value: &'__a str,
+                    _context: &'__a ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+                ) -> #krate::__private::BoxFuture<'__a, ::std::vec::Vec<::std::string::String>> {
+                    ::std::boxed::Box::pin(#path(variable, value))
+                }
+            }
+        });
+        let items = quote! {
+                fn descriptor(&self) -> #krate::protocol::ResourceTemplate {
+                    let mut t = #krate::protocol::ResourceTemplate::new(#uri, #name);
+                    #(#t_sets)*
+                    t
+                }
+
+                fn template(&self) -> &#krate::UriTemplate {
+                    static TEMPLATE: ::std::sync::OnceLock<#krate::UriTemplate> = ::std::sync::OnceLock::new();
+                    TEMPLATE.get_or_init(|| #krate::__private::checked_template(#uri))
+                }
+
+                fn read<'__a>(
+                    &'__a self,
+                    __ctx: #krate::Ctx,
+                    __uri: &'__a str,
+                    __vars: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+                ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {
+                    let __uri = __uri.to_owned();
+                    #body
+                }
+
+                #complete
+        };
+        Resource {
+            uri,
+            uri_span,
+            handler: "ResourceTemplateHandler",
+            items,
+        }
+    } else {
+        let items = quote! {
+                fn descriptor(&self) -> #krate::protocol::Resource {
+                    let mut r = #krate::protocol::Resource::new(#uri, #name);
+                    #(#r_sets)*
+                    r
+                }
+
+                fn read<'__a>(&'__a self, __ctx: #krate::Ctx)
+                    -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {
+                    let __uri = ::std::string::String::from(#uri);
+                    #body
+                }
+        };
+        Resource {
+            uri,
+            uri_span,
+            handler: "ResourceHandler",
+            items,
+        }
+    }
+}
+
+/// The resource's checks: a URI (or valid template) whose variables are exactly the
+/// function's arguments, and a receiver only on `#[mcp_server]` methods. Returns the URI
+/// literal and the template's variables.
+fn check(
+    cx: &Ctxt,
+    args: &Args,
+    parsed: &Function,
+    ident: &syn::Ident,
+    method: bool,
+) -> (Option<LitStr>, Vec<String>) {
+    let uri = args.str(URI).cloned();
     let mut template_ok = true;
     let vars = match &uri {
         None => {
@@ -82,146 +244,48 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     }
-    if let Some(r) = &parsed.receiver {
-        cx.error_spanned_by(r, "`#[mcp_resource]` goes on a free `async fn`");
+    match (&parsed.receiver, method) {
+        (Some(r), false) => cx.error_spanned_by(r, "`#[mcp_resource]` on a method needs `#[mcp_server]` on its impl block"),
+        (None, true) => cx.error_spanned_by(ident, "a resource in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`"),
+        _ => {}
     }
-    let krate = krate(args.path("crate"));
-    let vis = func.vis.clone();
-    let templated = !vars.is_empty();
-    let fallback = quote! {
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
+    (uri, vars)
+}
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: ItemFn = match syn::parse2(item) {
+        Ok(f) => f,
+        Err(e) => {
+            return syn::Error::new(e.span(), "`#[mcp_resource]` goes on an `async fn`")
+                .to_compile_error();
+        }
     };
+    let cx = Ctxt::new();
+    let args = Args::parse(attr, KEYS, &cx);
+    let krate = krate(args.path(CRATE));
+    let ident = func.sig.ident.clone();
+    let fn_attrs = func.attrs.clone();
+    let resource = resource(
+        &cx,
+        &args,
+        &fn_attrs,
+        &mut func.sig,
+        &krate,
+        false,
+        |a| quote_spanned!(ident.span()=> #ident(#(#a),*)),
+    );
     if let Err(e) = cx.check() {
-        return with_errors(e, fallback);
+        // No handler: without a valid URI it is unknown whether this is a template.
+        func.attrs.insert(0, syn::parse_quote!(#[allow(dead_code)]));
+        return with_errors(e, quote!(#func));
     }
-    let uri = uri.map(|l| l.value()).unwrap_or_default();
-    let name = args
-        .str("name")
-        .map(LitStr::value)
-        .unwrap_or_else(|| ident.to_string());
-    let opt = |v: Option<String>| crate::common::opt_string(v.as_deref());
-    let title = opt(args.str("title").map(LitStr::value));
-    let description = opt(args
-        .str("description")
-        .map(LitStr::value)
-        .or(parsed.docs.clone()));
-    let mime = args.str("mime_type").map(LitStr::value);
-    let mime_opt = opt(mime.clone());
-    let mime_ref = match &mime {
-        Some(m) => quote!(::core::option::Option::Some(#m)),
-        None => quote!(::core::option::Option::None),
-    };
-    let parse_vars = parsed.args().map(|p| {
-        let n = p.ident.to_string();
-        let i = &p.ident;
-        let ty = &p.ty;
-        quote_spanned! {ty.span_for()=>
-            let #i: #ty = match __vars.get(#n).map(|v| v.parse::<#ty>()) {
-                ::core::option::Option::Some(::core::result::Result::Ok(v)) => v,
-                ::core::option::Option::Some(::core::result::Result::Err(e)) => {
-                    return ::core::result::Result::Err(#krate::protocol::ErrorObject::invalid_params(
-                        ::std::format!("invalid value for `{}` in {}: {}", #n, __uri, e),
-                    ));
-                }
-                ::core::option::Option::None => {
-                    return ::core::result::Result::Err(#krate::protocol::ErrorObject::invalid_params(
-                        ::std::format!("missing `{}` in {}", #n, __uri),
-                    ));
-                }
-            };
-        }
-    });
-    let call_args = parsed.params.iter().map(|p| {
-        let i = &p.ident;
-        match p.kind {
-            ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
-            ParamKind::Ctx { by_ref: false } => quote!(::core::clone::Clone::clone(&__ctx)),
-            _ => quote!(#i),
-        }
-    });
-    let ret = match &func.sig.output {
-        syn::ReturnType::Type(_, ty) => quote!(#ty),
-        syn::ReturnType::Default => quote!(()),
-    };
-    let into = quote_spanned!(output_span(&func.sig)=> <#ret as #krate::IntoResourceResult>::into_resource_result(__out, &__uri, #mime_ref));
-    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#ident::run(#(#call_args),*)));
-    let body = quote! {
-        ::std::boxed::Box::pin(async move {
-            #(#parse_vars)*
-            let __out = #user_future.await;
-            #into
-        })
-    };
-    let unit = crate::common::unit_struct_with_run(&func);
-    let trait_impl = if templated {
-        let complete = args.path("complete").map(|path| {
-            quote! {
-                fn complete<'__a>(
-                    &'__a self,
-                    variable: &'__a str,
-                    value: &'__a str,
-                    _context: &'__a ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-                ) -> #krate::__private::BoxFuture<'__a, ::std::vec::Vec<::std::string::String>> {
-                    ::std::boxed::Box::pin(#path(variable, value))
-                }
-            }
-        });
-        quote! {
-            #[automatically_derived]
-            impl #krate::ResourceTemplateHandler for #ident {
-                fn descriptor(&self) -> #krate::protocol::ResourceTemplate {
-                    let mut t = #krate::protocol::ResourceTemplate::new(#uri, #name);
-                    t.title = #title;
-                    t.description = #description;
-                    t.mime_type = #mime_opt;
-                    t
-                }
-
-                fn template(&self) -> &#krate::UriTemplate {
-                    static TEMPLATE: ::std::sync::OnceLock<#krate::UriTemplate> = ::std::sync::OnceLock::new();
-                    TEMPLATE.get_or_init(|| #krate::__private::checked_template(#uri))
-                }
-
-                fn read<'__a>(
-                    &'__a self,
-                    __ctx: #krate::Ctx,
-                    __uri: &'__a str,
-                    __vars: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-                ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {
-                    let __uri = __uri.to_owned();
-                    #body
-                }
-
-                #complete
-            }
-        }
-    } else {
-        quote! {
-            #[automatically_derived]
-            impl #krate::ResourceHandler for #ident {
-                fn descriptor(&self) -> #krate::protocol::Resource {
-                    let mut r = #krate::protocol::Resource::new(#uri, #name);
-                    r.title = #title;
-                    r.description = #description;
-                    r.mime_type = #mime_opt;
-                    r
-                }
-
-                fn read<'__a>(&'__a self, __ctx: #krate::Ctx)
-                    -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {
-                    let __uri = ::std::string::String::from(#uri);
-                    #body
-                }
-            }
-        }
-    };
-    quote! {
-        #unit
-
-        #trait_impl
-    }
+    crate::common::tagged_fn(
+        &func,
+        &krate,
+        resource.handler,
+        TokenStream::new(),
+        resource.items,
+    )
 }
 
 trait SpanFor {

@@ -1,16 +1,45 @@
-//! `#[mcp_server]` expansion: `#[mcp_tool]` methods of an impl block become tools that share
-//! the server state through an `Arc`, registered together with `Server::tools`.
+//! `#[mcp_server]` expansion: the `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]`
+//! methods of an impl block become handlers that share the server state through an `Arc`,
+//! registered together with `Server::tools`. Duplicate tool names, prompt names and
+//! resource URIs are refused at compile time, at the second occurrence.
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::Function;
-use crate::internals::attr::{Args, Kind};
+use crate::internals::attr::ToolAttrs;
+use crate::internals::attr::{Args, CRATE, Kind, Symbol};
 use crate::internals::ctxt::Ctxt;
-use crate::tool::{Generated, KEYS as TOOL_KEYS, ToolAttrs, generate};
+use crate::tool::{Generated, generate};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
-use syn::{ImplItem, ItemImpl};
+use syn::{ImplItem, ImplItemFn, ItemImpl};
 
-const KEYS: &[(&str, Kind)] = &[("crate", Kind::Path)];
+const KEYS: &[(Symbol, Kind)] = &[(CRATE, Kind::Path)];
+
+/// One annotated method, generated: a wrapper over the shared state implementing `handler`.
+struct Member {
+    wrapper: syn::Ident,
+    handler: &'static str,
+    /// The `ServerParts` field it goes in.
+    part: &'static str,
+    support: TokenStream,
+    items: TokenStream,
+}
+
+/// Which macro a method carries.
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+impl Role {
+    const ALL: [(Role, &'static str); 3] = [
+        (Role::Tool, "mcp_tool"),
+        (Role::Prompt, "mcp_prompt"),
+        (Role::Resource, "mcp_resource"),
+    ];
+}
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut block: ItemImpl = match syn::parse2(item) {
@@ -22,7 +51,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let args = Args::parse(attr, KEYS, &cx);
-    let krate = krate(args.path("crate"));
+    let krate = krate(args.path(CRATE));
     if let Some((_, path, _)) = &block.trait_ {
         cx.error_spanned_by(
             path,
@@ -35,89 +64,189 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             "`#[mcp_server]` does not support generic server types",
         );
     }
-    let self_ty = block.self_ty.clone();
-    let mut tools = Vec::new();
-    let mut names: Vec<(String, Span)> = Vec::new();
+    let mut seen: Vec<(Role, String)> = Vec::new();
+    let mut members = Vec::new();
     for item in block.items.iter_mut() {
         let ImplItem::Fn(method) = item else { continue };
-        let Some(pos) = method
-            .attrs
+        if let Some(member) = member(&cx, method, &krate, &mut seen) {
+            members.push(member);
+        }
+    }
+    match cx.check() {
+        Ok(()) => generate_server(&block, &krate, &members),
+        Err(e) => with_errors(e, quote!(#block)),
+    }
+}
+
+/// Removes the method's `#[mcp_*]` attribute and generates its handler; `seen` holds the
+/// names (URIs for resources) so far.
+fn member(
+    cx: &Ctxt,
+    method: &mut ImplItemFn,
+    krate: &TokenStream,
+    seen: &mut Vec<(Role, String)>,
+) -> Option<Member> {
+    let (pos, role) = method.attrs.iter().enumerate().find_map(|(i, a)| {
+        Role::ALL
             .iter()
-            .position(|a| a.path().is_ident("mcp_tool"))
-        else {
-            continue;
-        };
-        let attr = method.attrs.remove(pos);
-        let tokens = match &attr.meta {
-            syn::Meta::Path(_) => TokenStream::new(),
-            syn::Meta::List(l) => l.tokens.clone(),
-            syn::Meta::NameValue(nv) => {
-                cx.error_spanned_by(nv, "use `#[mcp_tool]` or `#[mcp_tool(...)]`");
-                continue;
-            }
-        };
-        let tool_args = Args::parse(tokens, TOOL_KEYS, &cx);
-        let parsed = Function::from_sig(&cx, &method.attrs, &mut method.sig, "tool");
-        if parsed.receiver.is_none() {
-            cx.error_spanned_by(&method.sig.ident, "a tool in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`");
+            .find(|(_, name)| a.path().is_ident(name))
+            .map(|(role, _)| (i, *role))
+    })?;
+    let attr = method.attrs.remove(pos);
+    let tokens = match &attr.meta {
+        syn::Meta::Path(_) => TokenStream::new(),
+        syn::Meta::List(l) => l.tokens.clone(),
+        syn::Meta::NameValue(nv) => {
+            cx.error_spanned_by(nv, "use `#[mcp_...]` or `#[mcp_...(...)]`");
+            return None;
         }
-        let mut attrs =
-            ToolAttrs::from_args(&cx, &tool_args, &method.sig.ident, parsed.docs.as_ref());
-        attrs.krate = krate.clone();
-        crate::tool::check_key_set(&cx, &parsed, &attrs);
-        if let Some((_, _)) = names.iter().find(|(n, _)| *n == attrs.name) {
-            cx.syn_error(syn::Error::new(
-                attrs.name_span,
-                format!("duplicate tool name `{}` in this server", attrs.name),
-            ));
-            continue;
+    };
+    let ident = method.sig.ident.clone();
+    let invoke = |a: Vec<TokenStream>| quote!(self.0.#ident(#(#a),*));
+    let fn_attrs = method.attrs.clone();
+    let (key, span, member) = match role {
+        Role::Tool => tool_member(cx, tokens, method, krate),
+        Role::Prompt => {
+            let args = Args::parse(tokens, crate::prompt::KEYS, cx);
+            let p =
+                crate::prompt::prompt(cx, &args, &fn_attrs, &mut method.sig, krate, true, invoke);
+            let wrapper = format_ident!("__TracksuitPrompt_{}", ident);
+            let member = Member {
+                wrapper,
+                handler: "PromptHandler",
+                part: "prompts",
+                support: TokenStream::new(),
+                items: p.items,
+            };
+            (p.name, p.name_span, member)
         }
-        names.push((attrs.name.clone(), attrs.name_span));
-        tools.push((method.sig.clone(), parsed, attrs));
+        Role::Resource => {
+            let args = Args::parse(tokens, crate::resource::KEYS, cx);
+            let r = crate::resource::resource(
+                cx,
+                &args,
+                &fn_attrs,
+                &mut method.sig,
+                krate,
+                true,
+                invoke,
+            );
+            let wrapper = format_ident!("__TracksuitResource_{}", ident);
+            let part = if r.handler == "ResourceHandler" {
+                "resources"
+            } else {
+                "templates"
+            };
+            let member = Member {
+                wrapper,
+                handler: r.handler,
+                part,
+                support: TokenStream::new(),
+                items: r.items,
+            };
+            (r.uri, r.uri_span, member)
+        }
+    };
+    if seen.iter().any(|(r, k)| *r == role && *k == key) {
+        let what = match role {
+            Role::Tool => "tool name",
+            Role::Prompt => "prompt name",
+            Role::Resource => "resource URI",
+        };
+        cx.syn_error(syn::Error::new(
+            span,
+            format!("duplicate {what} `{key}` in this server"),
+        ));
+        return None;
     }
-    if let Err(e) = cx.check() {
-        return with_errors(e, quote!(#block));
+    seen.push((role, key));
+    Some(member)
+}
+
+/// An `#[mcp_tool]` method: its name, the name's span, and its handler.
+fn tool_member(
+    cx: &Ctxt,
+    tokens: TokenStream,
+    method: &mut ImplItemFn,
+    krate: &TokenStream,
+) -> (String, Span, Member) {
+    let tool_args = Args::parse(tokens, crate::internals::attr::TOOL_KEYS, cx);
+    let parsed = Function::from_sig(cx, &method.attrs, &mut method.sig, "tool");
+    if parsed.receiver.is_none() {
+        cx.error_spanned_by(&method.sig.ident, "a tool in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`");
     }
-    let mut structs = Vec::new();
-    let mut constructors = Vec::new();
-    for (sig, parsed, attrs) in &tools {
-        let method = &sig.ident;
-        let wrapper = format_ident!("__TracksuitTool_{}", method);
-        let Generated {
-            args_struct,
-            tool_items,
-        } = generate(
-            parsed,
-            attrs,
-            sig,
-            |call_args| quote!(self.0.#method(#(#call_args),*)),
-        );
-        structs.push(quote! {
+    let mut attrs = ToolAttrs::from_args(cx, &tool_args, &method.sig.ident, parsed.docs.as_ref());
+    attrs.krate = krate.clone();
+    crate::tool::check_key_set(cx, &parsed, &attrs);
+    let ident = &method.sig.ident;
+    let Generated {
+        args_struct,
+        tool_items,
+    } = generate(
+        &parsed,
+        &attrs,
+        &method.sig,
+        |a| quote!(self.0.#ident(#(#a),*)),
+    );
+    let support = quote! {
+        #args_struct
+        static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
+    };
+    let member = Member {
+        wrapper: format_ident!("__TracksuitTool_{}", ident),
+        handler: "ToolHandler",
+        part: "tools",
+        support,
+        items: tool_items,
+    };
+    (attrs.name, attrs.name_span, member)
+}
+
+/// The block, then the wrappers and the `ServerTools` / `ToolSet` impls, out of the way in
+/// a `const _`.
+fn generate_server(block: &ItemImpl, krate: &TokenStream, members: &[Member]) -> TokenStream {
+    let self_ty = &block.self_ty;
+    let version = crate::common::version_check(krate);
+    let wrappers = members.iter().map(|m| {
+        let Member {
+            wrapper,
+            support,
+            items,
+            ..
+        } = m;
+        let handler = syn::Ident::new(m.handler, Span::call_site());
+        quote! {
             #[allow(non_camel_case_types)]
             struct #wrapper(::std::sync::Arc<#self_ty>);
 
             const _: () = {
-                #args_struct
-                static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
+                #support
 
                 #[automatically_derived]
-                impl #krate::ToolHandler for #wrapper {
-                    #tool_items
+                impl #krate::#handler for #wrapper {
+                    #items
                 }
             };
-        });
-        constructors.push(quote!(::std::sync::Arc::new(#wrapper(::core::clone::Clone::clone(&state))) as ::std::sync::Arc<dyn #krate::ToolHandler>));
-    }
+        }
+    });
+    let pushes = members.iter().map(|m| {
+        let wrapper = &m.wrapper;
+        let part = syn::Ident::new(m.part, Span::call_site());
+        quote!(parts.#part.push(::std::sync::Arc::new(#wrapper(::core::clone::Clone::clone(&state))));)
+    });
     quote! {
         #block
 
         const _: () = {
-            #(#structs)*
+            #version
+            #(#wrappers)*
 
             #[automatically_derived]
             impl #krate::__private::ServerTools for #self_ty {
-                fn tools_of(state: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::ToolHandler>> {
-                    ::std::vec![#(#constructors),*]
+                fn parts_of(state: ::std::sync::Arc<Self>) -> #krate::__private::ServerParts {
+                    let mut parts = <#krate::__private::ServerParts as ::core::default::Default>::default();
+                    #(#pushes)*
+                    parts
                 }
             }
 
@@ -125,6 +254,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             impl #krate::__private::ToolSet for #self_ty {
                 fn into_tools(self) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::ToolHandler>> {
                     #krate::__private::ToolSet::into_tools(::std::sync::Arc::new(self))
+                }
+
+                fn into_parts(self) -> #krate::__private::ServerParts {
+                    #krate::__private::ToolSet::into_parts(::std::sync::Arc::new(self))
                 }
             }
         };

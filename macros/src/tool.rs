@@ -1,152 +1,43 @@
 //! `#[mcp_tool]` expansion.
 
-use crate::common::{krate, with_errors};
+use crate::common::with_errors;
 use crate::internals::ast::{Function, ParamKind, output_span};
-use crate::internals::attr::{Args, Kind};
-use crate::internals::check;
+use crate::internals::attr::{Args, TOOL_KEYS, ToolAttrs};
 use crate::internals::ctxt::Ctxt;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::{Ident, ItemFn, LitStr, Signature};
-
-/// The keys `#[mcp_tool(...)]` accepts.
-pub const KEYS: &[(&str, Kind)] = &[
-    ("name", Kind::Str),
-    ("title", Kind::Str),
-    ("description", Kind::Str),
-    ("read_only", Kind::Flag),
-    ("destructive", Kind::Flag),
-    ("idempotent", Kind::Flag),
-    ("open_world", Kind::Flag),
-    ("icons", Kind::StrList),
-    ("meta", Kind::Str),
-    ("elicits", Kind::Path),
-    ("task_support", Kind::Str),
-    ("crate", Kind::Path),
-];
-
-/// The values `task_support = "..."` accepts, as the spec spells them.
-const TASK_SUPPORT: &[&str] = &["forbidden", "optional", "required"];
-
-/// What the tool descriptor needs from the attribute, checked.
-pub struct ToolAttrs {
-    pub name: String,
-    pub name_span: Span,
-    pub title: Option<String>,
-    pub description: Option<String>,
-    pub annotations: [(&'static str, bool); 4],
-    pub icons: Vec<String>,
-    pub meta: Option<String>,
-    pub elicits: Option<syn::Path>,
-    /// `Forbidden` / `Optional` / `Required`, when declared.
-    pub task_support: Option<Ident>,
-    pub krate: TokenStream,
-}
+use syn::{ItemFn, Signature};
 
 impl ToolAttrs {
-    /// Reads and checks the attribute; `ident` is the function's name (the default tool name).
-    pub fn from_args(cx: &Ctxt, args: &Args, ident: &Ident, docs: Option<&String>) -> ToolAttrs {
-        let (name, name_span) = match args.str("name") {
-            Some(lit) => (lit.value(), lit.span()),
-            None => (
-                ident.to_string().trim_start_matches("r#").to_owned(),
-                ident.span(),
-            ),
-        };
-        if let Err(e) = check::tool_name(&name) {
-            match args.str("name") {
-                Some(lit) => cx.error_spanned_by(lit, e),
-                None => cx.error_spanned_by(ident, e),
-            }
-        }
-        let meta = args.str("meta").map(|lit| {
-            match serde_json::from_str::<serde_json::Value>(&lit.value()) {
-                Ok(serde_json::Value::Object(_)) => {}
-                Ok(_) => cx.error_spanned_by(
-                    lit,
-                    "`meta` must be a JSON object, e.g. `meta = r#\"{\"ui\": \"x\"}\"#`",
-                ),
-                Err(e) => cx.error_spanned_by(lit, format!("`meta` is not valid JSON: {e}")),
-            }
-            lit.value()
-        });
-        let task_support = args.str("task_support").and_then(|lit| {
-            let value = lit.value();
-            if TASK_SUPPORT.contains(&value.as_str()) {
-                let mut variant = value.clone();
-                variant[..1].make_ascii_uppercase();
-                return Some(Ident::new(&variant, lit.span()));
-            }
-            let hint = match check::suggest(&value.to_ascii_lowercase(), TASK_SUPPORT) {
-                Some(s) => format!("; did you mean \"{s}\"?"),
-                None => String::new(),
-            };
-            cx.error_spanned_by(
-                lit,
-                format!(
-                    "`task_support` is \"forbidden\", \"optional\" or \"required\", not {value:?}{hint}"
-                ),
-            );
-            None
-        });
-        ToolAttrs {
-            name,
-            name_span,
-            task_support,
-            title: args.str("title").map(LitStr::value),
-            description: args
-                .str("description")
-                .map(LitStr::value)
-                .or_else(|| docs.cloned()),
-            annotations: [
-                ("read_only_hint", args.flag("read_only")),
-                ("destructive_hint", args.flag("destructive")),
-                ("idempotent_hint", args.flag("idempotent")),
-                ("open_world_hint", args.flag("open_world")),
-            ],
-            icons: args
-                .list("icons")
-                .unwrap_or_default()
-                .iter()
-                .map(LitStr::value)
-                .collect(),
-            meta,
-            elicits: args.path("elicits").cloned(),
-            krate: krate(args.path("crate")),
-        }
-    }
-
     /// An expression building the `protocol::Tool` descriptor.
     pub fn descriptor(&self, input_schema: TokenStream, output_schema: TokenStream) -> TokenStream {
         let krate = &self.krate;
         let name = &self.name;
-        let opt = |v: &Option<String>| match v {
-            Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
-            None => quote!(::core::option::Option::None),
-        };
-        let title = opt(&self.title);
-        let description = opt(&self.description);
-        let annotations = if self.annotations.iter().any(|(_, on)| *on) {
+        // Only what differs from `Tool::new`'s defaults (`None`) is set.
+        let mut sets = Vec::new();
+        for (field, value) in [("title", &self.title), ("description", &self.description)] {
+            if let Some(s) = value {
+                let field = format_ident!("{field}");
+                sets.push(quote!(tool.#field = ::core::option::Option::Some(#s.into());));
+            }
+        }
+        if self.annotations.iter().any(|(_, on)| *on) {
             let fields = self.annotations.iter().filter(|(_, on)| *on).map(|(f, _)| {
                 let f = format_ident!("{f}");
                 quote!(annotations.#f = ::core::option::Option::Some(true);)
             });
-            quote! {{
+            sets.push(quote! {
                 let mut annotations = #krate::protocol::ToolAnnotations::default();
                 #(#fields)*
-                ::core::option::Option::Some(annotations)
-            }}
-        } else {
-            quote!(::core::option::Option::None)
-        };
-        let icons = if self.icons.is_empty() {
-            quote!(::core::option::Option::None)
-        } else {
+                tool.annotations = ::core::option::Option::Some(annotations);
+            });
+        }
+        if !self.icons.is_empty() {
             let srcs = &self.icons;
-            quote!(::core::option::Option::Some(
+            sets.push(quote!(tool.icons = ::core::option::Option::Some(
                 ::std::vec![#(#krate::protocol::Icon { src: ::std::string::String::from(#srcs), ..::core::default::Default::default() }),*]
-            ))
-        };
+            );));
+        }
         let base_meta = match &self.meta {
             Some(json) => {
                 quote!(#krate::__private::serde_json::from_str::<#krate::protocol::Meta>(#json).ok())
@@ -154,31 +45,29 @@ impl ToolAttrs {
             None => quote!(::core::option::Option::<#krate::protocol::Meta>::None),
         };
         let meta = match &self.elicits {
-            Some(keys) => quote! {{
+            None if self.meta.is_none() => None,
+            Some(keys) => Some(quote! {{
                 let mut meta = #base_meta.unwrap_or_default();
                 meta.insert(
-                    ::std::string::String::from(#krate::elicitation::KEYS_META),
+                    ::std::string::String::from(#krate::__private::KEYS_META),
                     #krate::__private::serde_json::Value::Array(<#keys as #krate::elicitation::ElicitKeySet>::keys()),
                 );
                 ::core::option::Option::Some(meta)
-            }},
-            None => base_meta,
+            }}),
+            None => Some(base_meta),
         };
-        let execution = match &self.task_support {
-            Some(variant) => quote!(::core::option::Option::Some(#krate::protocol::ToolExecution {
+        if let Some(meta) = meta {
+            sets.push(quote!(tool.meta = #meta;));
+        }
+        if let Some(variant) = &self.task_support {
+            sets.push(quote!(tool.execution = ::core::option::Option::Some(#krate::protocol::ToolExecution {
                 task_support: ::core::option::Option::Some(#krate::protocol::TaskSupport::#variant),
-            })),
-            None => quote!(::core::option::Option::None),
-        };
+            });));
+        }
         quote! {{
             let mut tool = #krate::protocol::Tool::new(#name, #input_schema);
-            tool.title = #title;
-            tool.description = #description;
             tool.output_schema = #output_schema;
-            tool.annotations = #annotations;
-            tool.icons = #icons;
-            tool.meta = #meta;
-            tool.execution = #execution;
+            #(#sets)*
             tool
         }}
     }
@@ -230,7 +119,7 @@ pub struct Generated {
 }
 
 /// Generates the argument struct and the `Tool` methods. `invoke` is a function from the
-/// argument expressions to the call expression (`name::run(a, b)` or `self.0.name(a, b)`).
+/// argument expressions to the call expression (`name(a, b)` or `self.0.name(a, b)`).
 pub fn generate(
     func: &Function,
     attrs: &ToolAttrs,
@@ -259,7 +148,7 @@ pub fn generate(
             #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
             #[serde(crate = #serde_crate)]
             #[schemars(crate = #schemars_crate)]
-            #[allow(non_camel_case_types, dead_code)]
+            #[allow(dead_code)]
             struct __TracksuitArgs { #(#fields,)* }
         };
     }
@@ -333,44 +222,39 @@ pub fn generate(
 }
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut func: ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(_) if syn::parse2::<syn::ItemImpl>(item.clone()).is_ok() => {
-            return match syn::parse2::<syn::ItemImpl>(item) {
-                Ok(block) => crate::handoff::expand(attr, block),
-                Err(e) => e.to_compile_error(),
-            };
-        }
-        Err(e) => {
-            let e = syn::Error::new(
-                e.span(),
+    // Parsed once: a fn is a tool, an impl block a handoff tool.
+    let mut func: ItemFn = match syn::parse2::<syn::Item>(item) {
+        Ok(syn::Item::Fn(f)) => f,
+        Ok(syn::Item::Impl(block)) => return crate::handoff::expand(attr, block),
+        Ok(other) => {
+            return syn::Error::new_spanned(
+                other,
                 "`#[mcp_tool]` goes on an `async fn` (or on methods inside an `#[mcp_server]` impl block)",
-            );
-            return e.to_compile_error();
+            )
+            .to_compile_error();
         }
+        Err(e) => return e.to_compile_error(),
     };
     let cx = Ctxt::new();
-    let args = Args::parse(attr, KEYS, &cx);
+    let args = Args::parse(attr, TOOL_KEYS, &cx);
     let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "tool");
     if let Some(r) = &parsed.receiver {
         // Inside a plain impl block: leave the method in place so the impl stays valid.
-        let error = syn::Error::new_spanned(
+        cx.error_spanned_by(
             r,
             "`#[mcp_tool]` on a method needs `#[mcp_server]` on its impl block",
         );
-        let _ = cx.check();
-        return with_errors(error, quote!(#func));
+        return match cx.check() {
+            Ok(()) => quote!(#func),
+            Err(e) => with_errors(e, quote!(#func)),
+        };
     }
     let attrs = ToolAttrs::from_args(&cx, &args, &func.sig.ident, parsed.docs.as_ref());
     check_key_set(&cx, &parsed, &attrs);
     let ident = func.sig.ident.clone();
-    let vis = func.vis.clone();
     let krate = attrs.krate.clone();
-    let fallback = quote! {
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #ident;
-        impl #krate::ToolHandler for #ident {
+    if let Err(e) = cx.check() {
+        let stub = quote! {
             fn descriptor(&self) -> #krate::protocol::Tool {
                 #krate::protocol::Tool::new(::core::stringify!(#ident), ::core::default::Default::default())
             }
@@ -378,35 +262,23 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
                 ::std::boxed::Box::pin(async { ::core::result::Result::Err(#krate::ToolError::new("this tool failed to compile")) })
             }
-        }
-    };
-    if let Err(e) = cx.check() {
+        };
+        let fallback =
+            crate::common::tagged_fn(&func, &krate, "ToolHandler", TokenStream::new(), stub);
         return with_errors(e, fallback);
     }
-    let _ = attrs.name_span;
-    let generated = generate(
-        &parsed,
-        &attrs,
-        &func.sig,
-        |call_args| quote_spanned!(ident.span()=> #ident::run(#(#call_args),*)),
-    );
     let Generated {
         args_struct,
         tool_items,
-    } = generated;
-    let unit = crate::common::unit_struct_with_run(&func);
-    quote! {
-        #unit
-
-        const _: () = {
-            #args_struct
-
-            static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
-
-            #[automatically_derived]
-            impl #krate::ToolHandler for #ident {
-                #tool_items
-            }
-        };
-    }
+    } = generate(
+        &parsed,
+        &attrs,
+        &func.sig,
+        |call_args| quote_spanned!(ident.span()=> #ident(#(#call_args),*)),
+    );
+    let support = quote! {
+        #args_struct
+        static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
+    };
+    crate::common::tagged_fn(&func, &krate, "ToolHandler", support, tool_items)
 }

@@ -27,8 +27,7 @@ pub struct PhaseCtx {
 }
 
 impl PhaseCtx {
-    #[doc(hidden)]
-    pub fn new<K>(ctx: &Ctx<K>) -> Self {
+    pub(crate) fn new<K>(ctx: &Ctx<K>) -> Self {
         PhaseCtx { ctx: ctx.erased() }
     }
 

@@ -55,9 +55,9 @@ pub use peer::RequestError;
 pub use sampling::{SampleError, SampleExchange};
 pub use seal::{KeyError, MAX_STATE_LEN, StateKeys};
 pub use server::{
-    CacheHint, PromptFn, PromptHandler, ResourceFn, ResourceHandler, ResourceTemplateFn,
-    ResourceTemplateHandler, Server, ServerError, ServerHandle, ServerOptions, ToolFn, ToolHandler,
-    UriTemplate,
+    CacheHint, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, PromptFn, PromptHandler,
+    ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler, Server, ServerError,
+    ServerHandle, ServerOptions, ToolFn, ToolHandler, UriTemplate,
 };
 
 /// The [`protocol::Implementation`] of the crate that invokes it: its package name and
@@ -77,12 +77,23 @@ macro_rules! crate_info {
     };
 }
 
-/// Items for generated code; not a public API.
+/// Items for generated code; not a public API. Everything the macros' output calls is
+/// here (besides the public traits and protocol types it implements and builds).
 #[doc(hidden)]
 pub mod __private {
+    /// Named by every expansion of `tracksuit-macros` of the same version (its name is the
+    /// version), so a mismatched pair fails to compile with "cannot find value
+    /// `expects_tracksuit_X_Y_Z` in module `tracksuit::__private`". The runtime also pins the
+    /// macros crate with `=version`.
+    #[allow(non_upper_case_globals)]
+    pub const expects_tracksuit_0_1_0: () = ();
+
     pub use crate::authoring::SchemaValidator;
+    pub use crate::elicitation::{FieldMeta, KEYS_META};
     pub use crate::private::*;
-    pub use crate::server::{ServerTools, ToolSet};
+    pub use crate::server::{
+        ByFn, ByValue, Generated, ServerParts, ServerTools, Tagged, ToolSet, tagged,
+    };
     pub use futures::future::BoxFuture;
     pub use schemars;
     pub use serde;

@@ -145,6 +145,32 @@ pub trait NoOutputSchema {
 
 impl<R> NoOutputSchema for ReturnOf<R> {}
 
+/// `Ctx` → the `PhaseCtx` of a handoff tool's `before` and `after`.
+pub fn phase_ctx<K>(ctx: &crate::context::Ctx<K>) -> crate::handoff::PhaseCtx {
+    crate::handoff::PhaseCtx::new(ctx)
+}
+
+/// A keyed elicitation's key, typed with its response (the derive's constructors).
+pub fn key<K, R>(key: K) -> crate::elicitation::Key<K, R> {
+    crate::elicitation::Key::new(key)
+}
+
+/// Describes a key for `ElicitKeySet::keys`.
+pub fn describe_key<R: crate::elicitation::ElicitForm>(
+    key: &str,
+    description: Option<&str>,
+    context_schema: JsonObject,
+) -> Value {
+    crate::elicitation::describe_key::<R>(key, description, context_schema)
+}
+
+/// The single-select schema of an enum (titled `oneOf` when any option has a title).
+pub fn single_select<E: crate::elicitation::ElicitEnum>(
+    meta: crate::elicitation::FieldMeta,
+) -> crate::protocol::PrimitiveSchemaDefinition {
+    crate::elicitation::single_select::<E>(meta)
+}
+
 /// Runs one phase's fallible output, naming the phase in the error.
 pub fn phase<T, E: Into<ToolError>>(name: &str, r: Result<T, E>) -> Result<T, ToolError> {
     r.map_err(|e| match e.into() {
@@ -153,12 +179,30 @@ pub fn phase<T, E: Into<ToolError>>(name: &str, r: Result<T, E>) -> Result<T, To
     })
 }
 
+/// How a handoff tool's state is kept between rounds: serde, chosen where the state type
+/// is named, so a state that is not `Serialize + DeserializeOwned` is one error, there.
+pub struct Sealing<S> {
+    keep: fn(&S) -> serde_json::Result<Value>,
+    restore: fn(Value) -> serde_json::Result<S>,
+}
+
+/// The [`Sealing`] of `S`.
+pub fn sealing<S: serde::Serialize + DeserializeOwned>() -> Sealing<S> {
+    Sealing {
+        keep: |s| serde_json::to_value(s),
+        restore: serde_json::from_value,
+    }
+}
+
 /// Runs a handoff tool's `before` phase once per call. On a modern (2026-07-28) request
 /// that takes several rounds, the first round runs it and keeps its state, sealed with the
 /// call's `requestState`; later rounds restore that state instead of running it again.
-pub async fn before_once<S, E, F>(ctx: &crate::context::Ctx, before: F) -> Result<S, ToolError>
+pub async fn before_once<S, E, F>(
+    ctx: &crate::context::Ctx,
+    before: F,
+    sealing: Sealing<S>,
+) -> Result<S, ToolError>
 where
-    S: serde::Serialize + serde::de::DeserializeOwned,
     E: Into<ToolError>,
     F: Future<Output = Result<S, E>>,
 {
@@ -166,14 +210,14 @@ where
         return phase("before", before.await);
     };
     if let Some(kept) = rounds.kept() {
-        return serde_json::from_value(kept).map_err(|e| {
+        return (sealing.restore)(kept).map_err(|e| {
             ToolError::Execution(format!(
                 "the before phase's state could not be restored: {e}"
             ))
         });
     }
     let state = phase("before", before.await)?;
-    let kept = serde_json::to_value(&state).map_err(|e| {
+    let kept = (sealing.keep)(&state).map_err(|e| {
         ToolError::Execution(format!("the before phase's state could not be kept: {e}"))
     })?;
     rounds.keep(kept);
@@ -203,6 +247,18 @@ mod tests {
                     .unwrap_or_default(),
             ))
         }
+    }
+
+    #[test]
+    fn the_version_marker_is_named_after_the_package_version() {
+        let name = format!(
+            "pub const expects_tracksuit_{}: ()",
+            env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_")
+        );
+        assert!(
+            include_str!("lib.rs").contains(&name),
+            "lib.rs lacks `{name}`"
+        );
     }
 
     #[test]

@@ -534,7 +534,6 @@ struct PromptContext {
 
 /// What the MRTR fixtures ask the user by key.
 #[derive(Elicits)]
-#[allow(dead_code)]
 enum AskKeys {
     /// What is your name?
     #[elicit(response = Name)]
@@ -602,7 +601,7 @@ async fn test_trigger_prompt_change(ctx: &Ctx) -> &'static str {
 /// MRTR: asks the user's name under the key `user_name`.
 #[mcp_tool(elicits = AskKeys)]
 async fn test_input_required_result_elicitation(ctx: &Ctx<AskKeys>) -> Result<String, ToolError> {
-    Ok(match ctx.elicit(UserName {}).await?.accepted() {
+    Ok(match ctx.elicit(AskKeys::user_name()).await?.accepted() {
         Some(n) => format!("Hello, {}!", n.name),
         None => "No name given".into(),
     })
@@ -645,7 +644,7 @@ async fn test_input_required_result_multiple_inputs(
 ) -> Result<String, ToolError> {
     let plain = ctx.erased();
     let (name, greeting, roots) = tokio::join!(
-        ctx.elicit(UserName {}),
+        ctx.elicit(AskKeys::user_name()),
         ask_model(&plain, "Generate a greeting", 50),
         plain.list_roots(),
     );
@@ -753,7 +752,6 @@ static AFTER_RUNS: AtomicU64 = AtomicU64::new(0);
 
 /// What `trip_planner` asks the user by key.
 #[derive(Elicits)]
-#[allow(dead_code)]
 enum TripKeys {
     /// Where would you like to go?
     #[elicit(response = Destination)]
@@ -815,7 +813,7 @@ impl TripPlanner {
 
     async fn client(trip: &Trip, ctx: &Ctx<TripKeys>) -> Result<Chosen, ToolError> {
         let Some(destination) = ctx
-            .elicit(PickDestination { days: trip.days })
+            .elicit(TripKeys::pick_destination(trip.days))
             .await?
             .accepted()
         else {

@@ -47,7 +47,6 @@ struct Cell {
 
 /// What the game may ask the user.
 #[derive(Elicits)]
-#[allow(dead_code)]
 enum GameKeys {
     /// Your move: pick a free cell.
     #[elicit(response = Cell)]
@@ -231,15 +230,14 @@ async fn play_game(
             };
             board.play(cell, symbols.model);
         } else {
-            let ask = PickMove {
-                board: board.compact(),
-                you: symbols.user,
-            };
+            let ask = GameKeys::pick_move(board.compact(), symbols.user);
             match ctx.elicit(ask).await? {
                 Elicited::Accept { value, exchange } if board.free(value) => {
                     history.extend(
                         exchange
-                            .with_arguments(|c| json!({ "board": c.board }))
+                            .with_arguments(|c| match c {
+                                GameKeys::PickMove { board, .. } => json!({ "board": board }),
+                            })
                             .messages(),
                     );
                     board.play(value, symbols.user);

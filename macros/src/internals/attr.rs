@@ -11,6 +11,53 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitStr, Token, bracketed};
 
+/// An attribute key. Keys are the constants below, never string literals, so a typo in
+/// the macros' own code is a compile error rather than a look-up that silently finds
+/// nothing (serde_derive's `internals/symbol.rs`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Symbol(&'static str);
+
+impl Symbol {
+    /// The key as written in the attribute.
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Symbol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+pub const COMPLETE: Symbol = Symbol("complete");
+pub const CRATE: Symbol = Symbol("crate");
+pub const DEFAULT: Symbol = Symbol("default");
+pub const DESCRIPTION: Symbol = Symbol("description");
+pub const DESTRUCTIVE: Symbol = Symbol("destructive");
+pub const ELICITS: Symbol = Symbol("elicits");
+pub const FORMAT: Symbol = Symbol("format");
+pub const ICONS: Symbol = Symbol("icons");
+pub const IDEMPOTENT: Symbol = Symbol("idempotent");
+pub const LEGACY_TITLES: Symbol = Symbol("legacy_titles");
+pub const MAX: Symbol = Symbol("max");
+pub const MAX_ITEMS: Symbol = Symbol("max_items");
+pub const MAX_LENGTH: Symbol = Symbol("max_length");
+pub const MESSAGE: Symbol = Symbol("message");
+pub const META: Symbol = Symbol("meta");
+pub const MIME_TYPE: Symbol = Symbol("mime_type");
+pub const MIN: Symbol = Symbol("min");
+pub const MIN_ITEMS: Symbol = Symbol("min_items");
+pub const MIN_LENGTH: Symbol = Symbol("min_length");
+pub const NAME: Symbol = Symbol("name");
+pub const OPEN_WORLD: Symbol = Symbol("open_world");
+pub const READ_ONLY: Symbol = Symbol("read_only");
+pub const RENAME: Symbol = Symbol("rename");
+pub const RESPONSE: Symbol = Symbol("response");
+pub const TASK_SUPPORT: Symbol = Symbol("task_support");
+pub const TITLE: Symbol = Symbol("title");
+pub const URI: Symbol = Symbol("uri");
+
 /// What a key's value must be.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -125,7 +172,7 @@ pub struct Args {
 
 impl Args {
     /// Parses `tokens` allowing the keys of `spec`; reports problems into `cx`.
-    pub fn parse(tokens: TokenStream, spec: &[(&str, Kind)], cx: &Ctxt) -> Args {
+    pub fn parse(tokens: TokenStream, spec: &[(Symbol, Kind)], cx: &Ctxt) -> Args {
         let parsed = match Punctuated::<Item, Token![,]>::parse_terminated.parse2(tokens) {
             Ok(p) => p,
             Err(e) => {
@@ -133,11 +180,11 @@ impl Args {
                 return Args { items: Vec::new() };
             }
         };
-        let keys: Vec<&str> = spec.iter().map(|(k, _)| *k).collect();
+        let keys: Vec<&str> = spec.iter().map(|(k, _)| k.as_str()).collect();
         let mut items: Vec<(Ident, Value)> = Vec::new();
         for item in parsed {
             let name = item.key.unraw().to_string();
-            let Some((_, kind)) = spec.iter().find(|(k, _)| *k == name) else {
+            let Some((_, kind)) = spec.iter().find(|(k, _)| k.as_str() == name) else {
                 let hint = match suggest(&name, &keys) {
                     Some(s) => format!("; did you mean `{s}`?"),
                     None => String::new(),
@@ -184,17 +231,17 @@ impl Args {
         Args { items }
     }
 
-    fn get(&self, key: &str) -> Option<&(Ident, Value)> {
-        self.items.iter().find(|(k, _)| k.unraw() == key)
+    fn get(&self, key: Symbol) -> Option<&(Ident, Value)> {
+        self.items.iter().find(|(k, _)| k.unraw() == key.as_str())
     }
 
     /// Whether a flag is set.
-    pub fn flag(&self, key: &str) -> bool {
+    pub fn flag(&self, key: Symbol) -> bool {
         self.get(key).is_some()
     }
 
     /// A string value.
-    pub fn str(&self, key: &str) -> Option<&LitStr> {
+    pub fn str(&self, key: Symbol) -> Option<&LitStr> {
         match self.get(key) {
             Some((_, Value::Str(s))) => Some(s),
             _ => None,
@@ -202,7 +249,7 @@ impl Args {
     }
 
     /// A path value.
-    pub fn path(&self, key: &str) -> Option<&syn::Path> {
+    pub fn path(&self, key: Symbol) -> Option<&syn::Path> {
         match self.get(key) {
             Some((_, Value::Path(p))) => Some(p),
             _ => None,
@@ -210,7 +257,7 @@ impl Args {
     }
 
     /// A numeric value.
-    pub fn num(&self, key: &str) -> Option<f64> {
+    pub fn num(&self, key: Symbol) -> Option<f64> {
         match self.get(key) {
             Some((_, Value::Num(v, _, _))) => Some(*v),
             _ => None,
@@ -218,15 +265,125 @@ impl Args {
     }
 
     /// The raw value of `key`.
-    pub fn value(&self, key: &str) -> Option<&Value> {
+    pub fn value(&self, key: Symbol) -> Option<&Value> {
         self.get(key).map(|(_, v)| v)
     }
 
     /// A string-list value.
-    pub fn list(&self, key: &str) -> Option<&[LitStr]> {
+    pub fn list(&self, key: Symbol) -> Option<&[LitStr]> {
         match self.get(key) {
             Some((_, Value::StrList(l))) => Some(l),
             _ => None,
+        }
+    }
+}
+
+// ---- `#[mcp_tool(...)]` ----
+
+/// The keys `#[mcp_tool(...)]` accepts.
+pub const TOOL_KEYS: &[(Symbol, Kind)] = &[
+    (NAME, Kind::Str),
+    (TITLE, Kind::Str),
+    (DESCRIPTION, Kind::Str),
+    (READ_ONLY, Kind::Flag),
+    (DESTRUCTIVE, Kind::Flag),
+    (IDEMPOTENT, Kind::Flag),
+    (OPEN_WORLD, Kind::Flag),
+    (ICONS, Kind::StrList),
+    (META, Kind::Str),
+    (ELICITS, Kind::Path),
+    (TASK_SUPPORT, Kind::Str),
+    (CRATE, Kind::Path),
+];
+
+/// The values `task_support = "..."` accepts, as the spec spells them.
+const TASK_SUPPORT_VALUES: &[&str] = &["forbidden", "optional", "required"];
+
+/// What the tool descriptor needs from the attribute, checked.
+pub struct ToolAttrs {
+    pub name: String,
+    pub name_span: Span,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub annotations: [(&'static str, bool); 4],
+    pub icons: Vec<String>,
+    pub meta: Option<String>,
+    pub elicits: Option<syn::Path>,
+    /// `Forbidden` / `Optional` / `Required`, when declared.
+    pub task_support: Option<Ident>,
+    pub krate: TokenStream,
+}
+
+impl ToolAttrs {
+    /// Reads and checks the attribute; `ident` is the function's name (the default tool name).
+    pub fn from_args(cx: &Ctxt, args: &Args, ident: &Ident, docs: Option<&String>) -> ToolAttrs {
+        let (name, name_span) = match args.str(NAME) {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (
+                ident.to_string().trim_start_matches("r#").to_owned(),
+                ident.span(),
+            ),
+        };
+        if let Err(e) = super::check::tool_name(&name) {
+            match args.str(NAME) {
+                Some(lit) => cx.error_spanned_by(lit, e),
+                None => cx.error_spanned_by(ident, e),
+            }
+        }
+        let meta = args.str(META).map(|lit| {
+            match serde_json::from_str::<serde_json::Value>(&lit.value()) {
+                Ok(serde_json::Value::Object(_)) => {}
+                Ok(_) => cx.error_spanned_by(
+                    lit,
+                    "`meta` must be a JSON object, e.g. `meta = r#\"{\"ui\": \"x\"}\"#`",
+                ),
+                Err(e) => cx.error_spanned_by(lit, format!("`meta` is not valid JSON: {e}")),
+            }
+            lit.value()
+        });
+        let task_support = args.str(TASK_SUPPORT).and_then(|lit| {
+            let value = lit.value();
+            if TASK_SUPPORT_VALUES.contains(&value.as_str()) {
+                let mut variant = value.clone();
+                variant[..1].make_ascii_uppercase();
+                return Some(Ident::new(&variant, lit.span()));
+            }
+            let hint = match suggest(&value.to_ascii_lowercase(), TASK_SUPPORT_VALUES) {
+                Some(s) => format!("; did you mean \"{s}\"?"),
+                None => String::new(),
+            };
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "`task_support` is \"forbidden\", \"optional\" or \"required\", not {value:?}{hint}"
+                ),
+            );
+            None
+        });
+        ToolAttrs {
+            name,
+            name_span,
+            task_support,
+            title: args.str(TITLE).map(LitStr::value),
+            description: args
+                .str(DESCRIPTION)
+                .map(LitStr::value)
+                .or_else(|| docs.cloned()),
+            annotations: [
+                ("read_only_hint", args.flag(READ_ONLY)),
+                ("destructive_hint", args.flag(DESTRUCTIVE)),
+                ("idempotent_hint", args.flag(IDEMPOTENT)),
+                ("open_world_hint", args.flag(OPEN_WORLD)),
+            ],
+            icons: args
+                .list(ICONS)
+                .unwrap_or_default()
+                .iter()
+                .map(LitStr::value)
+                .collect(),
+            meta,
+            elicits: args.path(ELICITS).cloned(),
+            krate: crate::common::krate(args.path(CRATE)),
         }
     }
 }

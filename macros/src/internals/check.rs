@@ -18,37 +18,21 @@ pub fn tool_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The runtime's URI template parser, the same file (as serde_derive shares
+/// `serde_derive_internals`): what the macro accepts is exactly what the runtime parses.
+#[path = "../../../runtime/src/server/uri_template/syntax.rs"]
+#[allow(dead_code)]
+mod uri_syntax;
+
 /// The variables of an RFC 6570 URI template, or what is wrong with it.
 pub fn uri_template_variables(template: &str) -> Result<Vec<String>, String> {
-    let mut vars = Vec::new();
-    let mut rest = template;
-    while let Some(open) = rest.find(['{', '}']) {
-        if rest.as_bytes()[open] == b'}' {
-            return Err(format!("unmatched `}}` in URI template {template:?}"));
-        }
-        let Some(close) = rest[open..].find('}') else {
-            return Err(format!("unclosed `{{` in URI template {template:?}"));
-        };
-        let body = &rest[open + 1..open + close];
-        let names = body
-            .strip_prefix(['+', '#', '.', '/', '?', '&'])
-            .unwrap_or(body);
-        if names.is_empty() {
-            return Err(format!(
-                "empty expression `{{}}` in URI template {template:?}"
-            ));
-        }
-        for name in names.split(',') {
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return Err(format!(
-                    "invalid variable name {name:?} in URI template {template:?}"
-                ));
-            }
-            vars.push(name.to_owned());
-        }
-        rest = &rest[open + close + 1..];
-    }
-    Ok(vars)
+    Ok(uri_syntax::parse(template)?
+        .into_iter()
+        .flat_map(|part| match part {
+            uri_syntax::Part::Expr { vars, .. } => vars,
+            uri_syntax::Part::Literal(_) => Vec::new(),
+        })
+        .collect())
 }
 
 /// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
@@ -73,4 +57,42 @@ fn distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    /// The macro and the runtime accept and reject the same templates.
+    #[test]
+    fn macro_and_runtime_agree_on_uri_templates() {
+        let templates = [
+            "mem://motto",
+            "mem://users/{id}",
+            "file:///{+path}{?rev}",
+            "a/{x}{/y}",
+            "a/{x}{.ext}",
+            "a/{?q,page}{&sort}",
+            "a/{#frag}",
+            "a/{x.y}",
+            "a/{%41}",
+            "a/{",
+            "a/}",
+            "a/{}",
+            "a/{x y}",
+            "a/{x}{y}",
+            "a/{;p}",
+            "a/{x,}",
+            "a/{+}",
+        ];
+        for t in templates {
+            let by_macro = super::uri_template_variables(t);
+            let by_runtime = tracksuit::UriTemplate::parse(t);
+            assert_eq!(by_macro.is_ok(), by_runtime.is_ok(), "{t}: {by_macro:?}");
+            if let (Ok(vars), Ok(parsed)) = (&by_macro, &by_runtime) {
+                assert_eq!(vars, &parsed.variables().collect::<Vec<_>>(), "{t}");
+            }
+            if let (Err(a), Err(b)) = (&by_macro, &by_runtime) {
+                assert_eq!(a, b, "{t}");
+            }
+        }
+    }
 }

@@ -4,14 +4,14 @@
 
 mod form;
 
-pub use form::{ElicitEnum, FieldMeta, FormField, single_select};
+pub(crate) use form::single_select;
+pub use form::{ElicitEnum, FieldMeta, FormField};
 
 use crate::authoring::SchemaValidator;
 use crate::context::Ctx;
 use crate::peer::RequestError;
 use crate::protocol::*;
 use crate::sampling::tool_results;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -31,49 +31,76 @@ pub trait ElicitForm: DeserializeOwned + 'static {
     fn requested_schema() -> ElicitationSchema;
 }
 
-/// One key of a keyed elicitation set: its context is `Self`, its answer `Response`.
-pub trait ElicitKey: Serialize + Send + Sync + 'static {
-    /// The set (the enum deriving `Elicits`) this key belongs to.
-    type Set;
-    /// What the user answers.
-    type Response: ElicitForm;
-    /// The key's name.
-    const KEY: &'static str;
-    /// The message shown to the user.
-    fn message(&self) -> String;
-    /// The JSON Schema of the context.
-    fn context_schema() -> JsonObject;
-}
-
-/// A declared key set: every key's name, description and schemas.
-pub trait ElicitKeySet {
+/// A keyed elicitation set: the enum deriving `Elicits` whose variants carry
+/// `#[elicit(response = Form)]`. Each variant is a key; its fields are the context.
+///
+/// The derive adds one constructor per key to the enum (`Keys::pick_move(board, you)` for
+/// the variant `PickMove { board, you }`), which returns a [`Key`] typed with the key's
+/// response, so [`Ctx::elicit`] returns that type.
+pub trait ElicitKeySet: Send + Sync + 'static {
     /// The keys, for the tool's `_meta`.
     fn keys() -> Vec<Value>;
+    /// This key's name (the variant's).
+    fn key(&self) -> &'static str;
+    /// The message shown to the user.
+    fn message(&self) -> String;
+    /// The context: the variant's fields as a JSON object.
+    fn context(&self) -> Value;
 }
 
 impl ElicitKeySet for () {
     fn keys() -> Vec<Value> {
         Vec::new()
     }
+
+    fn key(&self) -> &'static str {
+        ""
+    }
+
+    fn message(&self) -> String {
+        String::new()
+    }
+
+    fn context(&self) -> Value {
+        Value::Null
+    }
+}
+
+/// A key of the set `K` whose answer is the form `R`, ready for [`Ctx::elicit`]. Made by
+/// the constructors `#[derive(Elicits)]` adds to the set (`Keys::pick_move(..)`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Key<K, R> {
+    key: K,
+    response: std::marker::PhantomData<fn() -> R>,
+}
+
+impl<K, R> Key<K, R> {
+    pub(crate) fn new(key: K) -> Self {
+        Key {
+            key,
+            response: std::marker::PhantomData,
+        }
+    }
+
+    /// The key (the set's variant).
+    pub fn get(&self) -> &K {
+        &self.key
+    }
 }
 
 /// Describes a key for [`ElicitKeySet::keys`].
-pub fn describe_key<Q: ElicitKey>(description: Option<&str>) -> Value {
+pub(crate) fn describe_key<R: ElicitForm>(
+    key: &str,
+    description: Option<&str>,
+    context_schema: JsonObject,
+) -> Value {
     json!({
-        "key": Q::KEY,
+        "key": key,
         "description": description,
-        "responseSchema": Q::Response::requested_schema(),
-        "contextSchema": Q::context_schema(),
+        "responseSchema": R::requested_schema(),
+        "contextSchema": context_schema,
     })
 }
-
-/// Proof that key `Self` is in the set `K` the tool declared.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not one of the elicitation keys this tool declared",
-    label = "this key is not in the tool's key set `{K}`",
-    note = "declare the set with `#[mcp_tool(elicits = YourKeys)]`, take `ctx: &Ctx<YourKeys>`, and ask only for keys of that set"
-)]
-pub trait InKeySet<K> {}
 
 /// The user's answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -292,20 +319,22 @@ impl<K> Ctx<K> {
 }
 
 impl<K: ElicitKeySet> Ctx<K> {
-    /// Asks the user for a key of the tool's declared set; the key's fields are the context
-    /// (sent in the request's `_meta` so a UI can show a custom widget), and the answer is
-    /// the key's typed response. Asking for a key outside the set does not compile.
-    pub async fn elicit<Q>(&self, key: Q) -> Result<Elicited<Q::Response, Q>, ElicitError>
+    /// Asks the user for a key of the tool's declared set (`ctx.elicit(Keys::pick_move(..))`);
+    /// the key's fields are the context (sent in the request's `_meta` so a UI can show a
+    /// custom widget), and the answer is the key's typed response. A key of another set
+    /// does not compile.
+    pub async fn elicit<R>(&self, key: Key<K, R>) -> Result<Elicited<R, K>, ElicitError>
     where
-        Q: ElicitKey + InKeySet<K>,
+        R: ElicitForm,
     {
+        let key = key.key;
         let message = key.message();
         let mut meta = Meta::new();
         meta.insert(
             REQUEST_META.into(),
-            json!({ "key": Q::KEY, "context": key }),
+            json!({ "key": key.key(), "context": key.context() }),
         );
-        self.elicit_with(Q::KEY.to_owned(), message, key, Some(meta))
+        self.elicit_with(key.key().to_owned(), message, key, Some(meta))
             .await
     }
 }

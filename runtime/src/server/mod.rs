@@ -3,6 +3,7 @@
 
 mod modern;
 mod prompt;
+mod register;
 mod registry;
 mod resource;
 mod session;
@@ -14,9 +15,13 @@ pub(crate) use modern::{
     MODERN_PROTOCOL_VERSIONS, RequestMeta, admit, is_modern, requested_version,
 };
 pub use prompt::{PromptFn, PromptHandler};
+pub use register::{
+    ByFn, ByValue, Generated, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Tagged,
+    tagged,
+};
 pub use resource::{ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler};
 pub(crate) use session::ServerSession;
-pub use tool::{ServerTools, ToolFn, ToolHandler, ToolSet};
+pub use tool::{ServerParts, ServerTools, ToolFn, ToolHandler, ToolSet};
 pub use uri_template::UriTemplate;
 
 use crate::capacity::ReleaseSpare;
@@ -285,36 +290,50 @@ impl Server {
         self
     }
 
-    /// Registers a tool. A second tool of the same name makes [`build`](Server::build) fail.
-    pub fn tool(self, tool: impl ToolHandler) -> Self {
-        let result = self.inner.insert_tool(Arc::new(tool));
+    /// Registers a tool: a `#[mcp_tool]` function by name, or a [`ToolHandler`] value. A
+    /// second tool of the same name makes [`build`](Server::build) fail.
+    pub fn tool<M>(self, tool: impl IntoTool<M>) -> Self {
+        let result = self.inner.insert_tool(tool.tool());
         self.keep_first(result)
     }
 
-    /// Registers every tool of an `#[mcp_server]` impl block.
+    /// Registers every tool of an `#[mcp_server]` impl block, and its prompts and resources.
     pub fn tools(mut self, set: impl ToolSet) -> Self {
-        for tool in set.into_tools() {
+        let parts = set.into_parts();
+        for tool in parts.tools {
             let result = self.inner.insert_tool(tool);
+            self = self.keep_first(result);
+        }
+        for prompt in parts.prompts {
+            let result = self.inner.insert_prompt(prompt);
+            self = self.keep_first(result);
+        }
+        for resource in parts.resources {
+            let result = self.inner.insert_resource(resource);
+            self = self.keep_first(result);
+        }
+        for template in parts.templates {
+            let result = self.inner.insert_template(template);
             self = self.keep_first(result);
         }
         self
     }
 
     /// Registers a prompt.
-    pub fn prompt(self, prompt: impl PromptHandler) -> Self {
-        let result = self.inner.insert_prompt(Arc::new(prompt));
+    pub fn prompt<M>(self, prompt: impl IntoPrompt<M>) -> Self {
+        let result = self.inner.insert_prompt(prompt.prompt());
         self.keep_first(result)
     }
 
     /// Registers a fixed resource.
-    pub fn resource(self, resource: impl ResourceHandler) -> Self {
-        let result = self.inner.insert_resource(Arc::new(resource));
+    pub fn resource<M>(self, resource: impl IntoResource<M>) -> Self {
+        let result = self.inner.insert_resource(resource.resource());
         self.keep_first(result)
     }
 
     /// Registers a resource template.
-    pub fn resource_template(self, template: impl ResourceTemplateHandler) -> Self {
-        let result = self.inner.insert_template(Arc::new(template));
+    pub fn resource_template<M>(self, template: impl IntoResourceTemplate<M>) -> Self {
+        let result = self.inner.insert_template(template.resource_template());
         self.keep_first(result)
     }
 

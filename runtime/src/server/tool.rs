@@ -65,21 +65,53 @@ where
 }
 
 /// A group of tools registered together, such as the `#[mcp_tool]` methods of an
-/// `#[mcp_server]` impl block (implemented for the server type and for `Arc` of it).
+/// `#[mcp_server]` impl block (implemented for the server type and for `Arc` of it); with
+/// [`Server::tools`](super::Server::tools), the block's `#[mcp_prompt]` and
+/// `#[mcp_resource]` methods are registered too.
 pub trait ToolSet {
     /// The tools, sharing whatever state the set holds.
     fn into_tools(self) -> Vec<std::sync::Arc<dyn ToolHandler>>;
+
+    /// Everything the set registers: its tools, and any prompts and resources.
+    #[doc(hidden)]
+    fn into_parts(self) -> ServerParts
+    where
+        Self: Sized,
+    {
+        ServerParts {
+            tools: self.into_tools(),
+            ..ServerParts::default()
+        }
+    }
 }
 
-/// Implemented by `#[mcp_server]` for the server type: its tools over shared state.
+/// The handlers of an `#[mcp_server]` impl block, by kind.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct ServerParts {
+    /// `#[mcp_tool]` methods.
+    pub tools: Vec<std::sync::Arc<dyn ToolHandler>>,
+    /// `#[mcp_prompt]` methods.
+    pub prompts: Vec<std::sync::Arc<dyn super::PromptHandler>>,
+    /// `#[mcp_resource]` methods with a fixed URI.
+    pub resources: Vec<std::sync::Arc<dyn super::ResourceHandler>>,
+    /// `#[mcp_resource]` methods with a URI template.
+    pub templates: Vec<std::sync::Arc<dyn super::ResourceTemplateHandler>>,
+}
+
+/// Implemented by `#[mcp_server]` for the server type: its handlers over shared state.
 #[doc(hidden)]
 pub trait ServerTools: Send + Sync + 'static {
-    /// The tools of `this`.
-    fn tools_of(this: std::sync::Arc<Self>) -> Vec<std::sync::Arc<dyn ToolHandler>>;
+    /// The handlers of `this`.
+    fn parts_of(this: std::sync::Arc<Self>) -> ServerParts;
 }
 
 impl<T: ServerTools> ToolSet for std::sync::Arc<T> {
     fn into_tools(self) -> Vec<std::sync::Arc<dyn ToolHandler>> {
-        T::tools_of(self)
+        T::parts_of(self).tools
+    }
+
+    fn into_parts(self) -> ServerParts {
+        T::parts_of(self)
     }
 }

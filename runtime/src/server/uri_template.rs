@@ -1,11 +1,12 @@
 //! RFC 6570 URI templates, as far as resource templates need them: parsing, and matching
 //! a concrete URI back to its variables.
 //!
-//! Supported expressions: `{var}` (simple), `{+var}` (reserved), `{#var}` (fragment),
-//! `{/var}`, `{.var}`, `{?a,b}` and `{&a,b}` (query). Each variable is a single value
-//! (no explode or prefix modifiers).
+//! The syntax (which expressions are supported) is in `syntax.rs`, shared with the macros.
+
+mod syntax;
 
 use std::collections::HashMap;
+use syntax::Part;
 
 /// A parsed URI template.
 ///
@@ -23,52 +24,12 @@ pub struct UriTemplate {
     parts: Vec<Part>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Part {
-    Literal(String),
-    Expr { op: Option<char>, vars: Vec<String> },
-}
-
 impl UriTemplate {
     /// Parses a template, or says what is wrong with it.
     pub fn parse(source: &str) -> Result<Self, String> {
-        let mut parts = Vec::new();
-        let mut rest = source;
-        while !rest.is_empty() {
-            match rest.find(['{', '}']) {
-                None => {
-                    parts.push(Part::Literal(rest.to_owned()));
-                    break;
-                }
-                Some(i) if rest.as_bytes()[i] == b'}' => {
-                    return Err(format!("unmatched '}}' in URI template {source:?}"));
-                }
-                Some(i) => {
-                    if i > 0 {
-                        parts.push(Part::Literal(rest[..i].to_owned()));
-                    }
-                    let close = rest[i..]
-                        .find('}')
-                        .ok_or_else(|| format!("unclosed '{{' in URI template {source:?}"))?;
-                    let body = &rest[i + 1..i + close];
-                    parts.push(parse_expr(body, source)?);
-                    rest = &rest[i + close + 1..];
-                }
-            }
-        }
-        for pair in parts.windows(2) {
-            if let [Part::Expr { op: a, .. }, Part::Expr { op: b, .. }] = pair
-                && !matches!(b, Some('?' | '&' | '/' | '.' | '#'))
-                && !matches!(a, Some('?' | '&'))
-            {
-                return Err(format!(
-                    "adjacent expressions in URI template {source:?} cannot be matched unambiguously"
-                ));
-            }
-        }
         Ok(UriTemplate {
             source: source.to_owned(),
-            parts,
+            parts: syntax::parse(source)?,
         })
     }
 
@@ -164,37 +125,6 @@ impl UriTemplate {
         }
         rest.is_empty().then_some(vars)
     }
-}
-
-fn parse_expr(body: &str, source: &str) -> Result<Part, String> {
-    let (op, names) = match body.chars().next() {
-        Some(c @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(c), &body[1..]),
-        Some(_) => (None, body),
-        None => {
-            return Err(format!(
-                "empty expression '{{}}' in URI template {source:?}"
-            ));
-        }
-    };
-    if op == Some(';') {
-        return Err(format!(
-            "path-style ';' expressions are not supported in {source:?}"
-        ));
-    }
-    let mut vars = Vec::new();
-    for name in names.split(',') {
-        let valid = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%');
-        if !valid {
-            return Err(format!(
-                "invalid variable name {name:?} in URI template {source:?}"
-            ));
-        }
-        vars.push(name.to_owned());
-    }
-    Ok(Part::Expr { op, vars })
 }
 
 fn percent_decode(s: &str) -> String {

@@ -13,7 +13,7 @@ enum GameKeys {
 
 #[mcp_tool]
 async fn play(ctx: &Ctx) -> Result<String, ToolError> {
-    let _ = ctx.elicit(Confirm { question: "sure?".into() }).await?;
+    let _ = ctx.elicit(GameKeys::confirm("sure?".into())).await?;
     Ok(String::new())
 }
 

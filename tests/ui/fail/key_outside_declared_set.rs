@@ -19,7 +19,7 @@ enum AdminKeys {
 
 #[mcp_tool(elicits = GameKeys)]
 async fn play(ctx: &Ctx<GameKeys>) -> Result<String, ToolError> {
-    let _ = ctx.elicit(Wipe { disk: "/".into() }).await?;
+    let _ = ctx.elicit(AdminKeys::wipe("/".into())).await?;
     Ok(String::new())
 }
 

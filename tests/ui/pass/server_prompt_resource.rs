@@ -1,4 +1,5 @@
-//! A server impl block, a prompt and both kinds of resource.
+//! A server impl block (tools, a prompt and both kinds of resource sharing its state), a
+//! free prompt and both kinds of free resource.
 use tracksuit::{Ctx, Server, mcp_prompt, mcp_resource, mcp_server};
 
 struct Notes {
@@ -11,6 +12,24 @@ impl Notes {
     #[mcp_tool]
     async fn write(&self, text: String) -> String {
         format!("{}{text}", self.prefix)
+    }
+
+    /// Suggests a note, from the server's own prefix.
+    #[mcp_prompt]
+    async fn suggest(&self, topic: String) -> String {
+        format!("{}{topic}", self.prefix)
+    }
+
+    /// The prefix, as a resource.
+    #[mcp_resource(uri = "notes://prefix")]
+    async fn prefix(&self) -> String {
+        self.prefix.clone()
+    }
+
+    /// A note by id, prefixed.
+    #[mcp_resource(uri = "notes://by-id/{id}")]
+    async fn by_id(&self, id: u64) -> String {
+        format!("{}{id}", self.prefix)
     }
 
     /// Reads notes.
