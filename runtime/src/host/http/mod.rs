@@ -753,7 +753,10 @@ fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Rejectio
     if let Some(host) = headers.get(header::HOST) {
         let host = host.to_str().unwrap_or_default();
         if !ok(strip_port(host)) {
-            return Err((StatusCode::FORBIDDEN, "Forbidden: Host not allowed"));
+            return Err((
+                StatusCode::FORBIDDEN,
+                "Forbidden: Host not allowed (a server reached under another name lists it in HttpOptions::allowed_hosts)",
+            ));
         }
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
@@ -764,7 +767,10 @@ fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Rejectio
             .unwrap_or(origin);
         let host = host.split('/').next().unwrap_or_default();
         if !ok(strip_port(host)) {
-            return Err((StatusCode::FORBIDDEN, "Forbidden: Origin not allowed"));
+            return Err((
+                StatusCode::FORBIDDEN,
+                "Forbidden: Origin not allowed (allowed origins are the hosts in HttpOptions::allowed_hosts)",
+            ));
         }
     }
     Ok(())
