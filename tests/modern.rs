@@ -118,14 +118,19 @@ async fn fickle(ctx: &Ctx) -> Result<String, ToolError> {
 /// `hang` for the line test (its own counters: tests run in parallel).
 #[mcp_tool]
 async fn linger() -> &'static str {
-    struct Dropped;
+    run_until_dropped(&LINGER_STARTED, &LINGER_DROPPED).await
+}
+
+/// Marks `started`, then waits forever; counts in `dropped` when its future is dropped.
+async fn run_until_dropped(started: &AtomicBool, dropped: &'static AtomicUsize) -> &'static str {
+    struct Dropped(&'static AtomicUsize);
     impl Drop for Dropped {
         fn drop(&mut self) {
-            LINGER_DROPPED.fetch_add(1, Ordering::SeqCst);
+            self.0.fetch_add(1, Ordering::SeqCst);
         }
     }
-    let _guard = Dropped;
-    LINGER_STARTED.store(true, Ordering::SeqCst);
+    let _guard = Dropped(dropped);
+    started.store(true, Ordering::SeqCst);
     std::future::pending::<()>().await;
     "never"
 }
@@ -178,16 +183,7 @@ async fn debate(ctx: &Ctx) -> Result<String, ToolError> {
 /// Runs until cancelled, counting the drop of its future.
 #[mcp_tool]
 async fn hang() -> &'static str {
-    struct Dropped;
-    impl Drop for Dropped {
-        fn drop(&mut self) {
-            HANG_DROPPED.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-    let _guard = Dropped;
-    HANG_STARTED.store(true, Ordering::SeqCst);
-    std::future::pending::<()>().await;
-    "never"
+    run_until_dropped(&HANG_STARTED, &HANG_DROPPED).await
 }
 
 fn keys(byte: u8) -> StateKeys {

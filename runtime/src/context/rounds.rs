@@ -43,9 +43,6 @@ pub(crate) struct Carried {
     /// State kept by the handler across rounds (a handoff tool's `before` state).
     #[serde(default, rename = "s", skip_serializing_if = "Option::is_none")]
     pub(crate) kept: Option<Value>,
-    /// How many rounds ended in `input_required` so far.
-    #[serde(default, rename = "n")]
-    pub(crate) rounds: u32,
 }
 
 impl Carried {
@@ -228,7 +225,6 @@ impl Rounds {
                 .map(|q| (q.key.clone(), q.digest.clone()))
                 .collect(),
             kept: self.kept(),
-            rounds: self.carried.rounds + 1,
         }
     }
 
