@@ -279,8 +279,9 @@ mod tests {
         let mut carried = Carried::default();
         carried.pending.insert(
             "k".into(),
-            hex(&crate::seal::digest_json(
-                &json!({"method": "sampling/createMessage", "params": {"a": 1}}),
+            hex(&crate::seal::digest_request(
+                "sampling/createMessage",
+                &json!({"a": 1}),
             )),
         );
         carried.absorb(

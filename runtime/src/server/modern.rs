@@ -14,6 +14,7 @@ use crate::context::{Carried, ClientInit, Ctx, Question, Rounds, Stuck};
 use crate::peer::Sending;
 use crate::protocol::*;
 use crate::seal::{Binding, StateKeys, digest_json};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -147,7 +148,8 @@ pub(crate) fn read_meta(params: Option<&Value>) -> Result<RequestMeta, ErrorObje
         return Err(unsupported_version(&version));
     }
     let capabilities = match meta.get(keys::CLIENT_CAPABILITIES) {
-        Some(c) => serde_json::from_value(c.clone()).map_err(|e| {
+        // Deserialised from the borrowed tree: no copy of the `_meta` objects.
+        Some(c) => ClientCapabilities::deserialize(c).map_err(|e| {
             ErrorObject::invalid_params(format!(
                 "_meta[\"{}\"] is not valid: {e}",
                 keys::CLIENT_CAPABILITIES
@@ -161,7 +163,7 @@ pub(crate) fn read_meta(params: Option<&Value>) -> Result<RequestMeta, ErrorObje
         }
     };
     let client_info = match meta.get(keys::CLIENT_INFO) {
-        Some(i) => Some(serde_json::from_value(i.clone()).map_err(|e| {
+        Some(i) => Some(Implementation::deserialize(i).map_err(|e| {
             ErrorObject::invalid_params(format!(
                 "_meta[\"{}\"] is not valid: {e}",
                 keys::CLIENT_INFO
@@ -170,7 +172,7 @@ pub(crate) fn read_meta(params: Option<&Value>) -> Result<RequestMeta, ErrorObje
         None => None,
     };
     let log_level = match meta.get(keys::LOG_LEVEL) {
-        Some(l) => Some(serde_json::from_value(l.clone()).map_err(|e| {
+        Some(l) => Some(LoggingLevel::deserialize(l).map_err(|e| {
             ErrorObject::invalid_params(format!("_meta[\"{}\"] is not valid: {e}", keys::LOG_LEVEL))
         })?),
         None => None,
@@ -535,7 +537,7 @@ impl ServerSession {
             Err(Stuck::Input(questions)) => {
                 let carried = rounds.carry(&questions);
                 let ttl = self.server.inner.options.request_state_ttl;
-                input_required(&keys, &binding, &questions, &carried, ttl)
+                input_required(&keys, &binding, questions, &carried, ttl)
             }
         }
     }
@@ -545,7 +547,7 @@ impl ServerSession {
 fn input_required(
     keys: &StateKeys,
     binding: &Binding<'_>,
-    questions: &[Question],
+    questions: Vec<Question>,
     carried: &Carried,
     ttl: Duration,
 ) -> Result<Value, ErrorObject> {
@@ -554,10 +556,7 @@ fn input_required(
     let token = keys
         .seal(binding, ttl, SystemTime::now(), &payload)
         .map_err(|e| ErrorObject::internal(format!("could not seal the call state: {e}")))?;
-    let requests: JsonObject = questions
-        .iter()
-        .map(|q| (q.key.clone(), q.request.clone()))
-        .collect();
+    let requests: JsonObject = questions.into_iter().map(|q| (q.key, q.request)).collect();
     Ok(json!({
         "resultType": "input_required",
         "inputRequests": requests,
