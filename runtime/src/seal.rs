@@ -259,19 +259,19 @@ pub(crate) fn digest_json(value: &serde_json::Value) -> [u8; 32] {
     h.finalize().into()
 }
 
-/// SHA-256 of `{"method": method, "params": params}` exactly as `serde_json` writes it, key
-/// order as built, without building that object.
+/// SHA-256 of `{"method": method, "params": params}`, `params` being JSON text taken as it
+/// is (key order as written), without building that object.
 ///
-/// For the requests a handler sends its client: they are built by the server's own code,
-/// so one call builds them the same way every time (and `digest_json`'s sorting, a copy
-/// of every object's entries, would buy nothing).
-pub(crate) fn digest_request(method: &str, params: &serde_json::Value) -> [u8; 32] {
+/// For the requests a handler sends its client: they are serialised from the server's own
+/// values, so one call writes them the same way every time (and `digest_json`'s sorting,
+/// a copy of every object's entries, would buy nothing).
+pub(crate) fn digest_request(method: &str, params: &str) -> [u8; 32] {
     let mut h = Sha256::new();
     let mut out = HashWriter::new(&mut h);
     out.put(b"{\"method\":");
     write_leaf(&mut out, &method);
     out.put(b",\"params\":");
-    write_leaf(&mut out, params);
+    out.put(params.as_bytes());
     out.put(b"}");
     out.finish();
     h.finalize().into()
@@ -983,14 +983,15 @@ mod tests {
         let params = json!({"z": long, "a": items, "m": {"b": 1, "a": [true, null, 1.5]}});
         let request = json!({"method": "elicitation/create", "params": params});
         let expected: [u8; 32] = Sha256::digest(serde_json::to_vec(&request).unwrap()).into();
-        assert_eq!(digest_request("elicitation/create", &params), expected);
+        let text = serde_json::to_string(&params).unwrap();
+        assert_eq!(digest_request("elicitation/create", &text), expected);
         // digest_json sorts keys: the same value built in sorted order hashes the same.
         let sorted = json!({"a": items, "m": {"a": [true, null, 1.5], "b": 1}, "z": long});
         let expected: [u8; 32] = Sha256::digest(serde_json::to_vec(&sorted).unwrap()).into();
         assert_eq!(digest_json(&params), expected);
         assert_ne!(
-            digest_request("elicitation/create", &params),
-            digest_request("sampling/createMessage", &params)
+            digest_request("elicitation/create", &text),
+            digest_request("sampling/createMessage", &text)
         );
     }
 

@@ -107,7 +107,7 @@ struct CtxInner {
     request_id: RequestId,
     progress_token: Option<ProgressToken>,
     cancel: CancellationToken,
-    log: std::sync::Mutex<Vec<LoggedExchange>>,
+    log: std::sync::Mutex<Vec<KeptExchange>>,
     /// The task this call runs as, if it was task-augmented.
     task: Option<Arc<dyn TaskScope>>,
     /// On a modern (2026-07-28) request: the answers so far and the questions of this round.
@@ -125,6 +125,59 @@ pub struct LoggedExchange {
     pub params: Value,
     /// The client's result.
     pub result: Value,
+}
+
+/// A [`LoggedExchange`] as the call keeps it: the params as the JSON text they were sent
+/// (or asked) as, turned into a value only when the log is read.
+struct KeptExchange {
+    method: String,
+    params: Box<serde_json::value::RawValue>,
+    result: Value,
+}
+
+/// A request to the client as JSON text, for a modern (2026-07-28) round. 2026-07-28 has no
+/// elicitation ids (the retry itself tells the outcome), and a fresh id per replay would
+/// make the request differ from the one answered: a URL elicitation's id is dropped.
+fn question_text<P: Serialize>(
+    method: &str,
+    params: &P,
+) -> Result<Box<serde_json::value::RawValue>, RequestError> {
+    let decode = |e: serde_json::Error| RequestError::Decode(e.to_string());
+    let text = serde_json::value::to_raw_value(params).map_err(decode)?;
+    if method != methods::ELICITATION_CREATE || !text.get().contains("\"elicitationId\"") {
+        return Ok(text);
+    }
+    let mut value: Value = serde_json::from_str(text.get()).map_err(decode)?;
+    if let Some(map) = value.as_object_mut() {
+        map.remove("elicitationId");
+    }
+    serde_json::value::to_raw_value(&value).map_err(decode)
+}
+
+/// The key of a keyed elicitation (`_meta["io.tracksuit/elicitation"].key`), read from
+/// the request's text without building it.
+fn keyed_elicitation(params: &serde_json::value::RawValue) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        // KEYED_ELICITATION_META
+        #[serde(rename = "io.tracksuit/elicitation")]
+        keyed: Option<Keyed>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Keyed {
+        key: Option<String>,
+    }
+    const _: () = assert!(KEYED_ELICITATION_META.len() == "io.tracksuit/elicitation".len());
+    serde_json::from_str::<Params>(params.get())
+        .ok()?
+        .meta?
+        .keyed?
+        .key
 }
 
 impl<K> std::fmt::Debug for Ctx<K> {
@@ -482,21 +535,11 @@ impl<K> Ctx<K> {
         timeout: Duration,
     ) -> Result<R, RequestError> {
         if let Some(rounds) = &self.inner.rounds {
-            let mut params =
-                serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
-            // 2026-07-28 has no elicitation ids (the retry itself tells the outcome), and a
-            // fresh id per replay would make the request differ from the one answered.
-            if method == methods::ELICITATION_CREATE
-                && let Some(map) = params.as_object_mut()
-            {
-                map.remove("elicitationId");
-            }
-            let keyed = params
-                .get("_meta")
-                .and_then(|m| m.get(KEYED_ELICITATION_META))
-                .and_then(|k| k.get("key"))
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            // Serialised once, straight to JSON text: its digest, its key and (if unanswered)
+            // the question all come from this text, and no value tree is built for an
+            // answered question.
+            let params = question_text(method, &params)?;
+            let keyed = keyed_elicitation(&params);
             let key = self.flow.key(method, keyed.as_deref());
             let value = rounds.ask(key.clone(), method, &params).await;
             // An answer that is not a result of the request's kind is the client's protocol
@@ -509,7 +552,7 @@ impl<K> Ctx<K> {
                 }
             };
             if method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE {
-                lock(&self.inner.log).push(LoggedExchange {
+                lock(&self.inner.log).push(KeptExchange {
                     method: method.to_owned(),
                     params,
                     result: value,
@@ -532,7 +575,9 @@ impl<K> Ctx<K> {
         };
         let logged =
             method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE;
-        let params_for_log = logged.then(|| params.clone());
+        let params_for_log = logged
+            .then(|| serde_json::value::to_raw_value(&params).ok())
+            .flatten();
         let value = self
             .inner
             .session
@@ -544,7 +589,7 @@ impl<K> Ctx<K> {
         }
         let value = value?;
         if let Some(params) = params_for_log {
-            lock(&self.inner.log).push(LoggedExchange {
+            lock(&self.inner.log).push(KeptExchange {
                 method: method.to_owned(),
                 params,
                 result: value.clone(),
@@ -555,6 +600,13 @@ impl<K> Ctx<K> {
 
     /// Every sampling and elicitation answer of this call so far, in order.
     pub fn exchange_log(&self) -> Vec<LoggedExchange> {
-        lock(&self.inner.log).clone()
+        lock(&self.inner.log)
+            .iter()
+            .map(|kept| LoggedExchange {
+                method: kept.method.clone(),
+                params: serde_json::from_str(kept.params.get()).unwrap_or(Value::Null),
+                result: kept.result.clone(),
+            })
+            .collect()
     }
 }

@@ -16,6 +16,7 @@
 use crate::peer::sync::lock;
 use crate::protocol::{ErrorObject, INTERNAL_ERROR, JsonObject};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -135,8 +136,8 @@ impl Rounds {
 
     /// Asks `method` with `params` under `key`: the logged answer if there is one (and it
     /// answered the same request), else never (the question goes out with this round).
-    pub(crate) async fn ask(&self, key: String, method: &str, params: &Value) -> Value {
-        let digest = hex(&crate::seal::digest_request(method, params));
+    pub(crate) async fn ask(&self, key: String, method: &str, params: &RawValue) -> Value {
+        let digest = hex(&crate::seal::digest_request(method, params.get()));
         match self.carried.answers.get(&key) {
             Some(answer) if answer.digest == digest => return answer.result.clone(),
             Some(answer) if answer.digest.is_empty() => {
@@ -153,6 +154,7 @@ impl Rounds {
             None => {
                 let mut inner = lock(&self.inner);
                 if !inner.asked.iter().any(|q| q.key == key) {
+                    let params: Value = serde_json::from_str(params.get()).unwrap_or(Value::Null);
                     let request = json!({ "method": method, "params": params });
                     inner.asked.push(Question {
                         key,
@@ -252,10 +254,14 @@ mod tests {
     use super::*;
     use futures::FutureExt;
 
+    fn text(value: Value) -> Box<RawValue> {
+        serde_json::value::to_raw_value(&value).unwrap()
+    }
+
     #[tokio::test]
     async fn an_unanswered_question_is_asked_and_a_logged_one_replayed() {
         let rounds = Rounds::new("t", Carried::default());
-        let params = json!({"m": 1});
+        let params = text(json!({"m": 1}));
         let ask = rounds.ask("k".into(), "elicitation/create", &params);
         assert!(ask.now_or_never().is_none());
         let Some(Stuck::Input(questions)) = rounds.stuck() else {
@@ -269,7 +275,7 @@ mod tests {
         assert_eq!(carried.answers.len(), 1);
         let replay = Rounds::new("t", carried);
         let answer = replay
-            .ask("k".into(), "elicitation/create", &json!({"m": 1}))
+            .ask("k".into(), "elicitation/create", &text(json!({"m": 1})))
             .now_or_never();
         assert_eq!(answer, Some(json!({"action": "accept"})));
     }
@@ -281,7 +287,7 @@ mod tests {
             "k".into(),
             hex(&crate::seal::digest_request(
                 "sampling/createMessage",
-                &json!({"a": 1}),
+                r#"{"a":1}"#,
             )),
         );
         carried.absorb(
@@ -289,7 +295,7 @@ mod tests {
             false,
         );
         let rounds = Rounds::new("tool `t`", carried);
-        let params = json!({"a": 2});
+        let params = text(json!({"a": 2}));
         let ask = rounds.ask("k".into(), "sampling/createMessage", &params);
         assert!(ask.now_or_never().is_none());
         match rounds.stuck().expect("stuck") {
