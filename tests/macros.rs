@@ -433,3 +433,11 @@ async fn template_variables_complete() {
     assert_eq!(done["completion"]["values"], json!(["1", "12"]));
     assert_eq!(done["completion"]["total"], 2);
 }
+
+#[test]
+fn a_tool_without_ctx_says_it_cannot_ask_the_client() {
+    use tracksuit::IntoTool;
+    assert!(!add.tool().asks_client(), "add has no Ctx");
+    assert!(!search.tool().asks_client(), "search has no Ctx");
+    assert!(hello.tool().asks_client(), "hello takes &Ctx");
+}

@@ -202,9 +202,18 @@ pub fn generate(
         #boxed_call
     };
     let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
+    // Without a `Ctx` the body cannot ask the client anything.
+    let asks_client = func
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::Ctx { .. }));
     let tool_items = quote! {
         fn descriptor(&self) -> #krate::protocol::Tool {
             #descriptor
+        }
+
+        fn asks_client(&self) -> bool {
+            #asks_client
         }
 
         fn call<'__a>(

@@ -134,6 +134,11 @@ impl Rounds {
         }
     }
 
+    /// What is being called (`tool `name``), for messages.
+    pub(crate) fn target(&self) -> &str {
+        &self.target
+    }
+
     /// Asks `method` with `params` under `key`: the logged answer if there is one (and it
     /// answered the same request), else never (the question goes out with this round).
     pub(crate) async fn ask(&self, key: String, method: &str, params: &RawValue) -> Value {

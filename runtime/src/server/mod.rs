@@ -455,9 +455,11 @@ impl ServerHandle {
     /// The `x-mcp-header` parameters of tool `name`: each one's path of `properties` keys
     /// from the schema root and its header name (`Mcp-Param-{name}`).
     pub(crate) fn mirrored_parameters(&self, name: &str) -> Vec<(Vec<String>, String)> {
-        fn walk(
-            schema: &crate::protocol::JsonObject,
-            path: &mut Vec<String>,
+        // Keys are borrowed on the way down and copied only for a parameter that has a
+        // header (most tools have none): this runs on every modern `tools/call`.
+        fn walk<'a>(
+            schema: &'a crate::protocol::JsonObject,
+            path: &mut Vec<&'a str>,
             out: &mut Vec<(Vec<String>, String)>,
         ) {
             let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
@@ -467,9 +469,10 @@ impl ServerHandle {
                 let Some(property) = property.as_object() else {
                     continue;
                 };
-                path.push(key.clone());
+                path.push(key);
                 if let Some(header) = property.get("x-mcp-header").and_then(|h| h.as_str()) {
-                    out.push((path.clone(), header.to_owned()));
+                    let owned = path.iter().map(|k| (*k).to_owned()).collect();
+                    out.push((owned, header.to_owned()));
                 }
                 walk(property, path, out);
                 path.pop();
@@ -481,6 +484,14 @@ impl ServerHandle {
             walk(&entry.descriptor.input_schema, &mut Vec::new(), &mut out);
         }
         out
+    }
+
+    /// Whether tool `name` can ask the client anything ([`ToolHandler::asks_client`]); `true`
+    /// for an unknown tool.
+    pub(crate) fn tool_asks_client(&self, name: &str) -> bool {
+        read(&self.inner.tools)
+            .get(name)
+            .is_none_or(|entry| entry.item.asks_client())
     }
 
     /// The keys sealing modern requests' `requestState`.

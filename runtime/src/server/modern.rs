@@ -471,27 +471,31 @@ impl ServerSession {
                 "task-augmented calls belong to the tasks extension (io.modelcontextprotocol/tasks), which this server does not offer on 2026-07-28; call without `task`",
             ));
         }
-        // The state is bound to the arguments' digest (taken from the params in place).
+        // The state is bound to the arguments' digest (taken from the params in place). A
+        // first call of a tool that cannot ask anything never needs it.
         let arguments_digest = || digest_json(map.get("arguments").unwrap_or(&Value::Null));
         let (target, name, binding_digest) = match method {
             methods::TOOLS_CALL => {
                 let name = str_param(map, "name")?;
-                (format!("tool `{name}`"), name, arguments_digest())
+                let needed = state.is_some() || self.server.tool_asks_client(&name);
+                let digest = needed.then(arguments_digest);
+                (format!("tool `{name}`"), name, digest)
             }
             methods::PROMPTS_GET => {
                 let name = str_param(map, "name")?;
-                (format!("prompt `{name}`"), name, arguments_digest())
+                (format!("prompt `{name}`"), name, Some(arguments_digest()))
             }
             _ => {
                 let uri = str_param(map, "uri")?;
-                (format!("resource `{uri}`"), uri, digest_json(&Value::Null))
+                let digest = Some(digest_json(&Value::Null));
+                (format!("resource `{uri}`"), uri, digest)
             }
         };
         let keys = self.server.state_keys();
         let binding = Binding {
             method,
             name: &name,
-            params_digest: binding_digest,
+            params_digest: binding_digest.unwrap_or_default(),
             principal: None,
         };
         let mut carried = match &state {
@@ -534,6 +538,9 @@ impl ServerSession {
         match ended {
             Ok(outcome) => outcome,
             Err(Stuck::Failed(error)) => Err(error),
+            Err(Stuck::Input(_)) if binding_digest.is_none() => Err(ErrorObject::internal(
+                format!("{} asked the client, but says it cannot", rounds.target()),
+            )),
             Err(Stuck::Input(questions)) => {
                 let carried = rounds.carry(&questions);
                 let ttl = self.server.inner.options.request_state_ttl;

@@ -19,6 +19,14 @@ pub trait ToolHandler: Send + Sync + 'static {
         ctx: Ctx,
         arguments: JsonObject,
     ) -> BoxFuture<'a, Result<CallToolResult, ToolError>>;
+
+    /// Whether a call can ask the client anything (elicit, sample, list roots): `true`
+    /// unless the tool cannot reach a [`Ctx`]. `#[mcp_tool]` answers `false` for a function
+    /// without a `Ctx` parameter; a 2026-07-28 call of such a tool then skips what only a
+    /// multi-round call needs (the digest binding its `requestState` to the arguments).
+    fn asks_client(&self) -> bool {
+        true
+    }
 }
 
 /// A tool made of a descriptor and an async closure.
