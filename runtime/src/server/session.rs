@@ -360,6 +360,11 @@ impl ServerSession {
             },
             None => None,
         };
+        // `_meta` likewise (on 2026-07-28 it carries the client's capabilities and identity):
+        // what it says reached the context already, and `p.meta` is not read below.
+        if let Some(map) = params.as_mut().and_then(Value::as_object_mut) {
+            map.remove("_meta");
+        }
         let mut p: CallToolRequestParams = decode(params)?;
         p.arguments = arguments;
         // Only the handler and its task support leave the lock: cloning the descriptor
