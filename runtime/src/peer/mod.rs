@@ -335,6 +335,7 @@ impl Peer {
 
     /// Makes [`Peer::serve`] poll each handler once on the caller's task before spawning it
     /// (for a caller that only waits for the answer: nothing else is held up).
+    #[cfg(feature = "http")]
     pub(crate) fn poll_handlers_first_inline(&self) {
         self.first_poll_inline.store(true, Ordering::Relaxed);
     }
@@ -368,6 +369,7 @@ impl Peer {
 
     /// A token cancelled when the connection closes; the outbound driver writes what was
     /// queued and stops.
+    #[cfg(feature = "http")]
     pub fn shutdown_token(&self) -> &CancellationToken {
         &self.shutdown
     }

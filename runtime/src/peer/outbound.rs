@@ -16,6 +16,8 @@ use tokio::sync::mpsc;
 /// Transports that multiplex streams (Streamable HTTP) route a message to the stream of
 /// its related request; line transports ignore the relation.
 #[derive(Debug)]
+// Line transports read only the message: the rest is for the HTTP host.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub enum Outbound {
     /// A JSON-RPC message to deliver.
     Message {

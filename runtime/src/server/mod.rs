@@ -11,9 +11,9 @@ mod tool;
 mod uri_template;
 
 pub use modern::CacheHint;
-pub(crate) use modern::{
-    MODERN_PROTOCOL_VERSIONS, RequestMeta, admit, is_modern, requested_version,
-};
+#[cfg(feature = "http")]
+pub(crate) use modern::{MODERN_PROTOCOL_VERSIONS, RequestMeta, requested_version};
+pub(crate) use modern::{admit, is_modern};
 pub use prompt::{PromptFn, PromptHandler};
 pub use register::{
     ByFn, ByValue, Generated, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Tagged,
@@ -452,6 +452,7 @@ impl ServerHandle {
         &self.inner.options
     }
 
+    #[cfg(feature = "http")]
     /// The `x-mcp-header` parameters of tool `name`: each one's path of `properties` keys
     /// from the schema root and its header name (`Mcp-Param-{name}`).
     pub(crate) fn mirrored_parameters(&self, name: &str) -> Vec<(Vec<String>, String)> {

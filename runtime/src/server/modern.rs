@@ -109,6 +109,7 @@ pub(crate) fn is_modern(method: &str, params: Option<&Value>) -> bool {
 }
 
 /// The protocol version a modern request names, if it names one as a string.
+#[cfg(feature = "http")]
 pub(crate) fn requested_version(params: Option<&Value>) -> Option<&str> {
     params?.get("_meta")?.get(keys::PROTOCOL_VERSION)?.as_str()
 }

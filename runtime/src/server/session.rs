@@ -62,6 +62,7 @@ impl ServerSession {
         Self::build(server, tx, false)
     }
 
+    #[cfg(feature = "http")]
     /// A session that needs no `initialize` (stateless HTTP): it serves one request with
     /// default client capabilities, so it can make no server→client requests.
     pub fn new_stateless(server: ServerHandle, tx: OutboundSender) -> Arc<Self> {
@@ -111,6 +112,7 @@ impl ServerSession {
         self.initialized.load(Ordering::Acquire)
     }
 
+    #[cfg(feature = "http")]
     /// The protocol version agreed in `initialize`.
     pub fn protocol_version(&self) -> Option<&str> {
         self.init.get().map(|i| i.protocol_version.as_str())

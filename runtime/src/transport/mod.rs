@@ -17,7 +17,9 @@ pub mod stdio;
 #[cfg(feature = "http")]
 pub(crate) mod sse;
 
-pub(crate) use driver::{Gone, Outlet, SinkOutlet, drive};
+#[cfg(feature = "http")]
+pub(crate) use driver::{Gone, Outlet};
+pub(crate) use driver::{SinkOutlet, drive};
 
 use crate::protocol::{JsonRpcError, JsonRpcMessage};
 use std::future::Future;
