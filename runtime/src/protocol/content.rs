@@ -235,7 +235,7 @@ impl From<ContentBlock> for serde_json::Value {
                 annotations: None,
                 meta: None,
             }) => {
-                let mut map = JsonObject::new();
+                let mut map = JsonObject::with_capacity(2);
                 map.insert("type".into(), Value::String("text".into()));
                 map.insert("text".into(), Value::String(text));
                 Value::Object(map)

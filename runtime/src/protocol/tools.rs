@@ -191,7 +191,13 @@ impl From<CallToolResult> for serde_json::Value {
             meta,
             extra,
         } = result;
-        let mut map = JsonObject::new();
+        // Sized up front: a map that grows re-allocates (and re-hashes) on the way.
+        let len = 1
+            + usize::from(structured_content.is_some())
+            + usize::from(is_error.is_some())
+            + usize::from(meta.is_some())
+            + extra.len();
+        let mut map = JsonObject::with_capacity(len);
         map.insert(
             "content".into(),
             Value::Array(content.into_iter().map(Value::from).collect()),
