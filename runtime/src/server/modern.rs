@@ -35,6 +35,8 @@ pub(crate) mod keys {
 pub(crate) const SERVER_DISCOVER: &str = "server/discover";
 /// `subscriptions/listen`
 pub(crate) const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+/// The tasks extension's status notification.
+const TASK_STATUS_NOTIFICATION: &str = "notifications/tasks";
 
 /// The methods a modern request may call.
 const METHODS: &[&str] = &[
@@ -353,6 +355,17 @@ impl ServerSession {
                 ErrorObject::invalid_params("`resourceSubscriptions` must be an array of URIs")
             })?,
         };
+        let task_ids: Vec<String> = match filter.get("taskIds") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+                ErrorObject::invalid_params("`taskIds` must be an array of task ids")
+            })?,
+        };
+        if !task_ids.is_empty() && !self.declares_tasks_extension() {
+            return Err(crate::task::missing_extension("notifications/tasks"));
+        }
+        // Subscribed before the acknowledgement: no change after it is missed.
+        let mut statuses = (!task_ids.is_empty()).then(|| self.server.inner.tasks.task_statuses());
         let mut honoured = JsonObject::new();
         for (name, on) in [
             ("toolsListChanged", listen.tools),
@@ -366,6 +379,9 @@ impl ServerSession {
         if !uris.is_empty() {
             honoured.insert("resourceSubscriptions".into(), json!(uris));
         }
+        if !task_ids.is_empty() {
+            honoured.insert("taskIds".into(), json!(task_ids));
+        }
         for uri in uris {
             self.subscribe_uri(uri);
         }
@@ -375,7 +391,31 @@ impl ServerSession {
             .notify("notifications/subscriptions/acknowledged", ack, None)
             .await;
         self.server.register_session(self);
-        std::future::pending().await
+        let Some(statuses) = statuses.as_mut() else {
+            return std::future::pending().await;
+        };
+        // `notifications/tasks`: each task's state now, then every change.
+        let tag = |detail: Value| self.listen.get().and_then(|l| l.tag(Some(detail)));
+        for id in &task_ids {
+            if let Some(detail) = self.server.inner.tasks.extension_detail(id).await {
+                self.peer
+                    .notify(TASK_STATUS_NOTIFICATION, tag(detail), None)
+                    .await;
+            }
+        }
+        loop {
+            match statuses.recv().await {
+                Ok((id, detail)) if task_ids.contains(&id) => {
+                    self.peer
+                        .notify(TASK_STATUS_NOTIFICATION, tag(detail), None)
+                        .await;
+                }
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                    return std::future::pending().await;
+                }
+            }
+        }
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` of the tasks extension: `-32021` for a

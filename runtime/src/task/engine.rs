@@ -173,6 +173,9 @@ pub(crate) struct TaskEngine {
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     /// Tasks of the tasks extension (MCP 2026-07-28) running in this process.
     pub(super) extension: Mutex<HashMap<String, Arc<super::extension::Running>>>,
+    /// Every change of an extension task, as `(task id, DetailedTask)`, for the
+    /// `subscriptions/listen` streams that asked for its `notifications/tasks`.
+    pub(super) statuses: tokio::sync::broadcast::Sender<(String, Value)>,
     last_purge: AtomicU64,
     expiries: Arc<Expiries>,
 }
@@ -251,6 +254,7 @@ impl TaskEngine {
             store: RwLock::new(Arc::new(InMemoryTaskStore::new())),
             live: Mutex::new(HashMap::new()),
             extension: Mutex::new(HashMap::new()),
+            statuses: tokio::sync::broadcast::channel(256).0,
             last_purge: AtomicU64::new(0),
             expiries: Arc::default(),
         })

@@ -287,7 +287,10 @@ impl TaskEngine {
         next.task.last_updated_at = timestamp();
         next.input_requests = requests;
         match self.store().put(next.clone()).await {
-            Ok(()) => *record = next,
+            Ok(()) => {
+                self.publish(&next);
+                *record = next;
+            }
             Err(e) => {
                 tracing::error!(task = %record.task.task_id, error = %e, "could not store a task change")
             }
@@ -313,10 +316,33 @@ impl TaskEngine {
         next.input_requests = None;
         next.outcome = outcome;
         match self.store().put(next.clone()).await {
-            Ok(()) => *record = next,
+            Ok(()) => {
+                self.publish(&next);
+                *record = next;
+            }
             Err(e) => {
                 tracing::error!(task = %record.task.task_id, error = %e, "could not store a task's end")
             }
+        }
+    }
+
+    /// Tells the listening streams about a task's new state.
+    fn publish(&self, record: &TaskRecord) {
+        let _ = self
+            .statuses
+            .send((record.task.task_id.clone(), detailed(record)));
+    }
+
+    /// Every later change of an extension task, as `(task id, DetailedTask)`.
+    pub(crate) fn task_statuses(&self) -> tokio::sync::broadcast::Receiver<(String, Value)> {
+        self.statuses.subscribe()
+    }
+
+    /// The current `DetailedTask` of `id`, if it is known.
+    pub(crate) async fn extension_detail(&self, id: &str) -> Option<Value> {
+        match self.running_extension(id) {
+            Some(running) => Some(detailed(&*running.record.lock().await)),
+            None => self.extension_record(id).await.ok().map(|r| detailed(&r)),
         }
     }
 
