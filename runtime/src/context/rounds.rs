@@ -162,6 +162,13 @@ impl Rounds {
         self.live.store(true, Ordering::Release);
     }
 
+    /// Live mode, resuming a task: `questions` are outstanding already (the task showed them
+    /// to the client before its process died), so their answers are taken even before the
+    /// replay asks them again.
+    pub(crate) fn expect(&self, questions: Vec<Question>) {
+        lock(&self.inner).outstanding.extend(questions);
+    }
+
     /// Whether the call is live (a task).
     pub(crate) fn is_live(&self) -> bool {
         self.live.load(Ordering::Acquire)

@@ -602,6 +602,16 @@ impl ServerSession {
         } else {
             cancel
         };
+        // What a replay of the task needs to rebuild the call in another process.
+        let call = as_task.map(|_| {
+            let init = self.init.get();
+            json!({
+                "name": name,
+                "arguments": params.get("arguments").cloned().unwrap_or(Value::Null),
+                "capabilities": init.map(|i| serde_json::to_value(&i.capabilities).unwrap_or(Value::Null)),
+                "clientInfo": init.map(|i| serde_json::to_value(&i.client_info).unwrap_or(Value::Null)),
+            })
+        });
         let ctx = Ctx::for_rounds(
             self.clone(),
             id,
@@ -622,7 +632,7 @@ impl ServerSession {
         let tasks = &self.server.inner.tasks;
         if as_task == Some(false) {
             // The call is a task before the tool runs.
-            return tasks.start_extension(rounds, cancel, handler).await;
+            return tasks.start_extension(rounds, cancel, handler, call).await;
         }
         // The handler is polled here, and after each poll that leaves it waiting the rounds
         // say whether it is stuck on questions (or failed), or asks to become a task:
@@ -643,7 +653,7 @@ impl ServerSession {
         .await;
         match ended {
             // The tool asked to continue as a task (`Ctx::become_task`).
-            None => tasks.start_extension(rounds, cancel, handler).await,
+            None => tasks.start_extension(rounds, cancel, handler, call).await,
             Some(Ok(outcome)) => outcome,
             Some(Err(Stuck::Failed(error))) => Err(error),
             Some(Err(Stuck::Input(questions))) => {

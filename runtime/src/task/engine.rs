@@ -176,6 +176,8 @@ pub(crate) struct TaskEngine {
     /// Every change of an extension task, as `(task id, DetailedTask)`, for the
     /// `subscriptions/listen` streams that asked for its `notifications/tasks`.
     pub(super) statuses: tokio::sync::broadcast::Sender<(String, Value)>,
+    /// How the server restarts an extension task another process left behind.
+    pub(super) resumer: std::sync::OnceLock<Arc<dyn super::extension::Resumer>>,
     last_purge: AtomicU64,
     expiries: Arc<Expiries>,
 }
@@ -255,6 +257,7 @@ impl TaskEngine {
             live: Mutex::new(HashMap::new()),
             extension: Mutex::new(HashMap::new()),
             statuses: tokio::sync::broadcast::channel(256).0,
+            resumer: std::sync::OnceLock::new(),
             last_purge: AtomicU64::new(0),
             expiries: Arc::default(),
         })
@@ -373,6 +376,7 @@ impl TaskEngine {
             outcome: None,
             expires_at,
             input_requests: None,
+            resume: None,
         };
         self.store().put(record).await.map_err(store_error)?;
         if let Some(at) = expires_at {
@@ -457,6 +461,7 @@ impl TaskEngine {
             outcome,
             expires_at: live.expires_at,
             input_requests: None,
+            resume: None,
         };
         if let Err(e) = self.store().put(record).await {
             tracing::error!(task = %live.id, error = %e, "could not store a task transition");

@@ -11,19 +11,65 @@
 //! answer. Every change is written to the server's [`TaskStore`](super::TaskStore) before
 //! it is observable, so `tasks/get` right after a `CreateTaskResult` (or a `tasks/update`
 //! acknowledgement) sees it.
+//!
+//! A task also keeps a sealed replay record in its store record (the call, every answer so
+//! far and a handoff tool's `before` state; see [`TaskRecord::resume`]), rewritten after
+//! every exchange. When a process finds a task that is not finished and that no process
+//! runs any more (its own died: on SQLite the file lock says so), it resumes it by replay:
+//! the tool runs again from the top against the logged answers — a handoff tool's `before`
+//! state is restored instead of run — and continues live from the first unanswered
+//! question. Without a usable replay record (other keys, a tool that is gone) the task is
+//! settled as `failed`.
 
 use super::engine::{TaskEngine, now_ms, timestamp};
 use super::store::{TaskOutcome, TaskRecord};
-use crate::context::Rounds;
+use crate::context::{Carried, Question, Rounds};
 use crate::peer::sync::lock;
 use crate::protocol::*;
+use crate::seal::{Binding, StateKeys, digest_json};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 use tokio_util::sync::CancellationToken;
+
+/// What the server gives its task engine so that an extension task can outlive its process.
+pub(crate) trait Resumer: Send + Sync {
+    /// The keys replay records are sealed with (shared by every replica of a deployment).
+    fn keys(&self) -> StateKeys;
+
+    /// Rebuilds the call described by `call` (what [`start_extension`] was given) so that
+    /// it asks through `rounds`; `None` if it cannot (the tool is gone).
+    ///
+    /// [`start_extension`]: TaskEngine::start_extension
+    fn restart(
+        &self,
+        call: &Value,
+        rounds: Arc<Rounds>,
+        cancel: CancellationToken,
+    ) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>>;
+}
+
+/// A task's replay record, before sealing.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Replay {
+    /// The call: tool name, arguments, the client's capabilities.
+    call: Value,
+    /// The answers so far, the questions outstanding, the kept `before` state.
+    carried: Carried,
+}
+
+/// The binding of a task's replay record: only that task's record opens it.
+fn replay_binding(task_id: &str) -> Binding<'_> {
+    Binding {
+        method: "tasks/replay",
+        name: task_id,
+        params_digest: digest_json(&Value::Null),
+        principal: None,
+    }
+}
 
 /// The extension's identifier.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -59,6 +105,8 @@ pub(crate) fn missing_extension(what: &str) -> ErrorObject {
 pub(crate) struct Running {
     rounds: Arc<Rounds>,
     cancel: CancellationToken,
+    /// The call, for the replay record (`None`: the task is not resumable).
+    call: Option<Value>,
     /// The record as stored; holding the lock serialises the task's writes.
     record: tokio::sync::Mutex<TaskRecord>,
 }
@@ -154,6 +202,7 @@ impl TaskEngine {
         rounds: Arc<Rounds>,
         cancel: CancellationToken,
         work: BoxFuture<'static, Result<Value, ErrorObject>>,
+        call: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         self.purge().await;
         if self.running() >= self.options().max_running {
@@ -174,13 +223,16 @@ impl TaskEngine {
             poll_interval: Some(self.options().poll_interval.as_millis() as u64),
         };
         let expires_at = ttl.map(|ms| now_ms().saturating_add(ms));
-        let record = TaskRecord {
+        rounds.go_live();
+        let mut record = TaskRecord {
             task: task.clone(),
             method: methods::TOOLS_CALL.to_owned(),
             outcome: None,
             expires_at,
             input_requests: None,
+            resume: None,
         };
+        record.resume = self.seal_replay(&record, call.as_ref(), &rounds);
         self.store()
             .put(record.clone())
             .await
@@ -188,13 +240,27 @@ impl TaskEngine {
         if let Some(at) = expires_at {
             self.expire_at(at);
         }
-        rounds.go_live();
         let running = Arc::new(Running {
             rounds,
             cancel,
+            call,
             record: tokio::sync::Mutex::new(record),
         });
         lock(&self.extension).insert(task.task_id.clone(), running.clone());
+        self.launch(running, expires_at, work);
+        let mut created = task_fields(&task);
+        created.insert("resultType".into(), "task".into());
+        Ok(Value::Object(created))
+    }
+
+    /// Runs `work` for `running` in the background; the task leaves the running set when
+    /// it ends.
+    fn launch(
+        self: &Arc<Self>,
+        running: Arc<Running>,
+        expires_at: Option<u64>,
+        work: BoxFuture<'static, Result<Value, ErrorObject>>,
+    ) {
         let engine = self.clone();
         tokio::spawn(async move {
             engine.drive(&running, expires_at, work).await;
@@ -202,9 +268,85 @@ impl TaskEngine {
             let id = running.record.lock().await.task.task_id.clone();
             crate::capacity::remove(&mut lock(&engine.extension), &id);
         });
-        let mut created = task_fields(&task);
-        created.insert("resultType".into(), "task".into());
-        Ok(Value::Object(created))
+    }
+
+    /// The sealed replay record of a task whose call is `call`, as `rounds` stand now.
+    fn seal_replay(
+        &self,
+        record: &TaskRecord,
+        call: Option<&Value>,
+        rounds: &Rounds,
+    ) -> Option<String> {
+        let call = call?.clone();
+        let keys = self.resumer.get()?.keys();
+        let payload = serde_json::to_vec(&Replay {
+            call,
+            carried: rounds.snapshot(),
+        })
+        .ok()?;
+        let ttl = match record.expires_at {
+            Some(at) => Duration::from_millis(at.saturating_sub(now_ms())),
+            None => Duration::from_secs(365 * 24 * 3600),
+        };
+        let id = &record.task.task_id;
+        match keys.seal(&replay_binding(id), ttl, SystemTime::now(), &payload) {
+            Ok(token) => Some(token),
+            Err(e) => {
+                tracing::warn!(task = %id, error = %e, "could not seal the task's replay record; it will not survive its process");
+                None
+            }
+        }
+    }
+
+    /// Resumes by replay a task that no process runs any more, if its replay record opens
+    /// here and its tool exists. Returns the task, now running here.
+    async fn resume(self: &Arc<Self>, record: &TaskRecord) -> Option<Arc<Running>> {
+        let resumer = self.resumer.get()?.clone();
+        let id = record.task.task_id.clone();
+        let bytes = resumer
+            .keys()
+            .open(&replay_binding(&id), record.resume.as_deref()?, SystemTime::now())
+            .map_err(|e| tracing::warn!(task = %id, error = %e, "a task's replay record does not open here"))
+            .ok()?;
+        let replay: Replay = serde_json::from_slice(&bytes).ok()?;
+        let name = replay.call.get("name").and_then(Value::as_str)?.to_owned();
+        let mut carried = replay.carried;
+        let pending = std::mem::take(&mut carried.pending);
+        let rounds = Arc::new(Rounds::new(format!("tool `{name}`"), carried));
+        let shown = record.input_requests.clone().unwrap_or_default();
+        rounds.expect(
+            pending
+                .into_iter()
+                .filter_map(|(key, digest)| {
+                    let request = shown.get(&key)?.clone();
+                    Some(Question {
+                        key,
+                        digest,
+                        request,
+                    })
+                })
+                .collect(),
+        );
+        rounds.go_live();
+        let cancel = CancellationToken::new();
+        let work = resumer.restart(&replay.call, rounds.clone(), cancel.clone())?;
+        let running = Arc::new(Running {
+            rounds,
+            cancel,
+            call: Some(replay.call),
+            record: tokio::sync::Mutex::new(record.clone()),
+        });
+        {
+            let mut map = lock(&self.extension);
+            if let Some(other) = map.get(&id) {
+                // Another request resumed it first.
+                return Some(other.clone());
+            }
+            map.insert(id.clone(), running.clone());
+        }
+        tracing::info!(task = %id, tool = %name, "resuming a task by replay");
+        self.launch(running.clone(), record.expires_at, work);
+        Some(running)
     }
 
     /// Runs a task's work to its end, keeping its record in step: questions make it
@@ -278,14 +420,18 @@ impl TaskEngine {
         } else {
             (TaskStatus::InputRequired, Some(requests))
         };
-        if record.task.status == status && record.input_requests == requests {
+        let resume = self.seal_replay(&record, running.call.as_ref(), &running.rounds);
+        if record.task.status == status && record.input_requests == requests && resume.is_none() {
             return;
         }
         let mut next = record.clone();
-        next.task.status = status;
-        next.task.status_message = None;
-        next.task.last_updated_at = timestamp();
-        next.input_requests = requests;
+        if next.task.status != status || next.input_requests != requests {
+            next.task.status = status;
+            next.task.status_message = None;
+            next.task.last_updated_at = timestamp();
+            next.input_requests = requests;
+        }
+        next.resume = resume;
         match self.store().put(next.clone()).await {
             Ok(()) => {
                 self.publish(&next);
@@ -314,6 +460,7 @@ impl TaskEngine {
         next.task.status_message = message;
         next.task.last_updated_at = timestamp();
         next.input_requests = None;
+        next.resume = None;
         next.outcome = outcome;
         match self.store().put(next.clone()).await {
             Ok(()) => {
@@ -339,10 +486,10 @@ impl TaskEngine {
     }
 
     /// The current `DetailedTask` of `id`, if it is known.
-    pub(crate) async fn extension_detail(&self, id: &str) -> Option<Value> {
-        match self.running_extension(id) {
-            Some(running) => Some(detailed(&*running.record.lock().await)),
-            None => self.extension_record(id).await.ok().map(|r| detailed(&r)),
+    pub(crate) async fn extension_detail(self: &Arc<Self>, id: &str) -> Option<Value> {
+        match self.find(id).await.ok()? {
+            Found::Running(running) => Some(detailed(&*running.record.lock().await)),
+            Found::Stored(record) => Some(detailed(&record)),
         }
     }
 
@@ -350,9 +497,13 @@ impl TaskEngine {
         lock(&self.extension).get(id).cloned()
     }
 
-    /// The stored record of `id`: not found if unknown or expired, and a task no process
-    /// runs any more (its server stopped) is settled as failed.
-    async fn extension_record(&self, id: &str) -> Result<TaskRecord, ErrorObject> {
+    /// The task `id`: running here (perhaps resumed just now), or its stored record (not
+    /// found if unknown or expired; a task no process runs and that cannot be resumed is
+    /// settled as failed).
+    async fn find(self: &Arc<Self>, id: &str) -> Result<Found, ErrorObject> {
+        if let Some(running) = self.running_extension(id) {
+            return Ok(Found::Running(running));
+        }
         self.purge().await;
         let record = self
             .store()
@@ -363,26 +514,36 @@ impl TaskEngine {
         if record.is_expired(now_ms()) {
             return Err(not_found(id));
         }
-        if record.is_terminal() || self.running_extension(id).is_some() {
-            return Ok(record);
+        if record.is_terminal() {
+            return Ok(Found::Stored(record));
         }
-        self.settle_orphan(record).await
+        if let Some(running) = self.running_extension(id) {
+            return Ok(Found::Running(running));
+        }
+        if record.resume.is_some()
+            && let Some(running) = self.resume(&record).await
+        {
+            return Ok(Found::Running(running));
+        }
+        Ok(Found::Stored(self.settle_orphan(record).await?))
     }
 
     /// `tasks/get`: the task with its inline result, error or `inputRequests`.
-    pub(crate) async fn extension_get(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(crate) async fn extension_get(
+        self: &Arc<Self>,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
         let id = task_id_param(&params)?;
-        let record = match self.running_extension(&id) {
-            Some(running) => running.record.lock().await.clone(),
-            None => self.extension_record(&id).await?,
-        };
-        Ok(detailed(&record))
+        Ok(match self.find(&id).await? {
+            Found::Running(running) => detailed(&*running.record.lock().await),
+            Found::Stored(record) => detailed(&record),
+        })
     }
 
     /// `tasks/update`: delivers `inputResponses` to the questions the task waits on
     /// (others are ignored) and acknowledges once the record shows them answered.
     pub(crate) async fn extension_update(
-        &self,
+        self: &Arc<Self>,
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         let id = task_id_param(&params)?;
@@ -395,12 +556,10 @@ impl TaskEngine {
                 ));
             }
         };
-        let Some(running) = self.running_extension(&id) else {
-            // Known (a finished task ignores answers) or not found.
-            self.extension_record(&id).await?;
-            return Ok(json!({}));
-        };
-        if !running.rounds.answer(&responses).is_empty() {
+        // A finished task ignores answers.
+        if let Found::Running(running) = self.find(&id).await?
+            && !running.rounds.answer(&responses).is_empty()
+        {
             self.sync_questions(&running).await;
         }
         Ok(json!({}))
@@ -408,16 +567,24 @@ impl TaskEngine {
 
     /// `tasks/cancel`: acknowledges; the task ends `cancelled` unless it finished first.
     pub(crate) async fn extension_cancel(
-        &self,
+        self: &Arc<Self>,
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         let id = task_id_param(&params)?;
-        match self.running_extension(&id) {
-            Some(running) => running.cancel.cancel(),
-            None => {
-                self.extension_record(&id).await?;
-            }
+        if let Found::Running(running) = self.find(&id).await? {
+            running.cancel.cancel();
         }
         Ok(json!({}))
     }
+
+    /// Sets how this engine resumes the tasks other processes left behind.
+    pub(crate) fn set_resumer(&self, resumer: Arc<dyn Resumer>) {
+        let _ = self.resumer.set(resumer);
+    }
+}
+
+/// Where a task was found.
+enum Found {
+    Running(Arc<Running>),
+    Stored(TaskRecord),
 }

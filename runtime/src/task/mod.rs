@@ -38,7 +38,8 @@ mod store;
 pub(crate) use engine::TaskEngine;
 pub use extension::TASKS_EXTENSION;
 pub(crate) use extension::{
-    TASKS_CANCEL, TASKS_GET, TASKS_UPDATE, declared as extension_declared, missing_extension,
+    Resumer, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE, declared as extension_declared,
+    missing_extension,
 };
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;

@@ -36,6 +36,12 @@ pub struct TaskRecord {
     /// `input_required` (its `inputRequests`, by key).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_requests: Option<JsonObject>,
+    /// Tasks extension only: the sealed replay record of a running task (the call, its
+    /// answers so far and a handoff tool's `before` state, encrypted with the server's
+    /// state keys), rewritten after every exchange so that another process with the same
+    /// keys can resume the task by replay when its own process died.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<String>,
 }
 
 impl TaskRecord {
@@ -50,7 +56,7 @@ impl TaskRecord {
     ///     ttl: Some(1000), poll_interval: None,
     /// };
     /// let record = TaskRecord {
-    ///     task, method: "tools/call".into(), outcome: None, expires_at: Some(5), input_requests: None,
+    ///     task, method: "tools/call".into(), outcome: None, expires_at: Some(5), input_requests: None, resume: None,
     /// };
     /// assert!(!record.is_expired(4));
     /// assert!(record.is_expired(5));
@@ -80,7 +86,9 @@ impl TaskRecord {
 ///     created_at: "2025-11-25T10:30:00Z".into(), last_updated_at: "2025-11-25T10:30:00Z".into(),
 ///     ttl: None, poll_interval: None,
 /// };
-/// let done = TaskRecord { task, method: "tools/call".into(), outcome: None, expires_at: None, input_requests: None };
+/// let done = TaskRecord {
+///     task, method: "tools/call".into(), outcome: None, expires_at: None, input_requests: None, resume: None,
+/// };
 /// let mut again = done.clone();
 /// again.task.status = TaskStatus::Failed;
 /// assert!(check_put(Some(&done), &done).is_ok());
@@ -280,6 +288,7 @@ pub(crate) mod tests {
             outcome: None,
             expires_at,
             input_requests: None,
+            resume: None,
         }
     }
 
