@@ -88,13 +88,13 @@ struct Pair;
 /// Asks two words between a counted `before` and `after`.
 #[mcp_tool(name = "pair", task_support = "optional")]
 impl Pair {
-    async fn before(_args: NoArgs, _ctx: &PhaseCtx) -> Result<String, ToolError> {
+    async fn before(_args: NoArgs, _ctx: &PhaseCtx) -> Result<Opening, ToolError> {
         BEFORE.fetch_add(1, Ordering::SeqCst);
-        Ok("from before".into())
+        Ok(Opening("from before".into()))
     }
 
-    async fn client(state: &String, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
-        let mut words = vec![state.clone()];
+    async fn client(state: &Opening, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
+        let mut words = vec![state.0.clone()];
         for n in 1..=2 {
             let answer = ctx.elicit_form::<Word>(format!("word {n}?")).await?;
             words.push(answer.accepted().map(|w| w.word).unwrap_or_default());
@@ -102,11 +102,15 @@ impl Pair {
         Ok(words)
     }
 
-    async fn after(_state: String, words: Vec<String>, _ctx: &PhaseCtx) -> String {
+    async fn after(_state: Opening, words: Vec<String>, _ctx: &PhaseCtx) -> String {
         AFTER.fetch_add(1, Ordering::SeqCst);
         words.join(" / ")
     }
 }
+
+/// What `before` hands on.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Opening(String);
 
 /// No arguments.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

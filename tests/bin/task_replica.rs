@@ -42,13 +42,13 @@ struct Journey;
 /// A journey of two questions.
 #[mcp_tool(name = "journey", task_support = "optional")]
 impl Journey {
-    async fn before(args: Start, _ctx: &PhaseCtx) -> Result<String, ToolError> {
+    async fn before(args: Start, _ctx: &PhaseCtx) -> Result<Origin, ToolError> {
         append("before.log", &format!("pid {}", std::process::id()))?;
-        Ok(format!("from {}", args.from))
+        Ok(Origin(format!("from {}", args.from)))
     }
 
-    async fn client(state: &String, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
-        let mut words = vec![state.clone()];
+    async fn client(state: &Origin, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
+        let mut words = vec![state.0.clone()];
         for n in 1..=2 {
             let answer = ctx.elicit_form::<Word>(format!("stop {n}?")).await?;
             words.push(answer.accepted().map(|w| w.word).unwrap_or_default());
@@ -57,7 +57,7 @@ impl Journey {
     }
 
     async fn after(
-        _state: String,
+        _state: Origin,
         words: Vec<String>,
         _ctx: &PhaseCtx,
     ) -> Result<String, ToolError> {
@@ -65,6 +65,10 @@ impl Journey {
         Ok(words.join(" / "))
     }
 }
+
+/// What `before` hands on.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Origin(String);
 
 /// Where the journey starts.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

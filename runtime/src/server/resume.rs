@@ -33,9 +33,8 @@ impl crate::task::Resumer for Resume {
             inner: self.0.upgrade()?,
         };
         let name = call.get("name")?.as_str()?.to_owned();
-        if server.inner.tools.read().ok()?.get(&name).is_none() {
-            return None;
-        }
+        // A tool that is gone cannot be resumed.
+        server.inner.tools.read().ok()?.get(&name)?;
         let meta = RequestMeta {
             version: super::MODERN_PROTOCOL_VERSIONS.first()?.to_string(),
             capabilities: serde_json::from_value(call.get("capabilities")?.clone()).ok()?,

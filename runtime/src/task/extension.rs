@@ -515,7 +515,7 @@ impl TaskEngine {
             return Err(not_found(id));
         }
         if record.is_terminal() {
-            return Ok(Found::Stored(record));
+            return Ok(Found::Stored(Box::new(record)));
         }
         if let Some(running) = self.running_extension(id) {
             return Ok(Found::Running(running));
@@ -525,7 +525,7 @@ impl TaskEngine {
         {
             return Ok(Found::Running(running));
         }
-        Ok(Found::Stored(self.settle_orphan(record).await?))
+        Ok(Found::Stored(Box::new(self.settle_orphan(record).await?)))
     }
 
     /// `tasks/get`: the task with its inline result, error or `inputRequests`.
@@ -586,5 +586,5 @@ impl TaskEngine {
 /// Where a task was found.
 enum Found {
     Running(Arc<Running>),
-    Stored(TaskRecord),
+    Stored(Box<TaskRecord>),
 }
