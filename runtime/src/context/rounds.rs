@@ -408,6 +408,7 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
     use futures::FutureExt;
+    use std::sync::Arc;
 
     #[tokio::test]
     async fn an_unanswered_question_is_asked_and_a_logged_one_replayed() {
@@ -429,6 +430,66 @@ mod tests {
             .ask("k".into(), "elicitation/create", &json!({"m": 1}))
             .now_or_never();
         assert_eq!(answer, Some(json!({"action": "accept"})));
+    }
+
+    #[tokio::test]
+    async fn live_questions_wait_for_their_answers_and_others_are_ignored() {
+        let rounds = Arc::new(Rounds::new("t", Carried::default()));
+        rounds.go_live();
+        let asking = {
+            let rounds = rounds.clone();
+            tokio::spawn(async move {
+                rounds
+                    .ask("k".into(), "elicitation/create", &json!({"m": 1}))
+                    .await
+            })
+        };
+        rounds.changed().await;
+        let outstanding = rounds.outstanding();
+        assert_eq!(outstanding.len(), 1);
+        assert_eq!(outstanding[0].key, "k");
+        assert!(
+            rounds.stuck().is_none(),
+            "live questions do not end a round"
+        );
+        let other: JsonObject = serde_json::from_value(json!({"nobody": 1})).unwrap();
+        assert!(rounds.answer(&other).is_empty());
+        assert!(!asking.is_finished());
+        let answer: JsonObject =
+            serde_json::from_value(json!({"k": {"action": "accept"}})).unwrap();
+        assert_eq!(rounds.answer(&answer), vec!["k".to_owned()]);
+        assert_eq!(asking.await.unwrap(), json!({"action": "accept"}));
+        assert!(rounds.outstanding().is_empty());
+        // The answer is in the snapshot a replay starts from.
+        let snapshot = rounds.snapshot();
+        assert_eq!(snapshot.answers["k"].result, json!({"action": "accept"}));
+        let replay = Rounds::new("t", snapshot);
+        let again = replay
+            .ask("k".into(), "elicitation/create", &json!({"m": 1}))
+            .now_or_never();
+        assert_eq!(again, Some(json!({"action": "accept"})));
+    }
+
+    #[tokio::test]
+    async fn expected_questions_take_answers_before_the_replay_asks_them() {
+        let rounds = Rounds::new("t", Carried::default());
+        rounds.go_live();
+        let digest = hex(&crate::seal::digest_request(
+            "elicitation/create",
+            &json!({"m": 2}),
+        ));
+        rounds.expect(vec![Question {
+            key: "k".into(),
+            digest,
+            request: json!({}),
+        }]);
+        let answer: JsonObject =
+            serde_json::from_value(json!({"k": {"action": "decline"}})).unwrap();
+        assert_eq!(rounds.answer(&answer), vec!["k".to_owned()]);
+        let asked = rounds
+            .ask("k".into(), "elicitation/create", &json!({"m": 2}))
+            .now_or_never();
+        assert_eq!(asked, Some(json!({"action": "decline"})));
     }
 
     #[tokio::test]
