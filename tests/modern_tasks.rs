@@ -32,10 +32,10 @@ async fn double(n: i64) -> String {
     (n * 2).to_string()
 }
 
-/// Must run as a task.
+/// Must run as a task; answers the id of the task it runs as.
 #[mcp_tool(task_support = "required")]
-async fn only_task() -> &'static str {
-    "done"
+async fn only_task(ctx: &Ctx) -> String {
+    ctx.task_id().unwrap_or("no task").to_owned()
 }
 
 /// Fails as a tool.
@@ -324,6 +324,12 @@ async fn a_task_completes_with_its_result_inline_and_ids_are_unguessable() {
     let a = start(&app, "double", json!({"n": 21})).await;
     let b = start(&app, "double", json!({"n": 1})).await;
     assert_ne!(a, b);
+    // The tool sees the id of the task it runs as.
+    let own = start(&app, "only_task", json!({})).await;
+    assert_eq!(
+        text_of(&until(&app, &own, "completed").await["result"]),
+        own
+    );
     // Random v4 UUIDs: 122 random bits, not a counter.
     for id in [&a, &b] {
         assert_eq!(id.len(), 36, "{id}");

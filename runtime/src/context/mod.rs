@@ -289,10 +289,14 @@ impl<K> Ctx<K> {
         &self.inner.request_id
     }
 
-    /// The id of the task this call runs as, when the client asked for a task-augmented
-    /// call (`tools/call` with `task`); `None` for a plain call.
+    /// The id of the task this call runs as: a task-augmented call of MCP 2025-11-25
+    /// (`tools/call` with `task`), or a call that became a task of the tasks extension (MCP
+    /// 2026-07-28); `None` for a plain call (and before a call becomes a task).
     pub fn task_id(&self) -> Option<&str> {
-        self.inner.task.as_deref().map(|t| t.id())
+        match &self.inner.task {
+            Some(task) => Some(task.id()),
+            None => self.inner.rounds.as_ref().and_then(|r| r.task_id()),
+        }
     }
 
     /// The request this call's messages belong to: the call itself, or for a task the

@@ -121,6 +121,8 @@ pub(crate) struct Rounds {
     /// Signalled when the outstanding questions or the failure change (live mode), or the
     /// handler asks to become a task.
     changed: Notify,
+    /// The id of the task the call became, once it is one.
+    task_id: std::sync::OnceLock<String>,
 }
 
 #[derive(Debug, Default)]
@@ -153,7 +155,19 @@ impl Rounds {
             live: AtomicBool::new(false),
             answers: watch::channel(0).0,
             changed: Notify::new(),
+            task_id: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The call is now the task `id` (live mode: see [`Rounds::go_live`]).
+    pub(crate) fn become_task(&self, id: &str) {
+        let _ = self.task_id.set(id.to_owned());
+        self.go_live();
+    }
+
+    /// The id of the task the call became, if it did.
+    pub(crate) fn task_id(&self) -> Option<&str> {
+        self.task_id.get().map(String::as_str)
     }
 
     /// Switches to live mode (the call is now a task): from here on an unanswered question

@@ -223,7 +223,7 @@ impl TaskEngine {
             poll_interval: Some(self.options().poll_interval.as_millis() as u64),
         };
         let expires_at = ttl.map(|ms| now_ms().saturating_add(ms));
-        rounds.go_live();
+        rounds.become_task(&task.task_id);
         let mut record = TaskRecord {
             task: task.clone(),
             method: methods::TOOLS_CALL.to_owned(),
@@ -327,7 +327,7 @@ impl TaskEngine {
                 })
                 .collect(),
         );
-        rounds.go_live();
+        rounds.become_task(&id);
         let cancel = CancellationToken::new();
         let work = resumer.restart(&replay.call, rounds.clone(), cancel.clone())?;
         let running = Arc::new(Running {
