@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (two pinned versions; the newer one for both
-# protocol eras, 2025-11-25 and 2026-07-28) against the conformance example server over
-# Streamable HTTP, on one endpoint. Fails unless every run reports 0 failed and 0 warnings.
+# protocol eras, 2025-11-25 and 2026-07-28, and for the tasks extension's scenarios, which
+# the suite lists apart as [extension] and runs one by one) against the conformance example
+# server over Streamable HTTP, on one endpoint. Fails unless every run reports 0 failed and
+# 0 warnings.
 #
 # Installs what it needs into .tools/ (Node 22 from the npm registry, the suites).
 set -euo pipefail
@@ -42,22 +44,17 @@ for _ in $(seq 1 100); do
 done
 
 status=0
-run_suite() { # version extra-args...
+suite() { # version args... (runs the suite's CLI)
     local v=$1; shift
-    local dir="$out/$v${2:+-$2}"
-    rm -rf "$dir"; mkdir -p "$dir"
-    echo "--- conformance $v server --suite all $*"
-    set +e
     PATH="$(dirname "$node22"):$PATH" "$node22" \
-        "$tools/conformance-$v/node_modules/@modelcontextprotocol/conformance/dist/index.js" \
-        server --url "http://127.0.0.1:$port/mcp" --suite all "$@" -o "$dir/results" >"$dir/output.txt" 2>&1
-    local rc=$?
-    set -e
-    grep -E "passed, [0-9]+ failed|warning" "$dir/output.txt" | grep -v "^npm warn" || true
+        "$tools/conformance-$v/node_modules/@modelcontextprotocol/conformance/dist/index.js" "$@"
+}
+tally() { # label results-dir exit-code
+    local label=$1 results=$2 rc=$3
     # Count statuses from the saved checks, so warnings are caught even where the
     # summary line does not print them.
     local tally
-    tally=$(python3 - "$dir/results" <<'PY'
+    tally=$(python3 - "$results" <<'PY'
 import json, pathlib, sys
 counts = {"SUCCESS": 0, "FAILURE": 0, "WARNING": 0}
 for f in pathlib.Path(sys.argv[1]).rglob("checks.json"):
@@ -71,14 +68,51 @@ print(f"{counts['SUCCESS']} {counts['FAILURE']} {counts['WARNING']}")
 PY
 )
     read -r passed failed warnings <<<"$tally"
-    echo "conformance $v: $passed passed, $failed failed, $warnings warnings (exit $rc)"
+    echo "conformance $label: $passed passed, $failed failed, $warnings warnings (exit $rc)"
     if [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$warnings" -ne 0 ] || [ "$passed" -eq 0 ]; then
-        echo "conformance $v: FAILED (see $dir/output.txt)"
+        echo "conformance $label: FAILED (see $results/..)"
         status=1
     fi
+}
+run_suite() { # version extra-args...
+    local v=$1; shift
+    local dir="$out/$v${2:+-$2}"
+    rm -rf "$dir"; mkdir -p "$dir"
+    echo "--- conformance $v server --suite all $*"
+    set +e
+    suite "$v" server --url "http://127.0.0.1:$port/mcp" --suite all "$@" -o "$dir/results" >"$dir/output.txt" 2>&1
+    local rc=$?
+    set -e
+    grep -E "passed, [0-9]+ failed|warning" "$dir/output.txt" | grep -v "^npm warn" || true
+    tally "$v" "$dir/results" "$rc"
+}
+run_extension() { # version extension-prefix: every [extension] scenario named prefix-*
+    local v=$1 prefix=$2
+    local dir="$out/$v-$prefix"
+    rm -rf "$dir"; mkdir -p "$dir"
+    local scenarios
+    scenarios=$(suite "$v" list --server | sed -nE "s/^ *- ($prefix-[a-z0-9-]+) \[extension\].*/\1/p")
+    echo "--- conformance $v server --scenario <each of $(echo "$scenarios" | wc -w) $prefix-* extension scenarios>"
+    local rc=0 one
+    for scenario in $scenarios; do
+        set +e
+        suite "$v" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" \
+            -o "$dir/results" >"$dir/$scenario.txt" 2>&1
+        one=$?
+        set -e
+        echo "  $scenario: $(grep -E "^Passed:" "$dir/$scenario.txt" || echo "no summary") (exit $one)"
+        [ "$one" -eq 0 ] || rc=$one
+    done
+    if [ -z "$scenarios" ]; then
+        echo "conformance $v: no $prefix-* extension scenarios listed"
+        status=1
+        return
+    fi
+    tally "$v $prefix extension" "$dir/results" "$rc"
 }
 
 run_suite 0.1.16
 run_suite 0.2.0-alpha.12 --spec-version 2025-11-25
 run_suite 0.2.0-alpha.12 --spec-version 2026-07-28
+run_extension 0.2.0-alpha.12 tasks
 exit $status

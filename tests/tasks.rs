@@ -663,7 +663,13 @@ async fn sqlite_keeps_results_for_the_next_server() {
     let listed = c.list_tasks(None).await.expect("list").tasks;
     assert_eq!(listed.len(), 1);
 
-    let second = server(fast()).task_store(SqliteTaskStore::open(&path).expect("reopen"));
+    // One live server per database file: the next one opens it once the first is gone.
+    drop(c);
+    let reopened = wait_for("the first server released the database file", || async {
+        SqliteTaskStore::open(&path).ok()
+    })
+    .await;
+    let second = server(fast()).task_store(reopened);
     let c = client(second).await;
     let r: Value = c
         .request("tasks/result", json!({"taskId": t.task_id}))

@@ -862,6 +862,113 @@ async fn phase_counts() -> String {
     .to_string()
 }
 
+/// Tasks extension (SEP-2663): a plain tool that never runs as a task.
+#[mcp_tool]
+async fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Tasks extension: sleeps `seconds` (cancellable: a cancelled task stops sleeping), then
+/// reports its `label`.
+#[mcp_tool(task_support = "optional")]
+async fn slow_compute(ctx: &Ctx, seconds: f64, label: Option<String>) -> String {
+    let wait = Duration::from_secs_f64(seconds.clamp(0.0, 3600.0));
+    tokio::select! {
+        _ = tokio::time::sleep(wait) => {}
+        _ = ctx.cancelled() => {}
+    }
+    format!(
+        "computed {} after {seconds}s",
+        label.unwrap_or_else(|| "result".into())
+    )
+}
+
+/// Tasks extension: must run as a task; fails as a tool (an `isError` result).
+#[mcp_tool(task_support = "required")]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Err(ToolError::new("the job failed"))
+}
+
+/// Tasks extension: fails with a JSON-RPC error (the task ends `failed`).
+#[mcp_tool(task_support = "optional")]
+async fn protocol_error_job() -> Result<String, ToolError> {
+    Err(ToolError::protocol(ErrorObject::internal(
+        "protocol_error_job always fails",
+    )))
+}
+
+/// Whether to delete.
+#[derive(serde::Deserialize, Elicits)]
+struct DeleteConfirm {
+    /// Delete the file?
+    confirm: bool,
+}
+
+/// Tasks extension: asks for a confirmation (the task's `inputRequests`), then answers.
+#[mcp_tool(task_support = "optional")]
+async fn confirm_delete(ctx: &Ctx, filename: String) -> Result<String, ToolError> {
+    let confirmed = ctx
+        .elicit_form::<DeleteConfirm>(&format!("Delete {filename}?"))
+        .await?
+        .accepted()
+        .is_some_and(|c| c.confirm);
+    Ok(if confirmed {
+        format!("deleted {filename}")
+    } else {
+        format!("kept {filename}")
+    })
+}
+
+/// A name and a confirmation.
+#[derive(serde::Deserialize, Elicits)]
+struct NameConfirm {
+    /// A name
+    name: String,
+    /// Go ahead?
+    confirm: bool,
+}
+
+/// Tasks extension: asks two things at once (two `inputRequests`, answerable one by one).
+#[mcp_tool(task_support = "optional")]
+async fn multi_input(ctx: &Ctx) -> Result<String, ToolError> {
+    let (first, second) = tokio::join!(
+        ctx.elicit_form::<NameConfirm>("First input"),
+        ctx.elicit_form::<NameConfirm>("Second input"),
+    );
+    let name = |e: Elicited<NameConfirm>| match e.accepted() {
+        Some(n) if n.confirm => n.name,
+        Some(n) => format!("{} (unconfirmed)", n.name),
+        None => "nobody".into(),
+    };
+    Ok(format!("got {} and {}", name(first?), name(second?)))
+}
+
+/// Tasks extension: asks the user's name in multi round-trip rounds, then becomes a task
+/// (`Ctx::become_task`) whose result greets them.
+fn test_tool_with_task() -> impl tracksuit::ToolHandler {
+    let mut t = Tool::new("test_tool_with_task", schema(json!({"type": "object"})));
+    t.description = Some("Asks your name, then greets you from a task".into());
+    t.execution = Some(ToolExecution {
+        task_support: Some(TaskSupport::Required),
+    });
+    ToolFn::new(t, |ctx: Ctx, _| async move {
+        let name = ctx
+            .with_keys::<AskKeys>()
+            .elicit(AskKeys::user_name())
+            .await?
+            .accepted()
+            .map(|n| n.name)
+            .unwrap_or_else(|| "stranger".into());
+        ctx.become_task().await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        Ok(CallToolResult::text(format!(
+            "Hello, {name}! (from a task)"
+        )))
+    })
+    .input_before_task_then()
+}
+
 /// The conformance server, assembled.
 fn build() -> Server {
     Server::new(Implementation::new(
@@ -903,6 +1010,13 @@ fn build() -> Server {
     .tool(test_custom_header())
     .tool(TripPlanner)
     .tool(phase_counts)
+    .tool(greet)
+    .tool(slow_compute)
+    .tool(failing_job)
+    .tool(protocol_error_job)
+    .tool(confirm_delete)
+    .tool(multi_input)
+    .tool(test_tool_with_task())
     .resource(static_text)
     .resource(static_binary)
     .resource(watched_resource)

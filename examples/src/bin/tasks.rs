@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
 use tracksuit::host::http::HttpOptions;
-use tracksuit::task::{SqliteTaskStore, TaskOptions};
+use tracksuit::task::{SqliteTaskStore, TaskOptions, TaskStoreError};
 use tracksuit::{Ctx, Elicited, Elicits, Json, Server, ServerOptions, ToolError, mcp_tool};
 
 #[derive(Parser)]
@@ -122,9 +122,23 @@ fn build(args: &Args) -> Result<Server, Box<dyn std::error::Error>> {
         .tool(debate)
         .tool(flaky);
     if let Some(path) = &args.task_db {
-        server = server.task_store(SqliteTaskStore::open(path)?);
+        server = server.task_store(open_store(path)?);
     }
     Ok(server)
+}
+
+/// Opens the task database. One live process holds a database file; on a restart the
+/// previous process may still be exiting, so a held file is retried for a few seconds.
+fn open_store(path: &std::path::Path) -> Result<SqliteTaskStore, TaskStoreError> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match SqliteTaskStore::open(path) {
+            Err(TaskStoreError::InUse(_)) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
 }
 
 #[tokio::main]

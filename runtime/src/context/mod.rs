@@ -342,10 +342,14 @@ impl<K> Ctx<K> {
         &self.inner.request_id
     }
 
-    /// The id of the task this call runs as, when the client asked for a task-augmented
-    /// call (`tools/call` with `task`); `None` for a plain call.
+    /// The id of the task this call runs as: a task-augmented call of MCP 2025-11-25
+    /// (`tools/call` with `task`), or a call that became a task of the tasks extension (MCP
+    /// 2026-07-28); `None` for a plain call (and before a call becomes a task).
     pub fn task_id(&self) -> Option<&str> {
-        self.inner.task.as_deref().map(|t| t.id())
+        match &self.inner.task {
+            Some(task) => Some(task.id()),
+            None => self.inner.rounds.as_ref().and_then(|r| r.task_id()),
+        }
     }
 
     /// The request this call's messages belong to: the call itself, or for a task the
@@ -387,6 +391,43 @@ impl<K> Ctx<K> {
             .session
             .client()
             .map_or(LATEST_PROTOCOL_VERSION, |i| i.protocol_version.as_str())
+    }
+
+    /// Continues the call as a task of the tasks extension (MCP 2026-07-28,
+    /// `io.modelcontextprotocol/tasks`), for a tool whose
+    /// [`ToolHandler::input_before_task`](crate::server::ToolHandler::input_before_task) is
+    /// true: the questions asked so far were answered in multi round-trip rounds, and from
+    /// here the request answers with a `CreateTaskResult` while the rest of the call runs in
+    /// the background (later questions become the task's `inputRequests`).
+    ///
+    /// Anywhere else — a 2025 session, a client without the extension, a call that already
+    /// is a task — it returns at once and the call goes on as it was.
+    ///
+    /// ```no_run
+    /// # async fn f(ctx: &tracksuit::Ctx) {
+    /// ctx.become_task().await;
+    /// # }
+    /// ```
+    pub async fn become_task(&self) {
+        let Some(rounds) = &self.inner.rounds else {
+            return;
+        };
+        if rounds.is_live() {
+            return;
+        }
+        rounds.request_task();
+        // Yield once, so whoever polls the call sees the request and can move it.
+        let mut yielded = false;
+        std::future::poll_fn(|cx| {
+            if yielded {
+                std::task::Poll::Ready(())
+            } else {
+                yielded = true;
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            }
+        })
+        .await;
     }
 
     /// Whether the request has been cancelled (by the client or because the session ended).

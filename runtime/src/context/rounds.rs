@@ -12,6 +12,11 @@
 //! Each logged answer keeps a digest of the request it answered. If a replay asks
 //! something else at a logged key, the handler is not deterministic: the call fails
 //! naming the key instead of feeding it an answer to a different question.
+//!
+//! A call that became a task of the tasks extension (SEP-2663) goes *live*: an unanswered
+//! question is recorded as outstanding (the task's `inputRequests`) and the asking future
+//! waits until [`Rounds::answer`] delivers its answer (`tasks/update`), so the handler
+//! continues where it stopped instead of being replayed.
 
 use crate::peer::sync::lock;
 use crate::protocol::{ErrorObject, INTERNAL_ERROR, JsonObject};
@@ -20,6 +25,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::sync::{Notify, watch};
 
 /// One answer the client gave, with the digest of the request it answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -108,11 +115,26 @@ pub(crate) struct Rounds {
     target: String,
     carried: Carried,
     inner: Mutex<Inner>,
+    /// Live (a task): unanswered questions wait for [`Rounds::answer`].
+    live: AtomicBool,
+    /// Bumped whenever live answers arrive.
+    answers: watch::Sender<u64>,
+    /// Signalled when the outstanding questions or the failure change (live mode), or the
+    /// handler asks to become a task.
+    changed: Notify,
+    /// The id of the task the call became, once it is one.
+    task_id: std::sync::OnceLock<String>,
 }
 
 #[derive(Debug, Default)]
 struct Inner {
     asked: Vec<Question>,
+    /// Live mode: questions waiting for an answer, in the order asked.
+    outstanding: Vec<Question>,
+    /// Live mode: answers delivered by `tasks/update`.
+    delivered: BTreeMap<String, Answer>,
+    /// The handler asked to continue as a task ([`Rounds::request_task`]).
+    task_requested: bool,
     /// Answers given by key alone (first round) that the handler used, with the digest of
     /// what it asked.
     confirmed: BTreeMap<String, String>,
@@ -131,12 +153,172 @@ impl Rounds {
                 kept,
                 ..Inner::default()
             }),
+            live: AtomicBool::new(false),
+            answers: watch::channel(0).0,
+            changed: Notify::new(),
+            task_id: std::sync::OnceLock::new(),
         }
     }
 
     /// What is being called (`tool `name``), for messages.
     pub(crate) fn target(&self) -> &str {
         &self.target
+    }
+
+    /// The call is now the task `id` (live mode: see [`Rounds::go_live`]).
+    pub(crate) fn become_task(&self, id: &str) {
+        let _ = self.task_id.set(id.to_owned());
+        self.go_live();
+    }
+
+    /// The id of the task the call became, if it did.
+    pub(crate) fn task_id(&self) -> Option<&str> {
+        self.task_id.get().map(String::as_str)
+    }
+
+    /// Switches to live mode (the call is now a task): from here on an unanswered question
+    /// waits for its answer instead of ending the round.
+    pub(crate) fn go_live(&self) {
+        self.live.store(true, Ordering::Release);
+    }
+
+    /// Live mode, resuming a task: `questions` are outstanding already (the task showed them
+    /// to the client before its process died), so their answers are taken even before the
+    /// replay asks them again.
+    pub(crate) fn expect(&self, questions: Vec<Question>) {
+        lock(&self.inner).outstanding.extend(questions);
+    }
+
+    /// Whether the call is live (a task).
+    pub(crate) fn is_live(&self) -> bool {
+        self.live.load(Ordering::Acquire)
+    }
+
+    /// The handler asks to continue as a task (`Ctx::become_task`).
+    pub(crate) fn request_task(&self) {
+        lock(&self.inner).task_requested = true;
+        self.changed.notify_one();
+    }
+
+    /// Whether the handler asked to continue as a task.
+    pub(crate) fn task_requested(&self) -> bool {
+        lock(&self.inner).task_requested
+    }
+
+    /// Resolves when the outstanding questions or the failure may have changed.
+    pub(crate) fn changed(&self) -> tokio::sync::futures::Notified<'_> {
+        self.changed.notified()
+    }
+
+    /// Live mode: the questions waiting for an answer, in the order asked.
+    pub(crate) fn outstanding(&self) -> Vec<Question> {
+        lock(&self.inner).outstanding.clone()
+    }
+
+    /// The error that ended the call, if one did.
+    pub(crate) fn failure(&self) -> Option<ErrorObject> {
+        lock(&self.inner).failure.clone()
+    }
+
+    /// Live mode: delivers the answers in `responses` to the outstanding questions they
+    /// name (anything else is ignored) and wakes the questions. Returns the keys answered.
+    pub(crate) fn answer(&self, responses: &JsonObject) -> Vec<String> {
+        let mut inner = lock(&self.inner);
+        let mut answered = Vec::new();
+        let mut still = Vec::new();
+        for question in std::mem::take(&mut inner.outstanding) {
+            match responses.get(&question.key) {
+                Some(result) => {
+                    answered.push(question.key.clone());
+                    inner.delivered.insert(
+                        question.key,
+                        Answer {
+                            digest: question.digest,
+                            result: result.clone(),
+                        },
+                    );
+                }
+                None => still.push(question),
+            }
+        }
+        inner.outstanding = still;
+        drop(inner);
+        if !answered.is_empty() {
+            self.answers.send_modify(|n| *n = n.wrapping_add(1));
+        }
+        answered
+    }
+
+    /// Every answer of the call so far (carried and delivered live) with the kept state:
+    /// what a replay of the call needs.
+    pub(crate) fn snapshot(&self) -> Carried {
+        let inner = lock(&self.inner);
+        let mut answers = self.carried.answers.clone();
+        answers.extend(inner.delivered.clone());
+        Carried {
+            answers,
+            pending: inner
+                .outstanding
+                .iter()
+                .map(|q| (q.key.clone(), q.digest.clone()))
+                .collect(),
+            kept: inner.kept.clone(),
+        }
+    }
+
+    /// Live mode: waits for the answer to `key` (recording the question as outstanding).
+    async fn ask_live(
+        &self,
+        key: String,
+        digest: String,
+        method: &str,
+        params: &RawValue,
+    ) -> Value {
+        let mut version = self.answers.subscribe();
+        loop {
+            // Decided under the lock, acted on after it (no guard across an await).
+            let found = {
+                let mut inner = lock(&self.inner);
+                match inner.delivered.get(&key) {
+                    Some(answer) => Some((answer.digest == digest).then(|| answer.result.clone())),
+                    None => {
+                        if !inner.outstanding.iter().any(|q| q.key == key) {
+                            let params: Value =
+                                serde_json::from_str(params.get()).unwrap_or(Value::Null);
+                            let request = json!({ "method": method, "params": params });
+                            inner.outstanding.push(Question {
+                                key: key.clone(),
+                                digest: digest.clone(),
+                                request,
+                            });
+                            self.changed.notify_one();
+                        }
+                        None
+                    }
+                }
+            };
+            match found {
+                Some(Some(result)) => return result,
+                Some(None) => {
+                    self.fail(self.diverged(&key));
+                    return std::future::pending().await;
+                }
+                None => {}
+            }
+            if version.changed().await.is_err() {
+                return std::future::pending().await;
+            }
+        }
+    }
+
+    fn diverged(&self, key: &str) -> ErrorObject {
+        ErrorObject::new(
+            INTERNAL_ERROR,
+            format!(
+                "`{}` is not deterministic: replaying it asked a different request at `{key}` than the one the client answered (keep clocks, randomness and I/O out of code that asks the client)",
+                self.target
+            ),
+        )
     }
 
     /// Asks `method` with `params` under `key`: the logged answer if there is one (and it
@@ -149,13 +331,8 @@ impl Rounds {
                 lock(&self.inner).confirmed.insert(key, digest);
                 return answer.result.clone();
             }
-            Some(_) => self.fail(ErrorObject::new(
-                INTERNAL_ERROR,
-                format!(
-                    "`{}` is not deterministic: replaying it asked a different request at `{key}` than the one the client answered (keep clocks, randomness and I/O out of code that asks the client)",
-                    self.target
-                ),
-            )),
+            Some(_) => self.fail(self.diverged(&key)),
+            None if self.is_live() => return self.ask_live(key, digest, method, params).await,
             None => {
                 let mut inner = lock(&self.inner);
                 if !inner.asked.iter().any(|q| q.key == key) {
@@ -178,6 +355,8 @@ impl Rounds {
         if inner.failure.is_none() {
             inner.failure = Some(error);
         }
+        drop(inner);
+        self.changed.notify_one();
     }
 
     /// State the handler keeps across rounds (sealed with the answers).
@@ -258,6 +437,7 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
     use futures::FutureExt;
+    use std::sync::Arc;
 
     fn text(value: Value) -> Box<RawValue> {
         serde_json::value::to_raw_value(&value).unwrap()
@@ -283,6 +463,66 @@ mod tests {
             .ask("k".into(), "elicitation/create", &text(json!({"m": 1})))
             .now_or_never();
         assert_eq!(answer, Some(json!({"action": "accept"})));
+    }
+
+    #[tokio::test]
+    async fn live_questions_wait_for_their_answers_and_others_are_ignored() {
+        let rounds = Arc::new(Rounds::new("t", Carried::default()));
+        rounds.go_live();
+        let asking = {
+            let rounds = rounds.clone();
+            tokio::spawn(async move {
+                rounds
+                    .ask("k".into(), "elicitation/create", &text(json!({"m": 1})))
+                    .await
+            })
+        };
+        rounds.changed().await;
+        let outstanding = rounds.outstanding();
+        assert_eq!(outstanding.len(), 1);
+        assert_eq!(outstanding[0].key, "k");
+        assert!(
+            rounds.stuck().is_none(),
+            "live questions do not end a round"
+        );
+        let other: JsonObject = serde_json::from_value(json!({"nobody": 1})).unwrap();
+        assert!(rounds.answer(&other).is_empty());
+        assert!(!asking.is_finished());
+        let answer: JsonObject =
+            serde_json::from_value(json!({"k": {"action": "accept"}})).unwrap();
+        assert_eq!(rounds.answer(&answer), vec!["k".to_owned()]);
+        assert_eq!(asking.await.unwrap(), json!({"action": "accept"}));
+        assert!(rounds.outstanding().is_empty());
+        // The answer is in the snapshot a replay starts from.
+        let snapshot = rounds.snapshot();
+        assert_eq!(snapshot.answers["k"].result, json!({"action": "accept"}));
+        let replay = Rounds::new("t", snapshot);
+        let again = replay
+            .ask("k".into(), "elicitation/create", &text(json!({"m": 1})))
+            .now_or_never();
+        assert_eq!(again, Some(json!({"action": "accept"})));
+    }
+
+    #[tokio::test]
+    async fn expected_questions_take_answers_before_the_replay_asks_them() {
+        let rounds = Rounds::new("t", Carried::default());
+        rounds.go_live();
+        let digest = hex(&crate::seal::digest_request(
+            "elicitation/create",
+            r#"{"m":2}"#,
+        ));
+        rounds.expect(vec![Question {
+            key: "k".into(),
+            digest,
+            request: json!({}),
+        }]);
+        let answer: JsonObject =
+            serde_json::from_value(json!({"k": {"action": "decline"}})).unwrap();
+        assert_eq!(rounds.answer(&answer), vec!["k".to_owned()]);
+        let asked = rounds
+            .ask("k".into(), "elicitation/create", &text(json!({"m": 2})))
+            .now_or_never();
+        assert_eq!(asked, Some(json!({"action": "decline"})));
     }
 
     #[tokio::test]

@@ -6,6 +6,7 @@ mod prompt;
 mod register;
 mod registry;
 mod resource;
+mod resume;
 mod session;
 mod tool;
 mod uri_template;
@@ -348,9 +349,14 @@ impl Server {
     pub fn build(self) -> Result<ServerHandle, ServerError> {
         match self.error {
             Some(e) => Err(e),
-            None => Ok(ServerHandle {
-                inner: Arc::new(self.inner),
-            }),
+            None => {
+                let inner = Arc::new(self.inner);
+                // Tasks of the extension left behind by a dead process resume here.
+                inner
+                    .tasks
+                    .set_resumer(Arc::new(resume::Resume(Arc::downgrade(&inner))));
+                Ok(ServerHandle { inner })
+            }
         }
     }
 }

@@ -36,6 +36,8 @@ pub(crate) mod keys {
 pub(crate) const SERVER_DISCOVER: &str = "server/discover";
 /// `subscriptions/listen`
 pub(crate) const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+/// The tasks extension's status notification.
+const TASK_STATUS_NOTIFICATION: &str = "notifications/tasks";
 
 /// The methods a modern request may call.
 const METHODS: &[&str] = &[
@@ -49,6 +51,9 @@ const METHODS: &[&str] = &[
     methods::RESOURCES_TEMPLATES_LIST,
     methods::COMPLETION_COMPLETE,
     SUBSCRIPTIONS_LISTEN,
+    crate::task::TASKS_GET,
+    crate::task::TASKS_UPDATE,
+    crate::task::TASKS_CANCEL,
 ];
 
 /// What a `subscriptions/listen` request opted in to.
@@ -298,6 +303,9 @@ impl ServerSession {
                 }
                 methods::COMPLETION_COMPLETE => this.complete(params).await,
                 SUBSCRIPTIONS_LISTEN => this.listen(request_id, params).await,
+                crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
+                    this.task_method(&method, params).await
+                }
                 methods::TOOLS_CALL | methods::PROMPTS_GET => {
                     this.in_rounds(&method, request_id, progress_token, token, params)
                         .await
@@ -350,6 +358,17 @@ impl ServerSession {
                 ErrorObject::invalid_params("`resourceSubscriptions` must be an array of URIs")
             })?,
         };
+        let task_ids: Vec<String> = match filter.get("taskIds") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+                ErrorObject::invalid_params("`taskIds` must be an array of task ids")
+            })?,
+        };
+        if !task_ids.is_empty() && !self.declares_tasks_extension() {
+            return Err(crate::task::missing_extension("notifications/tasks"));
+        }
+        // Subscribed before the acknowledgement: no change after it is missed.
+        let mut statuses = (!task_ids.is_empty()).then(|| self.server.inner.tasks.task_statuses());
         let mut honoured = JsonObject::new();
         for (name, on) in [
             ("toolsListChanged", listen.tools),
@@ -363,6 +382,9 @@ impl ServerSession {
         if !uris.is_empty() {
             honoured.insert("resourceSubscriptions".into(), json!(uris));
         }
+        if !task_ids.is_empty() {
+            honoured.insert("taskIds".into(), json!(task_ids));
+        }
         for uri in uris {
             self.subscribe_uri(uri);
         }
@@ -372,7 +394,52 @@ impl ServerSession {
             .notify("notifications/subscriptions/acknowledged", ack, None)
             .await;
         self.server.register_session(self);
-        std::future::pending().await
+        let Some(statuses) = statuses.as_mut() else {
+            return std::future::pending().await;
+        };
+        // `notifications/tasks`: each task's state now, then every change.
+        let tag = |detail: Value| self.listen.get().and_then(|l| l.tag(Some(detail)));
+        for id in &task_ids {
+            if let Some(detail) = self.server.inner.tasks.extension_detail(id).await {
+                self.peer
+                    .notify(TASK_STATUS_NOTIFICATION, tag(detail), None)
+                    .await;
+            }
+        }
+        loop {
+            match statuses.recv().await {
+                Ok((id, detail)) if task_ids.contains(&id) => {
+                    self.peer
+                        .notify(TASK_STATUS_NOTIFICATION, tag(detail), None)
+                        .await;
+                }
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                    return std::future::pending().await;
+                }
+            }
+        }
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel` of the tasks extension: `-32021` for a
+    /// client that did not declare it.
+    async fn task_method(&self, method: &str, params: Option<Value>) -> Result<Value, ErrorObject> {
+        if !self.declares_tasks_extension() {
+            return Err(crate::task::missing_extension(method));
+        }
+        let tasks = &self.server.inner.tasks;
+        match method {
+            crate::task::TASKS_GET => tasks.extension_get(params).await,
+            crate::task::TASKS_UPDATE => tasks.extension_update(params).await,
+            _ => tasks.extension_cancel(params).await,
+        }
+    }
+
+    /// Whether this request's client declared the tasks extension.
+    fn declares_tasks_extension(&self) -> bool {
+        self.init
+            .get()
+            .is_some_and(|init| crate::task::extension_declared(&init.capabilities))
     }
 
     /// `server/discover`.
@@ -390,9 +457,16 @@ impl ServerSession {
     }
 
     /// What a modern request may use: no `logging` capability (the level travels in
-    /// `_meta`), no subscribe (that is `subscriptions/listen`), no core tasks.
+    /// `_meta`), no subscribe (that is `subscriptions/listen`), no core tasks — tasks are
+    /// the `io.modelcontextprotocol/tasks` extension.
     fn modern_capabilities(&self) -> ServerCapabilities {
+        let mut extra = JsonObject::new();
+        extra.insert(
+            "extensions".into(),
+            json!({ crate::task::TASKS_EXTENSION: {} }),
+        );
         ServerCapabilities {
+            extra,
             tools: Some(ListChangedCapability {
                 list_changed: Some(true),
             }),
@@ -467,10 +541,24 @@ impl ServerSession {
                 ));
             }
         };
-        if method == methods::TOOLS_CALL && map.get("task").is_some_and(|t| !t.is_null()) {
-            return Err(ErrorObject::invalid_params(
-                "task-augmented calls belong to the tasks extension (io.modelcontextprotocol/tasks), which this server does not offer on 2026-07-28; call without `task`",
-            ));
+        // A tool call may become a task of the tasks extension: only for a client that
+        // declared it, and only for a tool whose `taskSupport` allows it. The 2025-11-25
+        // `task` param is tolerated and ignored (the server decides).
+        let mut as_task = None;
+        if method == methods::TOOLS_CALL {
+            map.remove("task");
+            if let Some(Value::String(name)) = map.get("name")
+                && let Some((input_before_task, support)) = self.task_support(name)
+            {
+                match (support, self.declares_tasks_extension()) {
+                    (TaskSupport::Forbidden, _) => {}
+                    (TaskSupport::Required, false) => {
+                        return Err(crate::task::missing_extension(&format!("tool `{name}`")));
+                    }
+                    (_, false) => {}
+                    (_, true) => as_task = Some(input_before_task),
+                }
+            }
         }
         // The state is bound to the arguments' digest (taken from the params in place). A
         // first call of a tool that cannot ask anything never needs it.
@@ -514,35 +602,71 @@ impl ServerSession {
         };
         carried.absorb(responses.as_ref(), state.is_none());
         let rounds = Arc::new(Rounds::new(target, carried));
-        let ctx = Ctx::for_rounds(self.clone(), id, progress_token, cancel, rounds.clone());
-        let handler = async {
-            match method {
-                methods::TOOLS_CALL => self.call_tool(ctx, Some(params)).await,
-                methods::PROMPTS_GET => self.get_prompt(ctx, Some(params)).await,
-                _ => self.read_resource(ctx, Some(params)).await,
-            }
+        // A call that may become a task gets a token of its own: the task's, cancelled by
+        // `tasks/cancel` rather than by the request that started it.
+        let cancel = if as_task.is_some() {
+            CancellationToken::new()
+        } else {
+            cancel
         };
+        // What a replay of the task needs to rebuild the call in another process.
+        let call = as_task.map(|_| {
+            let init = self.init.get();
+            json!({
+                "name": name,
+                "arguments": params.get("arguments").cloned().unwrap_or(Value::Null),
+                "capabilities": init.map(|i| serde_json::to_value(&i.capabilities).unwrap_or(Value::Null)),
+                "clientInfo": init.map(|i| serde_json::to_value(&i.client_info).unwrap_or(Value::Null)),
+            })
+        });
+        let ctx = Ctx::for_rounds(
+            self.clone(),
+            id,
+            progress_token,
+            cancel.clone(),
+            rounds.clone(),
+        );
+        let this = self.clone();
+        let method_name = method.to_owned();
+        let mut handler: futures::future::BoxFuture<'static, Result<Value, ErrorObject>> =
+            Box::pin(async move {
+                match method_name.as_str() {
+                    methods::TOOLS_CALL => this.call_tool(ctx, Some(params)).await,
+                    methods::PROMPTS_GET => this.get_prompt(ctx, Some(params)).await,
+                    _ => this.read_resource(ctx, Some(params)).await,
+                }
+            });
+        let tasks = &self.server.inner.tasks;
+        if as_task == Some(false) {
+            // The call is a task before the tool runs.
+            return tasks.start_extension(rounds, cancel, handler, call).await;
+        }
         // The handler is polled here, and after each poll that leaves it waiting the rounds
-        // say whether it is stuck on questions (or failed): questions are only asked while
-        // it is polled, so no extra wake-up or task is needed to notice.
-        let mut handler = std::pin::pin!(handler);
+        // say whether it is stuck on questions (or failed), or asks to become a task:
+        // questions are only asked while it is polled, so no extra wake-up or task is
+        // needed to notice.
         let ended = std::future::poll_fn(|cx| {
             if let std::task::Poll::Ready(outcome) = handler.as_mut().poll(cx) {
-                return std::task::Poll::Ready(Ok(outcome));
+                return std::task::Poll::Ready(Some(Ok(outcome)));
             }
-            match rounds.stuck() {
-                None => std::task::Poll::Pending,
-                Some(stuck) => std::task::Poll::Ready(Err(stuck)),
+            if let Some(stuck) = rounds.stuck() {
+                return std::task::Poll::Ready(Some(Err(stuck)));
             }
+            if as_task.is_some() && rounds.task_requested() {
+                return std::task::Poll::Ready(None);
+            }
+            std::task::Poll::Pending
         })
         .await;
         match ended {
-            Ok(outcome) => outcome,
-            Err(Stuck::Failed(error)) => Err(error),
-            Err(Stuck::Input(_)) if binding_digest.is_none() => Err(ErrorObject::internal(
+            // The tool asked to continue as a task (`Ctx::become_task`).
+            None => tasks.start_extension(rounds, cancel, handler, call).await,
+            Some(Ok(outcome)) => outcome,
+            Some(Err(Stuck::Failed(error))) => Err(error),
+            Some(Err(Stuck::Input(_))) if binding_digest.is_none() => Err(ErrorObject::internal(
                 format!("{} asked the client, but says it cannot", rounds.target()),
             )),
-            Err(Stuck::Input(questions)) => {
+            Some(Err(Stuck::Input(questions))) => {
                 let carried = rounds.carry(&questions);
                 let ttl = self.server.inner.options.request_state_ttl;
                 input_required(&keys, &binding, questions, &carried, ttl)

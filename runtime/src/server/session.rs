@@ -344,6 +344,21 @@ impl ServerSession {
         })
     }
 
+    /// Of the tool named `name`: whether it gathers input before it becomes a task
+    /// ([`ToolHandler::input_before_task`](super::ToolHandler::input_before_task)), and its
+    /// task support.
+    pub(super) fn task_support(&self, name: &str) -> Option<(bool, TaskSupport)> {
+        read(&self.server.inner.tools).get(name).map(|entry| {
+            let support = entry
+                .descriptor
+                .execution
+                .as_ref()
+                .and_then(|e| e.task_support)
+                .unwrap_or(TaskSupport::Forbidden);
+            (entry.item.input_before_task(), support)
+        })
+    }
+
     pub(super) async fn call_tool(
         self: &Arc<Self>,
         ctx: Ctx,
@@ -395,7 +410,8 @@ impl ServerSession {
                     p.name
                 ),
             )),
-            (None, TaskSupport::Required) => Err(ErrorObject::new(
+            // A modern request checked the tasks extension itself.
+            (None, TaskSupport::Required) if ctx.rounds().is_none() => Err(ErrorObject::new(
                 METHOD_NOT_FOUND,
                 format!(
                     "tool `{}` must run as a task (its execution.taskSupport is \"required\"); add `task` to the params",

@@ -27,6 +27,23 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn asks_client(&self) -> bool {
         true
     }
+
+    /// Whether a call of this tool as a task of the tasks extension (MCP 2026-07-28) first
+    /// gathers its input in multi round-trip rounds and becomes a task only when it calls
+    /// [`Ctx::become_task`]. The default, `false`, makes the call a task before the tool
+    /// runs, so every question it asks becomes one of the task's `inputRequests`.
+    ///
+    /// ```
+    /// # use tracksuit::{ToolFn, ToolHandler, protocol::{CallToolResult, Tool}};
+    /// let t = ToolFn::new(Tool::new("t", Default::default()), |_ctx, _| async {
+    ///     Ok(CallToolResult::text("done"))
+    /// });
+    /// assert!(!t.input_before_task());
+    /// assert!(t.input_before_task_then().input_before_task());
+    /// ```
+    fn input_before_task(&self) -> bool {
+        false
+    }
 }
 
 /// A tool made of a descriptor and an async closure.
@@ -41,6 +58,7 @@ pub trait ToolHandler: Send + Sync + 'static {
 pub struct ToolFn<F> {
     descriptor: ToolDescriptor,
     f: F,
+    input_before_task: bool,
 }
 
 impl<F> ToolFn<F> {
@@ -50,7 +68,18 @@ impl<F> ToolFn<F> {
         F: Fn(Ctx, JsonObject) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
     {
-        ToolFn { descriptor, f }
+        ToolFn {
+            descriptor,
+            f,
+            input_before_task: false,
+        }
+    }
+
+    /// The same tool, gathering its input in multi round-trip rounds before it becomes a
+    /// task (see [`ToolHandler::input_before_task`]).
+    pub fn input_before_task_then(mut self) -> Self {
+        self.input_before_task = true;
+        self
     }
 }
 
@@ -69,6 +98,10 @@ where
         arguments: JsonObject,
     ) -> BoxFuture<'a, Result<CallToolResult, ToolError>> {
         Box::pin((self.f)(ctx, arguments))
+    }
+
+    fn input_before_task(&self) -> bool {
+        self.input_before_task
     }
 }
 

@@ -171,6 +171,13 @@ pub(crate) struct TaskEngine {
     options: TaskOptions,
     store: RwLock<Arc<dyn TaskStore>>,
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
+    /// Tasks of the tasks extension (MCP 2026-07-28) running in this process.
+    pub(super) extension: Mutex<HashMap<String, Arc<super::extension::Running>>>,
+    /// Every change of an extension task, as `(task id, DetailedTask)`, for the
+    /// `subscriptions/listen` streams that asked for its `notifications/tasks`.
+    pub(super) statuses: tokio::sync::broadcast::Sender<(String, Value)>,
+    /// How the server restarts an extension task another process left behind.
+    pub(super) resumer: std::sync::OnceLock<Arc<dyn super::extension::Resumer>>,
     last_purge: AtomicU64,
     expiries: Arc<Expiries>,
 }
@@ -248,6 +255,9 @@ impl TaskEngine {
             options,
             store: RwLock::new(Arc::new(InMemoryTaskStore::new())),
             live: Mutex::new(HashMap::new()),
+            extension: Mutex::new(HashMap::new()),
+            statuses: tokio::sync::broadcast::channel(256).0,
+            resumer: std::sync::OnceLock::new(),
             last_purge: AtomicU64::new(0),
             expiries: Arc::default(),
         })
@@ -261,13 +271,13 @@ impl TaskEngine {
         *self.store.write().unwrap_or_else(|p| p.into_inner()) = store;
     }
 
-    fn store(&self) -> Arc<dyn TaskStore> {
+    pub(super) fn store(&self) -> Arc<dyn TaskStore> {
         self.store.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Tasks running in this process.
+    /// Tasks running in this process (of both eras).
     pub(crate) fn running(&self) -> usize {
-        lock(&self.live).len()
+        lock(&self.live).len() + lock(&self.extension).len()
     }
 
     fn live(&self, id: &str) -> Option<Arc<LiveTask>> {
@@ -275,7 +285,7 @@ impl TaskEngine {
     }
 
     /// Deletes expired records, at most once a second.
-    async fn purge(&self) {
+    pub(super) async fn purge(&self) {
         let now = now_ms();
         let last = self.last_purge.load(Ordering::Relaxed);
         if now.saturating_sub(last) < 1000
@@ -297,7 +307,7 @@ impl TaskEngine {
     }
 
     /// Has the record stored now deleted soon after `at`, even if no request comes.
-    fn expire_at(self: &Arc<Self>, at: u64) {
+    pub(super) fn expire_at(self: &Arc<Self>, at: u64) {
         let earliest = {
             let mut due = lock(&self.expiries.due);
             let earliest = due.peek().is_none_or(|Reverse(first)| at < *first);
@@ -365,6 +375,8 @@ impl TaskEngine {
             method: method.to_owned(),
             outcome: None,
             expires_at,
+            input_requests: None,
+            resume: None,
         };
         self.store().put(record).await.map_err(store_error)?;
         if let Some(at) = expires_at {
@@ -448,6 +460,8 @@ impl TaskEngine {
             method: live.method.clone(),
             outcome,
             expires_at: live.expires_at,
+            input_requests: None,
+            resume: None,
         };
         if let Err(e) = self.store().put(record).await {
             tracing::error!(task = %live.id, error = %e, "could not store a task transition");
@@ -499,8 +513,15 @@ impl TaskEngine {
 
     /// A non-terminal record no task in this process is running belongs to a server that
     /// stopped: it will never finish, so it is failed.
-    async fn settle_orphan(&self, mut record: TaskRecord) -> Result<TaskRecord, ErrorObject> {
-        if is_terminal(record.task.status) || self.live(&record.task.task_id).is_some() {
+    pub(super) async fn settle_orphan(
+        &self,
+        mut record: TaskRecord,
+    ) -> Result<TaskRecord, ErrorObject> {
+        let id = &record.task.task_id;
+        if is_terminal(record.task.status)
+            || self.live(id).is_some()
+            || lock(&self.extension).contains_key(id)
+        {
             return Ok(record);
         }
         // It may have finished between the store read and the live check.
@@ -518,11 +539,17 @@ impl TaskEngine {
         record.task.status_message = Some(message.clone());
         record.task.last_updated_at = timestamp();
         record.outcome = Some(TaskOutcome::Error(ErrorObject::internal(message)));
-        self.store()
-            .put(record.clone())
-            .await
-            .map_err(store_error)?;
-        Ok(record)
+        match self.store().put(record.clone()).await {
+            Ok(()) => Ok(record),
+            // It finished meanwhile: the store kept the terminal record, which wins.
+            Err(super::TaskStoreError::Terminal(_)) => self
+                .store()
+                .get(&record.task.task_id)
+                .await
+                .map_err(store_error)?
+                .ok_or_else(|| not_found(&record.task.task_id)),
+            Err(e) => Err(store_error(e)),
+        }
     }
 
     /// `tasks/get`.

@@ -30,14 +30,22 @@
 //! ```
 
 mod engine;
+mod extension;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
 
 pub(crate) use engine::TaskEngine;
+pub use extension::TASKS_EXTENSION;
+pub(crate) use extension::{
+    Resumer, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE, declared as extension_declared,
+    missing_extension,
+};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;
-pub use store::{InMemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError};
+pub use store::{
+    InMemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError, check_put,
+};
 
 use std::time::Duration;
 

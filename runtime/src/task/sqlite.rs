@@ -1,7 +1,7 @@
 //! [`SqliteTaskStore`]: tasks in an embedded SQLite database file, so finished results
 //! survive a server restart.
 
-use super::store::{TaskPage, TaskRecord, TaskStore, TaskStoreError};
+use super::store::{TaskPage, TaskRecord, TaskStore, TaskStoreError, check_put};
 use futures::future::BoxFuture;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
@@ -10,9 +10,14 @@ use std::sync::{Arc, Mutex};
 /// A [`TaskStore`] in a SQLite database file (WAL mode). Each record is one row holding
 /// its JSON; the file can be opened again by the next run of the server.
 ///
-/// A database file belongs to one server process at a time: when the server restarts,
-/// tasks that were still running are reported as `failed` (their work died with the old
-/// process), while finished ones keep their results until their ttl runs out.
+/// A database file belongs to one live server process at a time, and this is enforced:
+/// the store holds an exclusive lock on the file (SQLite `locking_mode = EXCLUSIVE`) from
+/// [`open`](Self::open) until it is dropped, so a second process (or a second store in the
+/// same process) opening the file fails at once with [`TaskStoreError::InUse`]. When the
+/// server restarts, tasks that were still running are reported as `failed` (their work died
+/// with the old process), while finished ones keep their results until their ttl runs out.
+/// A terminal status is never changed (see [`TaskStore::put`]). To share tasks between
+/// replicas, use a store made for it (a database server), not one SQLite file.
 ///
 /// ```
 /// use tracksuit::task::{SqliteTaskStore, TaskStore};
@@ -34,9 +39,34 @@ fn backend(e: impl std::fmt::Display) -> TaskStoreError {
 }
 
 impl SqliteTaskStore {
-    /// Opens (creating if needed) the database at `path`.
+    /// Opens (creating if needed) the database at `path` and takes its exclusive lock.
+    /// Fails with [`TaskStoreError::InUse`] if another store — in this process or another —
+    /// holds the file.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, TaskStoreError> {
-        Self::from_connection(Connection::open(path).map_err(backend)?)
+        let path = path.as_ref();
+        let conn = Connection::open(path).map_err(backend)?;
+        // Take the lock first, without waiting: a held file is refused at once.
+        let locked = conn.execute_batch(
+            "PRAGMA busy_timeout = 0;
+             PRAGMA locking_mode = EXCLUSIVE;
+             BEGIN EXCLUSIVE;
+             COMMIT;",
+        );
+        if let Err(e) = locked {
+            let busy = matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            );
+            return Err(if busy {
+                TaskStoreError::InUse(format!(
+                    "the task database {} is held by another live process (or another store in this one); one server process per database file",
+                    path.display()
+                ))
+            } else {
+                backend(e)
+            });
+        }
+        Self::from_connection(conn)
     }
 
     /// A store in a private in-memory database (for tests).
@@ -48,7 +78,6 @@ impl SqliteTaskStore {
         conn.execute_batch(
             "PRAGMA journal_mode = WAL;
              PRAGMA synchronous = NORMAL;
-             PRAGMA busy_timeout = 5000;
              CREATE TABLE IF NOT EXISTS tracksuit_tasks (
                  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
                  task_id    TEXT NOT NULL UNIQUE,
@@ -87,13 +116,26 @@ impl TaskStore for SqliteTaskStore {
         self.with(move |conn| {
             let json = serde_json::to_string(&record).map_err(backend)?;
             let expires = record.expires_at.map(|v| v as i64);
-            conn.execute(
+            // Read, check and write in one transaction: a terminal record never changes.
+            let tx = conn.unchecked_transaction().map_err(backend)?;
+            let stored = tx
+                .query_row(
+                    "SELECT record FROM tracksuit_tasks WHERE task_id = ?1",
+                    params![record.task.task_id],
+                    |row| row.get::<_, String>(0),
+                )
+                .optional()
+                .map_err(backend)?
+                .map(decode)
+                .transpose()?;
+            check_put(stored.as_ref(), &record)?;
+            tx.execute(
                 "INSERT INTO tracksuit_tasks (task_id, expires_at, record) VALUES (?1, ?2, ?3)
                  ON CONFLICT (task_id) DO UPDATE SET expires_at = ?2, record = ?3",
                 params![record.task.task_id, expires, json],
             )
             .map_err(backend)?;
-            Ok(())
+            tx.commit().map_err(backend)
         })
     }
 
@@ -186,6 +228,95 @@ mod tests {
         assert_eq!(
             store.get("kept").await.expect("get"),
             Some(record("kept", None))
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A fresh database path in its own directory.
+    fn scratch(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!(
+            "tracksuit-sqlite-{name}-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4()
+        ));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("tasks.db");
+        (dir, path)
+    }
+
+    #[tokio::test]
+    async fn a_second_store_on_the_same_file_is_refused_until_the_first_is_dropped() {
+        let (dir, path) = scratch("twice");
+        let first = SqliteTaskStore::open(&path).expect("open");
+        first.put(record("a", None)).await.expect("put");
+        let started = std::time::Instant::now();
+        match SqliteTaskStore::open(&path) {
+            Err(TaskStoreError::InUse(message)) => {
+                assert!(
+                    message.contains("one server process per database file"),
+                    "{message}"
+                )
+            }
+            other => panic!("a second open succeeded or failed otherwise: {other:?}"),
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "the refusal should not wait for a timeout"
+        );
+        // The first store still works, and once it is gone the file opens again.
+        first
+            .put(record("b", None))
+            .await
+            .expect("put after refusal");
+        drop(first);
+        let again = SqliteTaskStore::open(&path).expect("reopen after drop");
+        assert!(again.get("b").await.expect("get").is_some());
+        drop(again);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Env var naming the database a child process (this test binary run again) opens.
+    const CHILD_DB: &str = "TRACKSUIT_SQLITE_LOCK_CHILD_DB";
+
+    /// Run in a child process by the test below: opens the database named in the
+    /// environment and prints the outcome (a no-op when run directly).
+    #[test]
+    fn lock_probe_child() {
+        if let Ok(path) = std::env::var(CHILD_DB) {
+            match SqliteTaskStore::open(&path) {
+                Ok(_) => println!("PROBE: opened"),
+                Err(TaskStoreError::InUse(m)) => println!("PROBE: in use: {m}"),
+                Err(e) => println!("PROBE: other error: {e}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn another_process_cannot_open_a_held_file() {
+        let (dir, path) = scratch("process");
+        let probe = || {
+            let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+                .args([
+                    "--exact",
+                    "task::sqlite::tests::lock_probe_child",
+                    "--nocapture",
+                ])
+                .env(CHILD_DB, &path)
+                .output()
+                .expect("run the child");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let held = SqliteTaskStore::open(&path).expect("open");
+        let refused = probe();
+        assert!(
+            refused.contains("PROBE: in use") && refused.contains("one server process"),
+            "the child was not refused: {refused}"
+        );
+        drop(held);
+        let opened = probe();
+        assert!(
+            opened.contains("PROBE: opened"),
+            "the child could not open a free file: {opened}"
         );
         std::fs::remove_dir_all(&dir).ok();
     }

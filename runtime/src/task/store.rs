@@ -1,7 +1,7 @@
 //! Where tasks live: the [`TaskStore`] trait, the record it keeps, and the in-memory default.
 
 use crate::capacity::ReleaseSpare;
-use crate::protocol::{ErrorObject, Task};
+use crate::protocol::{ErrorObject, JsonObject, Task, TaskStatus};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -32,6 +32,16 @@ pub struct TaskRecord {
     /// When the task may be deleted, in milliseconds since the Unix epoch (`None`: never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// Tasks extension (MCP 2026-07-28) only: the requests the task waits on while it is
+    /// `input_required` (its `inputRequests`, by key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<JsonObject>,
+    /// Tasks extension only: the sealed replay record of a running task (the call, its
+    /// answers so far and a handoff tool's `before` state, encrypted with the server's
+    /// state keys), rewritten after every exchange so that another process with the same
+    /// keys can resume the task by replay when its own process died.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<String>,
 }
 
 impl TaskRecord {
@@ -45,12 +55,52 @@ impl TaskRecord {
     ///     created_at: "2025-11-25T10:30:00Z".into(), last_updated_at: "2025-11-25T10:30:00Z".into(),
     ///     ttl: Some(1000), poll_interval: None,
     /// };
-    /// let record = TaskRecord { task, method: "tools/call".into(), outcome: None, expires_at: Some(5) };
+    /// let record = TaskRecord {
+    ///     task, method: "tools/call".into(), outcome: None, expires_at: Some(5), input_requests: None, resume: None,
+    /// };
     /// assert!(!record.is_expired(4));
     /// assert!(record.is_expired(5));
     /// ```
     pub fn is_expired(&self, now_ms: u64) -> bool {
         self.expires_at.is_some_and(|at| now_ms >= at)
+    }
+
+    /// Whether the task reached a terminal status (`completed`, `failed`, `cancelled`):
+    /// then its record never changes again.
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self.task.status,
+            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+        )
+    }
+}
+
+/// The check every [`TaskStore::put`] makes: a record stored with a terminal status is
+/// never changed (an identical write is accepted, so a retried write succeeds).
+///
+/// ```
+/// # use tracksuit::task::{check_put, TaskRecord, TaskStoreError};
+/// # use tracksuit::protocol::{Task, TaskStatus};
+/// let task = Task {
+///     task_id: "t".into(), status: TaskStatus::Completed, status_message: None,
+///     created_at: "2025-11-25T10:30:00Z".into(), last_updated_at: "2025-11-25T10:30:00Z".into(),
+///     ttl: None, poll_interval: None,
+/// };
+/// let done = TaskRecord {
+///     task, method: "tools/call".into(), outcome: None, expires_at: None, input_requests: None, resume: None,
+/// };
+/// let mut again = done.clone();
+/// again.task.status = TaskStatus::Failed;
+/// assert!(check_put(Some(&done), &done).is_ok());
+/// assert!(matches!(check_put(Some(&done), &again), Err(TaskStoreError::Terminal(_))));
+/// assert!(check_put(None, &again).is_ok());
+/// ```
+pub fn check_put(stored: Option<&TaskRecord>, new: &TaskRecord) -> Result<(), TaskStoreError> {
+    match stored {
+        Some(old) if old.is_terminal() && old != new => {
+            Err(TaskStoreError::Terminal(old.task.task_id.clone()))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -64,6 +114,12 @@ pub enum TaskStoreError {
     /// The backend failed (I/O, database).
     #[error("task store: {0}")]
     Backend(String),
+    /// A write tried to change a task that already reached a terminal status.
+    #[error("task {0} already reached a terminal status, which never changes")]
+    Terminal(String),
+    /// The store is held by another live process (SQLite: one process per database file).
+    #[error("task store in use: {0}")]
+    InUse(String),
 }
 
 /// One page of `tasks/list`.
@@ -91,7 +147,9 @@ pub struct TaskPage {
 /// ```
 pub trait TaskStore: Send + Sync + 'static {
     /// Inserts or replaces the record of `record.task.task_id`. A new id is listed after
-    /// every id already stored.
+    /// every id already stored. A stored record whose status is terminal never changes:
+    /// replacing it with a different record fails with [`TaskStoreError::Terminal`] (see
+    /// [`check_put`]), atomically with the write.
     fn put(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>>;
 
     /// The record of `task_id`, expired or not.
@@ -140,6 +198,9 @@ impl TaskStore for InMemoryTaskStore {
     fn put(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
         let mut m = self.lock();
         let id = record.task.task_id.clone();
+        if let Err(e) = check_put(m.by_id.get(&id).map(|(_, r)| r), &record) {
+            return Box::pin(async move { Err(e) });
+        }
         match m.by_id.get_mut(&id) {
             Some(slot) => slot.1 = record,
             None => {
@@ -226,6 +287,8 @@ pub(crate) mod tests {
             method: "tools/call".into(),
             outcome: None,
             expires_at,
+            input_requests: None,
+            resume: None,
         }
     }
 
@@ -241,6 +304,27 @@ pub(crate) mod tests {
         b.task.status = TaskStatus::Completed;
         b.outcome = Some(TaskOutcome::Result(serde_json::json!({"content": []})));
         store.put(b.clone()).await.expect("update");
+        assert_eq!(store.get("b").await.expect("get"), Some(b.clone()));
+        // A terminal status never changes; writing the same record again is fine.
+        store.put(b.clone()).await.expect("identical rewrite");
+        for status in [
+            TaskStatus::Working,
+            TaskStatus::Failed,
+            TaskStatus::Cancelled,
+        ] {
+            let mut changed = b.clone();
+            changed.task.status = status;
+            assert!(
+                matches!(store.put(changed).await, Err(TaskStoreError::Terminal(ref id)) if id == "b"),
+                "a completed task was changed to {status:?}"
+            );
+        }
+        let mut other_outcome = b.clone();
+        other_outcome.outcome = Some(TaskOutcome::Result(serde_json::json!({"content": [1]})));
+        assert!(matches!(
+            store.put(other_outcome).await,
+            Err(TaskStoreError::Terminal(_))
+        ));
         assert_eq!(store.get("b").await.expect("get"), Some(b));
 
         let first = store.list(None, 2).await.expect("list");

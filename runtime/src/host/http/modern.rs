@@ -91,6 +91,10 @@ fn check(
     let named = match request.method.as_str() {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
+        // The tasks extension routes by task (SEP-2663): `Mcp-Name` carries the task id.
+        crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
+            Some("taskId")
+        }
         _ => None,
     };
     if let Some(field) = named {

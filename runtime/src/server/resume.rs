@@ -1,0 +1,59 @@
+//! How a server resumes a task of the tasks extension that another process left behind:
+//! it rebuilds the tool call from the task's replay record, on a request-scoped session of
+//! its own (nobody listens to its logs or progress), asking through the replayed rounds.
+
+use super::modern::RequestMeta;
+use super::{ServerHandle, ServerInner, ServerSession};
+use crate::context::{Ctx, Rounds};
+use crate::protocol::{ErrorObject, Implementation, RequestId};
+use crate::seal::StateKeys;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use std::sync::{Arc, Weak};
+use tokio_util::sync::CancellationToken;
+
+/// The [`Resumer`](crate::task::Resumer) of one server.
+pub(crate) struct Resume(pub(crate) Weak<ServerInner>);
+
+impl crate::task::Resumer for Resume {
+    fn keys(&self) -> StateKeys {
+        match self.0.upgrade() {
+            Some(inner) => inner.state_keys.clone(),
+            None => StateKeys::random(),
+        }
+    }
+
+    fn restart(
+        &self,
+        call: &Value,
+        rounds: Arc<Rounds>,
+        cancel: CancellationToken,
+    ) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>> {
+        let server = ServerHandle {
+            inner: self.0.upgrade()?,
+        };
+        let name = call.get("name")?.as_str()?.to_owned();
+        // A tool that is gone cannot be resumed.
+        server.inner.tools.read().ok()?.get(&name)?;
+        let meta = RequestMeta {
+            version: super::MODERN_PROTOCOL_VERSIONS.first()?.to_string(),
+            capabilities: serde_json::from_value(call.get("capabilities")?.clone()).ok()?,
+            client_info: call
+                .get("clientInfo")
+                .and_then(|i| serde_json::from_value::<Implementation>(i.clone()).ok()),
+            log_level: None,
+        };
+        // Its messages have no client to go to: they are drained and dropped.
+        let (tx, mut rx) = crate::peer::outbound_queue(16);
+        tokio::spawn(async move { while rx.recv().await.is_some() {} });
+        let session = ServerSession::new_modern(server, tx, meta);
+        let id = RequestId::String(format!("resumed:{name}"));
+        let ctx = Ctx::for_rounds(session.clone(), id, None, cancel, rounds);
+        let params = json!({ "name": name, "arguments": call.get("arguments").cloned().unwrap_or(Value::Null) });
+        Some(Box::pin(async move {
+            let outcome = session.call_tool(ctx, Some(params)).await;
+            session.close();
+            outcome
+        }))
+    }
+}

@@ -1,0 +1,590 @@
+//! The tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663): a
+//! `tools/call` from a client that declared the extension may be answered with a
+//! `CreateTaskResult` (`resultType: "task"`) while the tool runs in the background; the
+//! client polls `tasks/get` (status with the inline result, error or `inputRequests`),
+//! answers questions with `tasks/update` and asks for cancellation with `tasks/cancel`
+//! (acknowledge-only). There is no `tasks/result` and no `tasks/list`.
+//!
+//! A running task is a call in live MRTR mode (see `context::rounds`): a question the tool
+//! asks is recorded as outstanding, the task becomes `input_required` with the question in
+//! its `inputRequests`, and the asking future waits until `tasks/update` delivers the
+//! answer. Every change is written to the server's [`TaskStore`](super::TaskStore) before
+//! it is observable, so `tasks/get` right after a `CreateTaskResult` (or a `tasks/update`
+//! acknowledgement) sees it.
+//!
+//! A task also keeps a sealed replay record in its store record (the call, every answer so
+//! far and a handoff tool's `before` state; see [`TaskRecord::resume`]), rewritten after
+//! every exchange. When a process finds a task that is not finished and that no process
+//! runs any more (its own died: on SQLite the file lock says so), it resumes it by replay:
+//! the tool runs again from the top against the logged answers — a handoff tool's `before`
+//! state is restored instead of run — and continues live from the first unanswered
+//! question. Without a usable replay record (other keys, a tool that is gone) the task is
+//! settled as `failed`.
+
+use super::engine::{TaskEngine, now_ms, timestamp};
+use super::store::{TaskOutcome, TaskRecord};
+use crate::context::{Carried, Question, Rounds};
+use crate::peer::sync::lock;
+use crate::protocol::*;
+use crate::seal::{Binding, StateKeys, digest_json};
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use tokio_util::sync::CancellationToken;
+
+/// What the server gives its task engine so that an extension task can outlive its process.
+pub(crate) trait Resumer: Send + Sync {
+    /// The keys replay records are sealed with (shared by every replica of a deployment).
+    fn keys(&self) -> StateKeys;
+
+    /// Rebuilds the call described by `call` (what [`start_extension`] was given) so that
+    /// it asks through `rounds`; `None` if it cannot (the tool is gone).
+    ///
+    /// [`start_extension`]: TaskEngine::start_extension
+    fn restart(
+        &self,
+        call: &Value,
+        rounds: Arc<Rounds>,
+        cancel: CancellationToken,
+    ) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>>;
+}
+
+/// A task's replay record, before sealing.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Replay {
+    /// The call: tool name, arguments, the client's capabilities.
+    call: Value,
+    /// The answers so far, the questions outstanding, the kept `before` state.
+    carried: Carried,
+}
+
+/// The binding of a task's replay record: only that task's record opens it.
+fn replay_binding(task_id: &str) -> Binding<'_> {
+    Binding {
+        method: "tasks/replay",
+        name: task_id,
+        params_digest: digest_json(&Value::Null),
+        principal: None,
+    }
+}
+
+/// The extension's identifier.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// `tasks/get`
+pub(crate) const TASKS_GET: &str = "tasks/get";
+/// `tasks/update`
+pub(crate) const TASKS_UPDATE: &str = "tasks/update";
+/// `tasks/cancel`
+pub(crate) const TASKS_CANCEL: &str = "tasks/cancel";
+
+/// Whether a client's capabilities declare the extension.
+pub(crate) fn declared(capabilities: &ClientCapabilities) -> bool {
+    capabilities
+        .extra
+        .get("extensions")
+        .and_then(Value::as_object)
+        .is_some_and(|e| e.contains_key(TASKS_EXTENSION))
+}
+
+/// `-32021` naming the extension, for a client that did not declare it.
+pub(crate) fn missing_extension(what: &str) -> ErrorObject {
+    ErrorObject::new(
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("Missing required client capability: {what} needs the {TASKS_EXTENSION} extension"),
+    )
+    .with_data(json!({
+        "requiredCapabilities": { "extensions": { TASKS_EXTENSION: {} } }
+    }))
+}
+
+/// A task of the extension running in this process.
+pub(crate) struct Running {
+    rounds: Arc<Rounds>,
+    cancel: CancellationToken,
+    /// The call, for the replay record (`None`: the task is not resumable).
+    call: Option<Value>,
+    /// The record as stored; holding the lock serialises the task's writes.
+    record: tokio::sync::Mutex<TaskRecord>,
+}
+
+/// The wire name of a status.
+fn status_name(status: TaskStatus) -> &'static str {
+    match status {
+        TaskStatus::Working => "working",
+        TaskStatus::InputRequired => "input_required",
+        TaskStatus::Completed => "completed",
+        TaskStatus::Failed => "failed",
+        TaskStatus::Cancelled => "cancelled",
+    }
+}
+
+/// The `Task` fields of a record, as the extension spells them (`ttlMs`, `pollIntervalMs`).
+fn task_fields(task: &Task) -> JsonObject {
+    let mut map = JsonObject::new();
+    map.insert("taskId".into(), task.task_id.clone().into());
+    map.insert("status".into(), status_name(task.status).into());
+    if let Some(message) = &task.status_message {
+        map.insert("statusMessage".into(), message.clone().into());
+    }
+    map.insert("createdAt".into(), task.created_at.clone().into());
+    map.insert("lastUpdatedAt".into(), task.last_updated_at.clone().into());
+    map.insert("ttlMs".into(), task.ttl.map_or(Value::Null, Value::from));
+    if let Some(interval) = task.poll_interval {
+        map.insert("pollIntervalMs".into(), interval.into());
+    }
+    map
+}
+
+/// The `DetailedTask` of a record: what `tasks/get` answers and `notifications/tasks`
+/// carries.
+pub(crate) fn detailed(record: &TaskRecord) -> Value {
+    let mut map = task_fields(&record.task);
+    match (record.task.status, &record.outcome) {
+        (TaskStatus::InputRequired, _) => {
+            map.insert(
+                "inputRequests".into(),
+                Value::Object(record.input_requests.clone().unwrap_or_default()),
+            );
+        }
+        (TaskStatus::Completed, Some(TaskOutcome::Result(result))) => {
+            map.insert("result".into(), result.clone());
+        }
+        (TaskStatus::Failed, Some(TaskOutcome::Error(error))) => {
+            map.insert(
+                "error".into(),
+                serde_json::to_value(error).unwrap_or(Value::Null),
+            );
+        }
+        (TaskStatus::Failed, _) => {
+            let error = ErrorObject::internal(
+                record
+                    .task
+                    .status_message
+                    .clone()
+                    .unwrap_or_else(|| "the task failed".into()),
+            );
+            map.insert(
+                "error".into(),
+                serde_json::to_value(error).unwrap_or(Value::Null),
+            );
+        }
+        _ => {}
+    }
+    Value::Object(map)
+}
+
+fn task_id_param(params: &Option<Value>) -> Result<String, ErrorObject> {
+    params
+        .as_ref()
+        .and_then(|p| p.get("taskId"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| ErrorObject::invalid_params("`taskId` (a string) is required"))
+}
+
+fn not_found(id: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!(
+        "Failed to retrieve task {}: Task not found",
+        ErrorObject::quote(id)
+    ))
+}
+
+impl TaskEngine {
+    /// Starts `work` — a `tools/call` whose context asks through `rounds` — as a task of the
+    /// extension. The record is stored before this returns, so the `CreateTaskResult` it
+    /// returns can be polled at once.
+    pub(crate) async fn start_extension(
+        self: &Arc<Self>,
+        rounds: Arc<Rounds>,
+        cancel: CancellationToken,
+        work: BoxFuture<'static, Result<Value, ErrorObject>>,
+        call: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        self.purge().await;
+        if self.running() >= self.options().max_running {
+            return Err(ErrorObject::internal(format!(
+                "too many running tasks (the limit is {}); try again later",
+                self.options().max_running
+            )));
+        }
+        let ttl = self.options().ttl_for(None);
+        let created = timestamp();
+        let task = Task {
+            task_id: uuid::Uuid::new_v4().to_string(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: created.clone(),
+            last_updated_at: created,
+            ttl,
+            poll_interval: Some(self.options().poll_interval.as_millis() as u64),
+        };
+        let expires_at = ttl.map(|ms| now_ms().saturating_add(ms));
+        rounds.become_task(&task.task_id);
+        let mut record = TaskRecord {
+            task: task.clone(),
+            method: methods::TOOLS_CALL.to_owned(),
+            outcome: None,
+            expires_at,
+            input_requests: None,
+            resume: None,
+        };
+        record.resume = self.seal_replay(&record, call.as_ref(), &rounds);
+        self.store()
+            .put(record.clone())
+            .await
+            .map_err(ErrorObject::internal)?;
+        if let Some(at) = expires_at {
+            self.expire_at(at);
+        }
+        let running = Arc::new(Running {
+            rounds,
+            cancel,
+            call,
+            record: tokio::sync::Mutex::new(record),
+        });
+        lock(&self.extension).insert(task.task_id.clone(), running.clone());
+        self.launch(running, expires_at, work);
+        let mut created = task_fields(&task);
+        created.insert("resultType".into(), "task".into());
+        Ok(Value::Object(created))
+    }
+
+    /// Runs `work` for `running` in the background; the task leaves the running set when
+    /// it ends.
+    fn launch(
+        self: &Arc<Self>,
+        running: Arc<Running>,
+        expires_at: Option<u64>,
+        work: BoxFuture<'static, Result<Value, ErrorObject>>,
+    ) {
+        let engine = self.clone();
+        tokio::spawn(async move {
+            engine.drive(&running, expires_at, work).await;
+            running.cancel.cancel();
+            let id = running.record.lock().await.task.task_id.clone();
+            crate::capacity::remove(&mut lock(&engine.extension), &id);
+        });
+    }
+
+    /// The sealed replay record of a task whose call is `call`, as `rounds` stand now.
+    fn seal_replay(
+        &self,
+        record: &TaskRecord,
+        call: Option<&Value>,
+        rounds: &Rounds,
+    ) -> Option<String> {
+        let call = call?.clone();
+        let keys = self.resumer.get()?.keys();
+        let payload = serde_json::to_vec(&Replay {
+            call,
+            carried: rounds.snapshot(),
+        })
+        .ok()?;
+        let ttl = match record.expires_at {
+            Some(at) => Duration::from_millis(at.saturating_sub(now_ms())),
+            None => Duration::from_secs(365 * 24 * 3600),
+        };
+        let id = &record.task.task_id;
+        match keys.seal(&replay_binding(id), ttl, SystemTime::now(), &payload) {
+            Ok(token) => Some(token),
+            Err(e) => {
+                tracing::warn!(task = %id, error = %e, "could not seal the task's replay record; it will not survive its process");
+                None
+            }
+        }
+    }
+
+    /// Resumes by replay a task that no process runs any more, if its replay record opens
+    /// here and its tool exists. Returns the task, now running here.
+    async fn resume(self: &Arc<Self>, record: &TaskRecord) -> Option<Arc<Running>> {
+        let resumer = self.resumer.get()?.clone();
+        let id = record.task.task_id.clone();
+        let bytes = resumer
+            .keys()
+            .open(&replay_binding(&id), record.resume.as_deref()?, SystemTime::now())
+            .map_err(|e| tracing::warn!(task = %id, error = %e, "a task's replay record does not open here"))
+            .ok()?;
+        let replay: Replay = serde_json::from_slice(&bytes).ok()?;
+        let name = replay.call.get("name").and_then(Value::as_str)?.to_owned();
+        let mut carried = replay.carried;
+        let pending = std::mem::take(&mut carried.pending);
+        let rounds = Arc::new(Rounds::new(format!("tool `{name}`"), carried));
+        let shown = record.input_requests.clone().unwrap_or_default();
+        rounds.expect(
+            pending
+                .into_iter()
+                .filter_map(|(key, digest)| {
+                    let request = shown.get(&key)?.clone();
+                    Some(Question {
+                        key,
+                        digest,
+                        request,
+                    })
+                })
+                .collect(),
+        );
+        rounds.become_task(&id);
+        let cancel = CancellationToken::new();
+        let work = resumer.restart(&replay.call, rounds.clone(), cancel.clone())?;
+        let running = Arc::new(Running {
+            rounds,
+            cancel,
+            call: Some(replay.call),
+            record: tokio::sync::Mutex::new(record.clone()),
+        });
+        {
+            let mut map = lock(&self.extension);
+            if let Some(other) = map.get(&id) {
+                // Another request resumed it first.
+                return Some(other.clone());
+            }
+            map.insert(id.clone(), running.clone());
+        }
+        tracing::info!(task = %id, tool = %name, "resuming a task by replay");
+        self.launch(running.clone(), record.expires_at, work);
+        Some(running)
+    }
+
+    /// Runs a task's work to its end, keeping its record in step: questions make it
+    /// `input_required`, answers `working` again, and the end a terminal status.
+    async fn drive(
+        &self,
+        running: &Running,
+        expires_at: Option<u64>,
+        work: BoxFuture<'static, Result<Value, ErrorObject>>,
+    ) {
+        let mut work = AssertUnwindSafe(work).catch_unwind();
+        let deadline = async {
+            match expires_at {
+                Some(at) => {
+                    tokio::time::sleep(Duration::from_millis(at.saturating_sub(now_ms()))).await
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                biased;
+                _ = running.cancel.cancelled() => {
+                    self.settle(running, TaskStatus::Cancelled, Some("The task was cancelled by request.".into()), None).await;
+                    return;
+                }
+                _ = &mut deadline => {
+                    let error = ErrorObject::internal("the task's ttl ran out before it finished");
+                    self.settle(running, TaskStatus::Failed, Some(error.message.clone()), Some(TaskOutcome::Error(error))).await;
+                    return;
+                }
+                outcome = &mut work => {
+                    let (status, message, outcome) = match outcome {
+                        // A tool result, `isError` or not, completes the task.
+                        Ok(Ok(result)) => (TaskStatus::Completed, None, TaskOutcome::Result(result)),
+                        Ok(Err(error)) => (TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error)),
+                        Err(_) => {
+                            let error = ErrorObject::internal("the tool panicked");
+                            (TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error))
+                        }
+                    };
+                    self.settle(running, status, message, Some(outcome)).await;
+                    return;
+                }
+                _ = running.rounds.changed() => {
+                    if let Some(error) = running.rounds.failure() {
+                        self.settle(running, TaskStatus::Failed, Some(error.message.clone()), Some(TaskOutcome::Error(error))).await;
+                        return;
+                    }
+                    self.sync_questions(running).await;
+                }
+            }
+        }
+    }
+
+    /// Brings a running task's status and `inputRequests` in line with its outstanding
+    /// questions.
+    async fn sync_questions(&self, running: &Running) {
+        let mut record = running.record.lock().await;
+        if record.is_terminal() {
+            return;
+        }
+        let outstanding = running.rounds.outstanding();
+        let requests: JsonObject = outstanding
+            .iter()
+            .map(|q| (q.key.clone(), q.request.clone()))
+            .collect();
+        let (status, requests) = if requests.is_empty() {
+            (TaskStatus::Working, None)
+        } else {
+            (TaskStatus::InputRequired, Some(requests))
+        };
+        let resume = self.seal_replay(&record, running.call.as_ref(), &running.rounds);
+        if record.task.status == status && record.input_requests == requests && resume.is_none() {
+            return;
+        }
+        let mut next = record.clone();
+        if next.task.status != status || next.input_requests != requests {
+            next.task.status = status;
+            next.task.status_message = None;
+            next.task.last_updated_at = timestamp();
+            next.input_requests = requests;
+        }
+        next.resume = resume;
+        match self.store().put(next.clone()).await {
+            Ok(()) => {
+                self.publish(&next);
+                *record = next;
+            }
+            Err(e) => {
+                tracing::error!(task = %record.task.task_id, error = %e, "could not store a task change")
+            }
+        }
+    }
+
+    /// Moves a running task to a terminal status (unless it already has one).
+    async fn settle(
+        &self,
+        running: &Running,
+        status: TaskStatus,
+        message: Option<String>,
+        outcome: Option<TaskOutcome>,
+    ) {
+        let mut record = running.record.lock().await;
+        if record.is_terminal() {
+            return;
+        }
+        let mut next = record.clone();
+        next.task.status = status;
+        next.task.status_message = message;
+        next.task.last_updated_at = timestamp();
+        next.input_requests = None;
+        next.resume = None;
+        next.outcome = outcome;
+        match self.store().put(next.clone()).await {
+            Ok(()) => {
+                self.publish(&next);
+                *record = next;
+            }
+            Err(e) => {
+                tracing::error!(task = %record.task.task_id, error = %e, "could not store a task's end")
+            }
+        }
+    }
+
+    /// Tells the listening streams about a task's new state.
+    fn publish(&self, record: &TaskRecord) {
+        let _ = self
+            .statuses
+            .send((record.task.task_id.clone(), detailed(record)));
+    }
+
+    /// Every later change of an extension task, as `(task id, DetailedTask)`.
+    pub(crate) fn task_statuses(&self) -> tokio::sync::broadcast::Receiver<(String, Value)> {
+        self.statuses.subscribe()
+    }
+
+    /// The current `DetailedTask` of `id`, if it is known.
+    pub(crate) async fn extension_detail(self: &Arc<Self>, id: &str) -> Option<Value> {
+        match self.find(id).await.ok()? {
+            Found::Running(running) => Some(detailed(&*running.record.lock().await)),
+            Found::Stored(record) => Some(detailed(&record)),
+        }
+    }
+
+    fn running_extension(&self, id: &str) -> Option<Arc<Running>> {
+        lock(&self.extension).get(id).cloned()
+    }
+
+    /// The task `id`: running here (perhaps resumed just now), or its stored record (not
+    /// found if unknown or expired; a task no process runs and that cannot be resumed is
+    /// settled as failed).
+    async fn find(self: &Arc<Self>, id: &str) -> Result<Found, ErrorObject> {
+        if let Some(running) = self.running_extension(id) {
+            return Ok(Found::Running(running));
+        }
+        self.purge().await;
+        let record = self
+            .store()
+            .get(id)
+            .await
+            .map_err(ErrorObject::internal)?
+            .ok_or_else(|| not_found(id))?;
+        if record.is_expired(now_ms()) {
+            return Err(not_found(id));
+        }
+        if record.is_terminal() {
+            return Ok(Found::Stored(Box::new(record)));
+        }
+        if let Some(running) = self.running_extension(id) {
+            return Ok(Found::Running(running));
+        }
+        if record.resume.is_some()
+            && let Some(running) = self.resume(&record).await
+        {
+            return Ok(Found::Running(running));
+        }
+        Ok(Found::Stored(Box::new(self.settle_orphan(record).await?)))
+    }
+
+    /// `tasks/get`: the task with its inline result, error or `inputRequests`.
+    pub(crate) async fn extension_get(
+        self: &Arc<Self>,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        let id = task_id_param(&params)?;
+        Ok(match self.find(&id).await? {
+            Found::Running(running) => detailed(&*running.record.lock().await),
+            Found::Stored(record) => detailed(&record),
+        })
+    }
+
+    /// `tasks/update`: delivers `inputResponses` to the questions the task waits on
+    /// (others are ignored) and acknowledges once the record shows them answered.
+    pub(crate) async fn extension_update(
+        self: &Arc<Self>,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        let id = task_id_param(&params)?;
+        let responses = match params.as_ref().and_then(|p| p.get("inputResponses")) {
+            Some(Value::Object(r)) => r.clone(),
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(
+                    "`inputResponses` must be an object",
+                ));
+            }
+        };
+        // A finished task ignores answers.
+        if let Found::Running(running) = self.find(&id).await?
+            && !running.rounds.answer(&responses).is_empty()
+        {
+            self.sync_questions(&running).await;
+        }
+        Ok(json!({}))
+    }
+
+    /// `tasks/cancel`: acknowledges; the task ends `cancelled` unless it finished first.
+    pub(crate) async fn extension_cancel(
+        self: &Arc<Self>,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        let id = task_id_param(&params)?;
+        if let Found::Running(running) = self.find(&id).await? {
+            running.cancel.cancel();
+        }
+        Ok(json!({}))
+    }
+
+    /// Sets how this engine resumes the tasks other processes left behind.
+    pub(crate) fn set_resumer(&self, resumer: Arc<dyn Resumer>) {
+        let _ = self.resumer.set(resumer);
+    }
+}
+
+/// Where a task was found.
+enum Found {
+    Running(Arc<Running>),
+    Stored(Box<TaskRecord>),
+}
