@@ -628,39 +628,37 @@ impl ServerSession {
         );
         let this = self.clone();
         let method_name = method.to_owned();
-        let mut handler: futures::future::BoxFuture<'static, Result<Value, ErrorObject>> =
-            Box::pin(async move {
-                match method_name.as_str() {
-                    methods::TOOLS_CALL => this.call_tool(ctx, Some(params)).await,
-                    methods::PROMPTS_GET => this.get_prompt(ctx, Some(params)).await,
-                    _ => this.read_resource(ctx, Some(params)).await,
-                }
-            });
+        let handler = async move {
+            match method_name.as_str() {
+                methods::TOOLS_CALL => this.call_tool(ctx, Some(params)).await,
+                methods::PROMPTS_GET => this.get_prompt(ctx, Some(params)).await,
+                _ => this.read_resource(ctx, Some(params)).await,
+            }
+        };
         let tasks = &self.server.inner.tasks;
-        if as_task == Some(false) {
-            // The call is a task before the tool runs.
-            return tasks.start_extension(rounds, cancel, handler, call).await;
-        }
         // The handler is polled here, and after each poll that leaves it waiting the rounds
         // say whether it is stuck on questions (or failed), or asks to become a task:
         // questions are only asked while it is polled, so no extra wake-up or task is
-        // needed to notice.
-        let ended = std::future::poll_fn(|cx| {
-            if let std::task::Poll::Ready(outcome) = handler.as_mut().poll(cx) {
-                return std::task::Poll::Ready(Some(Ok(outcome)));
+        // needed to notice. Only a call that may become a task is boxed (a task takes its
+        // handler along); any other stays on this future's stack.
+        let ended = match as_task {
+            None => one_round(std::pin::pin!(handler), &rounds, false).await,
+            Some(before_task) => {
+                let mut handler: futures::future::BoxFuture<'static, _> = Box::pin(handler);
+                if !before_task {
+                    // The call is a task before the tool runs.
+                    return tasks.start_extension(rounds, cancel, handler, call).await;
+                }
+                let ended = one_round(handler.as_mut(), &rounds, true).await;
+                if ended.is_none() {
+                    return tasks.start_extension(rounds, cancel, handler, call).await;
+                }
+                ended
             }
-            if let Some(stuck) = rounds.stuck() {
-                return std::task::Poll::Ready(Some(Err(stuck)));
-            }
-            if as_task.is_some() && rounds.task_requested() {
-                return std::task::Poll::Ready(None);
-            }
-            std::task::Poll::Pending
-        })
-        .await;
+        };
         match ended {
-            // The tool asked to continue as a task (`Ctx::become_task`).
-            None => tasks.start_extension(rounds, cancel, handler, call).await,
+            // Only a call that may become a task ends a round asking for it (handled above).
+            None => Err(ErrorObject::internal("the call asked to become a task")),
             Some(Ok(outcome)) => outcome,
             Some(Err(Stuck::Failed(error))) => Err(error),
             Some(Err(Stuck::Input(_))) if binding_digest.is_none() => Err(ErrorObject::internal(
@@ -673,6 +671,31 @@ impl ServerSession {
             }
         }
     }
+}
+
+/// Polls `handler` until it finishes (`Some(Ok)`), is stuck on questions or failed
+/// (`Some(Err)`), or, if `may_become_task`, asks to continue as a task (`None`).
+async fn one_round<F>(
+    mut handler: std::pin::Pin<&mut F>,
+    rounds: &Rounds,
+    may_become_task: bool,
+) -> Option<Result<Result<Value, ErrorObject>, Stuck>>
+where
+    F: std::future::Future<Output = Result<Value, ErrorObject>> + ?Sized,
+{
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(outcome) = handler.as_mut().poll(cx) {
+            return std::task::Poll::Ready(Some(Ok(outcome)));
+        }
+        if let Some(stuck) = rounds.stuck() {
+            return std::task::Poll::Ready(Some(Err(stuck)));
+        }
+        if may_become_task && rounds.task_requested() {
+            return std::task::Poll::Ready(None);
+        }
+        std::task::Poll::Pending
+    })
+    .await
 }
 
 /// The `input_required` result of a round that ended on `questions`.
