@@ -30,14 +30,20 @@
 //! ```
 
 mod engine;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
 
 pub(crate) use engine::TaskEngine;
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresOptions, PostgresTaskStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;
-pub use store::{InMemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError};
+pub use store::{
+    Claim, InMemoryTaskStore, Lease, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
+};
 
 use std::time::Duration;
 

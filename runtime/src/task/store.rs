@@ -1,7 +1,7 @@
 //! Where tasks live: the [`TaskStore`] trait, the record it keeps, and the in-memory default.
 
 use crate::capacity::ReleaseSpare;
-use crate::protocol::{ErrorObject, Task};
+use crate::protocol::{ErrorObject, Task, TaskStatus};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -110,6 +110,97 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Deletes every record expired at `now_ms`; returns how many.
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>>;
+
+    // Leases: which process runs a task. A store shared by several processes (replicas)
+    // gives each task to one of them at a time; the defaults suit a store only one process
+    // uses, where the process that created a task runs it.
+
+    /// Takes the lease on `task_id` for this store's process, if the task is not terminal
+    /// and its lease is free, expired or already this process's. Returns the record then
+    /// (and whether a cancellation was asked for), `None` if another process holds it.
+    /// The default claims any stored, non-terminal task.
+    fn claim<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Claim>, TaskStoreError>> {
+        Box::pin(async move {
+            Ok(self
+                .get(task_id)
+                .await?
+                .filter(|r| !is_final(r.task.status))
+                .map(|record| Claim {
+                    record,
+                    cancel_requested: false,
+                }))
+        })
+    }
+
+    /// Takes the lease on one non-terminal task whose holder stopped renewing it (its
+    /// process died), for this store's process to resume or settle it. The default finds
+    /// none.
+    fn claim_expired(&self) -> BoxFuture<'_, Result<Option<Claim>, TaskStoreError>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Gives up this process's lease on `task_id` (a terminal write releases it anyway).
+    fn release<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Who holds `task_id` now, if anyone.
+    fn lease<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Lease>, TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Records that `task_id` should be cancelled, for the process running it to see
+    /// (through [`cancel_requests`](Self::cancel_requests)). Returns whether the request
+    /// was recorded: `false` for a terminal or unknown task, and by default, where only
+    /// the local process can run it (it cancels in-process).
+    fn request_cancel<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(async { Ok(false) })
+    }
+
+    /// The ids of tasks this process holds whose cancellation was requested (by any
+    /// process), each once. `None` (the default): cancellation never comes from elsewhere.
+    fn cancel_requests(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        None
+    }
+}
+
+/// Whether `status` is terminal (`completed`, `failed`, `cancelled`).
+pub(crate) fn is_final(status: TaskStatus) -> bool {
+    matches!(
+        status,
+        TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+    )
+}
+
+/// A task's record, leased to the process that claimed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    /// The record as stored when the lease was taken.
+    pub record: TaskRecord,
+    /// Whether someone asked to cancel the task.
+    pub cancel_requested: bool,
+}
+
+/// Who runs a task, until when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    /// The holder's id (see the store's documentation for what it is).
+    pub owner: String,
+    /// When the lease runs out unless renewed, in milliseconds since the Unix epoch (by
+    /// the store's clock).
+    pub expires_at: u64,
 }
 
 /// Tasks in memory: fast, and gone when the process ends.
