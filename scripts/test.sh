@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, cargo tests (unit, integration, doc), the
-# official conformance suite, and interop with the TypeScript and Python SDK clients.
+# official conformance suite, interop with the TypeScript and Python SDK clients, and the
+# PostgreSQL store and scale-out tests (real PostgreSQL and HAProxy, started here).
 # This is the command README.md names and .ci/run calls.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +22,9 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 section "cargo test"
 cargo test --workspace --quiet
+
+section "PostgreSQL task store and event bus (a throwaway PostgreSQL server)"
+./scripts/postgres.sh
 
 section "official conformance suite"
 ./scripts/conformance.sh
