@@ -26,6 +26,9 @@ cargo test --workspace --quiet
 section "PostgreSQL task store and event bus (a throwaway PostgreSQL server)"
 ./scripts/postgres.sh
 
+section "scale-out: three replicas behind HAProxy on one PostgreSQL"
+./scripts/scale-out.sh
+
 section "official conformance suite"
 ./scripts/conformance.sh
 

@@ -522,7 +522,14 @@ impl TaskEngine {
             .put(record.clone())
             .await
             .map_err(store_error)?;
-        Ok(record)
+        // A shared store may not have written it (the task is leased to a live replica, or
+        // finished meanwhile): answer what the store holds.
+        let stored = self
+            .store()
+            .get(&record.task.task_id)
+            .await
+            .map_err(store_error)?;
+        Ok(stored.unwrap_or(record))
     }
 
     /// `tasks/get`.
