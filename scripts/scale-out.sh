@@ -111,6 +111,12 @@ wait_port "$sticky" "$hpid" "haproxy"
 echo "--- haproxy $("$haproxy" -v | head -1 | awk '{print $3}'): round-robin on $front, sticky on $sticky; replicas $pid_map"
 
 status=0
+echo "--- the Python mcp 2.x client through the round-robin front"
+venv="$root/.tools/venv-mcp2"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/interop/python2/requirements.txt
+"$venv/bin/python" tests/scale/sdk.py --url "http://127.0.0.1:$front/mcp" || status=1
+echo "--- plain HTTP: rounds, listen streams, a replica killed mid-task"
 python3 tests/scale/client.py --front "$front" --sticky "$sticky" --pids "$pid_map" --lease-ms "$lease_ms" || status=1
 if [ "$status" != 0 ]; then
     for f in "$work"/*.log; do echo "--- $f"; tail -20 "$f"; done
