@@ -79,6 +79,8 @@ defaults
     # a connection refused by a dead replica is retried on another
     retries 2
     option redispatch 1
+    # SSE: forward each event at once (no MSG_MORE / Nagle batching of small writes)
+    option http-no-delay
 
 # MCP 2026-07-28: stateless; any replica serves any request.
 frontend mcp_modern

@@ -56,7 +56,7 @@ def sse_messages(resp: http.client.HTTPResponse, want_id: Any = None):
         return
     data: list[str] = []
     while True:
-        line = resp.fp.readline()
+        line = resp.readline()  # de-chunked
         if not line:
             return
         line = line.decode().rstrip("\r\n")
