@@ -17,6 +17,8 @@ start_postgres
 
 echo "--- tracksuit unit and doc tests with --features postgres"
 cargo test --quiet -p tracksuit --features postgres
+echo "--- docs/scaling.md doctests"
+cargo test --quiet -p tracksuit-tests --features postgres --doc
 
 echo "--- tests/postgres.rs"
 out=$(mktemp)
