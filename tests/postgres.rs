@@ -496,3 +496,90 @@ async fn a_list_change_on_one_replica_reaches_a_listen_stream_on_another() {
     let note = next().await;
     assert_eq!(note["method"], "notifications/tools/list_changed", "{note}");
 }
+
+/// Runs until cancelled.
+#[tracksuit::mcp_tool(task_support = "optional")]
+async fn forever() -> String {
+    std::future::pending::<()>().await;
+    String::new()
+}
+
+/// A replica with a PostgreSQL store (lease `lease_ms`) and bus on `url` / `channel`;
+/// returns it, its store and its bus.
+async fn task_replica(
+    url: &str,
+    channel: &str,
+    owner: &str,
+    lease_ms: u64,
+) -> (ServerHandle, PostgresTaskStore, Arc<PgEventBus>) {
+    let store = store(url, owner, lease_ms).await;
+    let bus = Arc::new(
+        PgEventBus::connect_channel(url, channel)
+            .await
+            .expect("bus"),
+    );
+    let server = Server::new(Implementation::new("pg-task-replica", "1"))
+        .tool(forever)
+        .task_store(store.clone())
+        .event_bus(bus.clone())
+        .build()
+        .expect("server");
+    (server, store, bus)
+}
+
+async fn status_of(store: &PostgresTaskStore, id: &str) -> Option<TaskStatus> {
+    store.get(id).await.expect("get").map(|r| r.task.status)
+}
+
+#[tokio::test]
+async fn a_cancellation_asked_on_another_replica_stops_the_task_where_it_runs() {
+    let (_, url) = schema().await;
+    let channel = format!("cx_{}", uuid_like());
+    let (a, a_store, _) = task_replica(&url, &channel, "a", 300).await;
+    let (_b, b_store, b_bus) = task_replica(&url, &channel, "b", 10_000).await;
+    let client =
+        tracksuit_tests::support::connect(a.clone(), tracksuit::client::Client::builder()).await;
+
+    // Through the store's flag alone (seen at A's next lease renewal)...
+    let slow_path = client
+        .call_tool_as_task("forever", json!({}), None)
+        .await
+        .expect("task")
+        .task
+        .task_id;
+    assert_eq!(
+        status_of(&b_store, &slow_path).await,
+        Some(TaskStatus::Working)
+    );
+    assert!(b_store.request_cancel(&slow_path).await.expect("request"));
+    wait_for("A cancels the task B asked about", || async {
+        (status_of(&a_store, &slow_path).await == Some(TaskStatus::Cancelled)).then_some(())
+    })
+    .await;
+
+    // ...and through the bus's event alone: C renews its leases every 20 s, later than the
+    // wait's deadline, so only the event can stop the task in time.
+    let (c, c_store, _) = task_replica(&url, &channel, "c", 60_000).await;
+    let client =
+        tracksuit_tests::support::connect(c.clone(), tracksuit::client::Client::builder()).await;
+    let fast_path = client
+        .call_tool_as_task("forever", json!({}), None)
+        .await
+        .expect("task")
+        .task
+        .task_id;
+    b_bus
+        .publish(Event::TaskCancelRequested {
+            task_id: fast_path.clone(),
+        })
+        .await
+        .expect("publish");
+    wait_for("C cancels on the bus event", || async {
+        (status_of(&c_store, &fast_path).await == Some(TaskStatus::Cancelled)).then_some(())
+    })
+    .await;
+    tracksuit_tests::support::wait_until(|| c.running_tasks() == 0, "C's task stopped").await;
+    tracksuit_tests::support::wait_until(|| a.running_tasks() == 0, "A's task stopped").await;
+    let got = client.get_task(&fast_path).await.expect("get").task;
+    assert_eq!(got.status, TaskStatus::Cancelled);
+}

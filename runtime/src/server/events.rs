@@ -68,19 +68,43 @@ impl ServerHandle {
         }
     }
 
-    /// Starts draining the bus into this server's sessions, once (a no-op without a bus or
-    /// a runtime; tried again at the next broadcast or session).
+    /// Starts draining the bus into this server's sessions, and the task store's remote
+    /// cancellations into its task engine, once each (a no-op without a runtime; tried
+    /// again at the next broadcast or session).
     pub(super) fn start_pump(&self) {
-        let Some(bus) = &self.inner.bus else {
-            return;
-        };
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let Some(rx) = crate::peer::sync::lock(&bus.pending).take() else {
+        if let Some(rx) = self
+            .inner
+            .bus
+            .as_ref()
+            .and_then(|bus| crate::peer::sync::lock(&bus.pending).take())
+        {
+            rt.spawn(pump(Arc::downgrade(&self.inner), rx));
+        }
+        if let Some(rx) = crate::peer::sync::lock(&self.inner.remote_cancels).take() {
+            rt.spawn(cancel_pump(Arc::downgrade(&self.inner), rx));
+        }
+    }
+
+    /// Cancels `task_id` if it runs in this process (a request that came from another
+    /// replica; a task running elsewhere, finished, or unknown is left alone).
+    fn cancel_here(&self, task_id: &str) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        rt.spawn(pump(Arc::downgrade(&self.inner), rx));
+        if !self.inner.tasks.has_live(task_id) {
+            return;
+        }
+        let tasks = self.inner.tasks.clone();
+        let params = serde_json::json!({ "taskId": task_id });
+        rt.spawn(async move {
+            if let Err(e) = tasks.cancel(Some(params)).await {
+                // It finished meanwhile.
+                tracing::debug!(error = %e.message, "a remote cancellation found nothing to cancel");
+            }
+        });
     }
 
     /// Delivers an event that came off the bus to this process's sessions.
@@ -90,9 +114,10 @@ impl ServerHandle {
             Event::PromptsListChanged => self.broadcast(methods::PROMPTS_LIST_CHANGED, None),
             Event::ResourcesListChanged => self.broadcast(methods::RESOURCES_LIST_CHANGED, None),
             Event::ResourceUpdated { uri } => self.deliver_resource_updated(uri),
-            // Task events are for the task engine, which reads the store: nothing to send
-            // to sessions from here.
-            Event::TaskStatus { .. } | Event::TaskCancelRequested { .. } => {}
+            Event::TaskCancelRequested { task_id } => self.cancel_here(task_id),
+            // Status events tell other replicas to look at the store again; this layer has
+            // no listener for them yet (the tasks extension's `notifications/tasks`).
+            Event::TaskStatus { .. } => {}
         }
     }
 }
@@ -112,5 +137,27 @@ async fn pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<Event>) {
             return;
         };
         ServerHandle { inner }.deliver(&event);
+    }
+}
+
+/// Cancels the tasks whose cancellation the task store reports (requested on another
+/// replica, seen at a lease renewal) while the server exists.
+async fn cancel_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<String>) {
+    loop {
+        let task_id = match rx.recv().await {
+            Ok(id) => id,
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                tracing::warn!(
+                    missed = n,
+                    "the server fell behind its store's cancellations"
+                );
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(inner) = server.upgrade() else {
+            return;
+        };
+        ServerHandle { inner }.cancel_here(&task_id);
     }
 }

@@ -183,6 +183,8 @@ pub(crate) struct ServerInner {
     pub(crate) state_keys: crate::seal::StateKeys,
     /// The bus shared with the other replicas, if any.
     pub(crate) bus: Option<events::Bus>,
+    /// Cancellations the task store reports from other replicas, until the pump takes them.
+    pub(crate) remote_cancels: Mutex<Option<tokio::sync::broadcast::Receiver<String>>>,
 }
 
 /// Why a server could not be assembled, or an item not added to a running one.
@@ -276,6 +278,7 @@ impl Server {
                 options,
                 state_keys,
                 bus: None,
+                remote_cancels: Mutex::default(),
             },
             error,
         }
@@ -289,8 +292,14 @@ impl Server {
 
     /// Keeps tasks in `store` instead of memory (e.g. `SqliteTaskStore`, feature `sqlite`,
     /// so finished results survive a restart).
+    ///
+    /// A store shared by replicas (e.g. `PostgresTaskStore`, feature `postgres`) reports
+    /// cancellations requested on other replicas for the tasks this one runs; the server
+    /// cancels them here.
     pub fn task_store(self, store: impl crate::task::TaskStore) -> Self {
+        let cancels = store.cancel_requests();
         self.inner.tasks.set_store(Arc::new(store));
+        *lock(&self.inner.remote_cancels) = cancels;
         self
     }
 

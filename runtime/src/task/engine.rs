@@ -274,6 +274,11 @@ impl TaskEngine {
         lock(&self.live).get(id).cloned()
     }
 
+    /// Whether task `id` runs in this process.
+    pub(crate) fn has_live(&self, id: &str) -> bool {
+        lock(&self.live).contains_key(id)
+    }
+
     /// Deletes expired records, at most once a second.
     async fn purge(&self) {
         let now = now_ms();
