@@ -15,9 +15,10 @@ use std::time::Duration;
 use tower::ServiceExt;
 use tracksuit::events::{Event, EventBus, EventBusError, PgEventBus};
 use tracksuit::host::http::{HttpOptions, StreamableHttp};
-use tracksuit::protocol::{Implementation, Task, TaskStatus};
+use tracksuit::protocol::{Implementation, TaskStatus};
 use tracksuit::task::{
-    PostgresOptions, PostgresTaskStore, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
+    PostgresOptions, PostgresTaskStore, TaskNotice, TaskOutcome, TaskRecord, TaskStore,
+    TaskStoreError,
 };
 use tracksuit::{Server, ServerHandle};
 use tracksuit_tests::support::{wait_for, within};
@@ -79,21 +80,19 @@ async fn store(url: &str, owner: &str, lease_ms: u64) -> PostgresTaskStore {
     .expect("connect the store")
 }
 
+/// A record (built from JSON, so fields added to `TaskRecord` later take their defaults).
 fn record(id: &str, status: TaskStatus, expires_at: Option<u64>) -> TaskRecord {
-    TaskRecord {
-        task: Task {
-            task_id: id.into(),
-            status,
-            status_message: None,
-            created_at: "2026-07-28T10:30:00Z".into(),
-            last_updated_at: "2026-07-28T10:30:00Z".into(),
-            ttl: None,
-            poll_interval: None,
+    serde_json::from_value(json!({
+        "task": {
+            "taskId": id,
+            "status": status,
+            "createdAt": "2026-07-28T10:30:00Z",
+            "lastUpdatedAt": "2026-07-28T10:30:00Z",
         },
-        method: "tools/call".into(),
-        outcome: None,
-        expires_at,
-    }
+        "method": "tools/call",
+        "expiresAt": expires_at,
+    }))
+    .expect("a task record")
 }
 
 fn completed(id: &str) -> TaskRecord {
@@ -159,7 +158,7 @@ async fn replicas_starting_together_migrate_once() {
         .await
         .expect("version row")
         .get(0);
-    assert_eq!(version, 1);
+    assert_eq!(version, 2);
     let rows: i64 = client
         .query_one(
             &format!("SELECT count(*) FROM {schema}.tracksuit_schema_version"),
@@ -172,18 +171,67 @@ async fn replicas_starting_together_migrate_once() {
 }
 
 #[tokio::test]
+async fn an_older_schema_is_migrated_and_a_newer_one_refused() {
+    let (_, url) = schema().await;
+    drop(store(&url, "first", 10_000).await);
+    let client = raw(&url).await;
+    // Back to version 1, as a database made by an older build.
+    client
+        .batch_execute(
+            "ALTER TABLE tracksuit_tasks DROP COLUMN inbox;
+             UPDATE tracksuit_schema_version SET version = 1;",
+        )
+        .await
+        .expect("downgrade");
+    let store = store(&url, "second", 10_000).await;
+    store
+        .put(record("t", TaskStatus::Working, None))
+        .await
+        .expect("put");
+    let map = json!({"k": 1}).as_object().cloned().expect("object");
+    assert!(
+        store
+            .post_input("t", map)
+            .await
+            .expect("the inbox exists again")
+    );
+    let version: i32 = client
+        .query_one("SELECT version FROM tracksuit_schema_version", &[])
+        .await
+        .expect("version")
+        .get(0);
+    assert_eq!(version, 2);
+    client
+        .batch_execute("UPDATE tracksuit_schema_version SET version = 99")
+        .await
+        .expect("from the future");
+    let refused = PostgresTaskStore::connect(&url).await.expect_err("too new");
+    assert!(refused.to_string().contains("newer"), "{refused}");
+}
+
+#[tokio::test]
 async fn a_terminal_status_never_changes_whoever_writes() {
     let (_, url) = schema().await;
     let store = store(&url, "r1", 10_000).await;
     store.put(completed("done")).await.expect("put");
-    // The store's own write is skipped...
+    // The store's own write of a different record is refused, the same one again is not...
     store
-        .put(record("done", TaskStatus::Working, None))
+        .put(completed("done"))
         .await
-        .expect("put is not an error");
+        .expect("an identical rewrite");
+    let working = store.put(record("done", TaskStatus::Working, None)).await;
+    assert!(
+        matches!(&working, Err(TaskStoreError::Backend(m)) if m.contains("terminal")),
+        "{working:?}"
+    );
     let mut failed = completed("done");
     failed.task.status = TaskStatus::Failed;
-    store.put(failed).await.expect("put");
+    assert!(store.put(failed).await.is_err());
+    let mut other = completed("done");
+    other.outcome = Some(TaskOutcome::Result(
+        json!({"content": [{"type": "text", "text": "x"}]}),
+    ));
+    assert!(store.put(other).await.is_err(), "nor its outcome");
     assert_eq!(
         store.get("done").await.expect("get"),
         Some(completed("done"))
@@ -349,25 +397,75 @@ async fn a_cancellation_request_reaches_the_replica_holding_the_task() {
     let (_, url) = schema().await;
     let holder = store(&url, "holder", 300).await;
     let other = store(&url, "other", 10_000).await;
-    let mut requests = holder
-        .cancel_requests()
-        .expect("a shared store reports them");
+    let mut notices = holder.notices().expect("a shared store reports them");
     holder
         .put(record("long", TaskStatus::Working, None))
         .await
         .expect("put");
     assert!(other.request_cancel("long").await.expect("request"));
-    let id = within("the holder hears of it", requests.recv())
+    let notice = within("the holder hears of it", notices.recv())
         .await
         .expect("open");
-    assert_eq!(id, "long");
+    assert_eq!(notice, TaskNotice::CancelRequested("long".into()));
     // Once, not at every renewal.
     holder.renew().await.expect("renew");
-    assert!(requests.try_recv().is_err());
+    assert!(notices.try_recv().is_err());
     let claim = holder.claim("long").await.expect("claim").expect("held");
     assert!(claim.cancel_requested);
     let unknown = other.request_cancel("nope").await.expect("request");
     assert!(!unknown);
+}
+
+#[tokio::test]
+async fn input_posted_on_another_replica_reaches_the_holder_once() {
+    let (_, url) = schema().await;
+    let holder = store(&url, "holder", 300).await;
+    let other = store(&url, "other", 10_000).await;
+    let mut notices = holder.notices().expect("a shared store reports them");
+    holder
+        .put(record("asks", TaskStatus::InputRequired, None))
+        .await
+        .expect("put");
+    let answer = |word: &str| json!({"action": "accept", "content": {"word": word}});
+    let first = json!({"elicit-0": answer("a")});
+    let second = json!({"elicit-0": answer("b"), "elicit-1": answer("c")});
+    for posted in [first, second] {
+        let map = posted.as_object().cloned().expect("object");
+        assert!(other.post_input("asks", map).await.expect("post"));
+    }
+    let notice = within("the holder hears of it", notices.recv())
+        .await
+        .expect("open");
+    assert_eq!(notice, TaskNotice::InputPosted("asks".into()));
+    assert_eq!(
+        other.take_input("asks").await.expect("take"),
+        None,
+        "only the holder takes it"
+    );
+    let taken = holder
+        .take_input("asks")
+        .await
+        .expect("take")
+        .expect("input");
+    assert_eq!(
+        serde_json::Value::Object(taken),
+        json!({"elicit-0": answer("b"), "elicit-1": answer("c")}),
+        "merged, the later answer winning"
+    );
+    assert_eq!(
+        holder.take_input("asks").await.expect("take"),
+        None,
+        "taken once"
+    );
+    holder.put(completed("asks")).await.expect("finish");
+    let late = json!({"elicit-2": answer("d")})
+        .as_object()
+        .cloned()
+        .expect("object");
+    assert!(
+        !other.post_input("asks", late).await.expect("post"),
+        "a finished task takes no input"
+    );
 }
 
 #[tokio::test]
@@ -394,6 +492,9 @@ async fn events_reach_every_process_on_the_channel() {
             status: "completed".into(),
         },
         Event::TaskCancelRequested {
+            task_id: "t".into(),
+        },
+        Event::TaskInputPosted {
             task_id: "t".into(),
         },
     ];

@@ -70,6 +70,12 @@ pub enum Event {
         /// The task.
         task_id: String,
     },
+    /// Someone posted `inputResponses` for a task (in the task store): the replica running
+    /// it collects them.
+    TaskInputPosted {
+        /// The task.
+        task_id: String,
+    },
 }
 
 /// Why an event could not be published.

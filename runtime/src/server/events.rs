@@ -5,6 +5,7 @@
 use super::{ServerHandle, ServerInner};
 use crate::events::{Event, EventBus};
 use crate::protocol::methods;
+use crate::task::TaskNotice;
 use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::broadcast;
 
@@ -83,8 +84,8 @@ impl ServerHandle {
         {
             rt.spawn(pump(Arc::downgrade(&self.inner), rx));
         }
-        if let Some(rx) = crate::peer::sync::lock(&self.inner.remote_cancels).take() {
-            rt.spawn(cancel_pump(Arc::downgrade(&self.inner), rx));
+        if let Some(rx) = crate::peer::sync::lock(&self.inner.task_notices).take() {
+            rt.spawn(notice_pump(Arc::downgrade(&self.inner), rx));
         }
     }
 
@@ -115,6 +116,8 @@ impl ServerHandle {
             Event::ResourcesListChanged => self.broadcast(methods::RESOURCES_LIST_CHANGED, None),
             Event::ResourceUpdated { uri } => self.deliver_resource_updated(uri),
             Event::TaskCancelRequested { task_id } => self.cancel_here(task_id),
+            // Posted input is collected by the tasks extension's engine (`take_input`).
+            Event::TaskInputPosted { .. } => {}
             // Status events tell other replicas to look at the store again; this layer has
             // no listener for them yet (the tasks extension's `notifications/tasks`).
             Event::TaskStatus { .. } => {}
@@ -140,16 +143,16 @@ async fn pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<Event>) {
     }
 }
 
-/// Cancels the tasks whose cancellation the task store reports (requested on another
-/// replica, seen at a lease renewal) while the server exists.
-async fn cancel_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<String>) {
+/// Acts on what the task store reports from other replicas (seen at a lease renewal)
+/// while the server exists: cancels the tasks whose cancellation was requested.
+async fn notice_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<TaskNotice>) {
     loop {
-        let task_id = match rx.recv().await {
-            Ok(id) => id,
+        let notice = match rx.recv().await {
+            Ok(notice) => notice,
             Err(broadcast::error::RecvError::Lagged(n)) => {
                 tracing::warn!(
                     missed = n,
-                    "the server fell behind its store's cancellations"
+                    "the server fell behind its task store's notices"
                 );
                 continue;
             }
@@ -158,6 +161,11 @@ async fn cancel_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<Stri
         let Some(inner) = server.upgrade() else {
             return;
         };
-        ServerHandle { inner }.cancel_here(&task_id);
+        match notice {
+            TaskNotice::CancelRequested(id) => ServerHandle { inner }.cancel_here(&id),
+            // Posted input is for the tasks extension's engine, which collects it with
+            // `TaskStore::take_input`; the 2025 task API has no input to deliver.
+            TaskNotice::InputPosted(_) => {}
+        }
     }
 }

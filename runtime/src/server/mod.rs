@@ -183,8 +183,9 @@ pub(crate) struct ServerInner {
     pub(crate) state_keys: crate::seal::StateKeys,
     /// The bus shared with the other replicas, if any.
     pub(crate) bus: Option<events::Bus>,
-    /// Cancellations the task store reports from other replicas, until the pump takes them.
-    pub(crate) remote_cancels: Mutex<Option<tokio::sync::broadcast::Receiver<String>>>,
+    /// What the task store reports from other replicas, until the pump takes it.
+    pub(crate) task_notices:
+        Mutex<Option<tokio::sync::broadcast::Receiver<crate::task::TaskNotice>>>,
 }
 
 /// Why a server could not be assembled, or an item not added to a running one.
@@ -278,7 +279,7 @@ impl Server {
                 options,
                 state_keys,
                 bus: None,
-                remote_cancels: Mutex::default(),
+                task_notices: Mutex::default(),
             },
             error,
         }
@@ -297,9 +298,9 @@ impl Server {
     /// cancellations requested on other replicas for the tasks this one runs; the server
     /// cancels them here.
     pub fn task_store(self, store: impl crate::task::TaskStore) -> Self {
-        let cancels = store.cancel_requests();
+        let notices = store.notices();
         self.inner.tasks.set_store(Arc::new(store));
-        *lock(&self.inner.remote_cancels) = cancels;
+        *lock(&self.inner.task_notices) = notices;
         self
     }
 

@@ -42,7 +42,8 @@ pub use postgres::{PostgresOptions, PostgresTaskStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;
 pub use store::{
-    Claim, InMemoryTaskStore, Lease, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
+    Claim, InMemoryTaskStore, Lease, TaskNotice, TaskOutcome, TaskPage, TaskRecord, TaskStore,
+    TaskStoreError,
 };
 
 use std::time::Duration;

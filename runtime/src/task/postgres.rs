@@ -1,9 +1,12 @@
 //! [`PostgresTaskStore`]: tasks in PostgreSQL, shared by the replicas of a server, each task
 //! leased to the one replica that runs it.
 
-use super::store::{Claim, Lease, TaskPage, TaskRecord, TaskStore, TaskStoreError, is_final};
+use super::store::{
+    Claim, Lease, TaskNotice, TaskPage, TaskRecord, TaskStore, TaskStoreError, is_final,
+};
 use crate::on_demand::OnDemand;
 use crate::peer::sync::lock;
+use crate::protocol::JsonObject;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use futures::future::BoxFuture;
 use std::collections::HashSet;
@@ -87,8 +90,11 @@ impl PostgresOptions {
 ///   to exactly one survivor (`FOR UPDATE SKIP LOCKED`).
 /// - **Terminal statuses never change**: writes skip terminal rows, and a trigger refuses
 ///   any `UPDATE` that would change a terminal task's status or record, whoever sends it.
-/// - **Cancellation**: [`request_cancel`](TaskStore::request_cancel) sets a flag the
-///   holder sees at its next renewal, on [`cancel_requests`](TaskStore::cancel_requests).
+/// - **Cancellation and input from other replicas**:
+///   [`request_cancel`](TaskStore::request_cancel) sets a flag and
+///   [`post_input`](TaskStore::post_input) fills the task's inbox; the holder learns of
+///   both at its next renewal, on [`notices`](TaskStore::notices), and collects input with
+///   [`take_input`](TaskStore::take_input).
 ///
 /// ```no_run
 /// use tracksuit::{Server, task::{PostgresOptions, PostgresTaskStore}};
@@ -121,7 +127,7 @@ struct Inner {
     /// Non-terminal tasks this process holds the lease of.
     held: Mutex<Held>,
     renewer: OnDemand,
-    cancels: broadcast::Sender<String>,
+    notices: broadcast::Sender<TaskNotice>,
 }
 
 #[derive(Default)]
@@ -129,6 +135,13 @@ struct Held {
     tasks: HashSet<String>,
     /// Held tasks whose cancellation request was already announced.
     cancel_announced: HashSet<String>,
+}
+
+impl Held {
+    fn forget(&mut self, task_id: &str) {
+        self.tasks.remove(task_id);
+        self.cancel_announced.remove(task_id);
+    }
 }
 
 fn backend(e: impl std::fmt::Display) -> TaskStoreError {
@@ -169,6 +182,8 @@ const MIGRATIONS: &[&str] = &[
      $$ LANGUAGE plpgsql;
      CREATE TRIGGER tracksuit_tasks_keep_terminal BEFORE UPDATE ON tracksuit_tasks
          FOR EACH ROW EXECUTE FUNCTION tracksuit_tasks_keep_terminal();",
+    // 2: input posted for the holder of a task (`post_input` / `take_input`).
+    "ALTER TABLE tracksuit_tasks ADD COLUMN inbox JSONB;",
 ];
 
 /// The advisory lock key serialising migrations (any constant; "tracksui" in ASCII).
@@ -203,7 +218,7 @@ impl PostgresTaskStore {
                 lease: options.lease.max(Duration::from_millis(100)),
                 held: Mutex::default(),
                 renewer: OnDemand::default(),
-                cancels: broadcast::channel(256).0,
+                notices: broadcast::channel(256).0,
             }),
         })
     }
@@ -301,8 +316,7 @@ impl Inner {
             if held {
                 h.tasks.insert(task_id.to_owned());
             } else {
-                h.tasks.remove(task_id);
-                h.cancel_announced.remove(task_id);
+                h.forget(task_id);
             }
         }
         if held {
@@ -322,20 +336,25 @@ impl Inner {
                 &format!(
                     "UPDATE tracksuit_tasks SET lease_expires = now() + make_interval(secs => $2)
                      WHERE lease_owner = $1 AND status NOT IN {TERMINAL}
-                     RETURNING task_id, cancel_requested"
+                     RETURNING task_id, cancel_requested, inbox IS NOT NULL"
                 ),
                 &[&self.owner, &self.lease_secs()],
             )
             .await
             .map_err(backend)?;
         let mut still = HashSet::with_capacity(rows.len());
-        let mut to_cancel = Vec::new();
+        let mut notices = Vec::new();
         let mut h = lock(&self.held);
         for row in &rows {
             let id: String = row.get(0);
             let cancel: bool = row.get(1);
+            let input: bool = row.get(2);
             if cancel && h.cancel_announced.insert(id.clone()) {
-                to_cancel.push(id.clone());
+                notices.push(TaskNotice::CancelRequested(id.clone()));
+            }
+            if input {
+                // Until it is taken: the holder may have missed the bus's event.
+                notices.push(TaskNotice::InputPosted(id.clone()));
             }
             h.tasks.insert(id.clone());
             still.insert(id);
@@ -343,13 +362,12 @@ impl Inner {
         // Tasks held before the renewal and not renewed were finished or taken over; tasks
         // added while it ran stay.
         for gone in before.difference(&still) {
-            h.tasks.remove(gone);
-            h.cancel_announced.remove(gone);
+            h.forget(gone);
         }
         let n = h.tasks.len();
         drop(h);
-        for id in to_cancel {
-            let _ = self.cancels.send(id);
+        for notice in notices {
+            let _ = self.notices.send(notice);
         }
         Ok(n)
     }
@@ -379,9 +397,10 @@ async fn renew_loop(inner: Weak<Inner>) {
 }
 
 impl TaskStore for PostgresTaskStore {
-    /// Inserts the record (leased to this process unless terminal) or updates it, unless
-    /// the stored task is terminal or leased to another live process: then nothing is
-    /// written.
+    /// Inserts the record (leased to this process unless terminal) or updates it. A stored
+    /// terminal record is never changed (writing a different one is an error, the same one
+    /// again is not); a task leased to another live process is left to it (nothing is
+    /// written, and that is not an error).
     fn put(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
         Box::pin(async move {
             let terminal = is_final(record.task.status);
@@ -425,10 +444,32 @@ impl TaskStore for PostgresTaskStore {
                 .map_err(backend)?;
             if written.is_some() {
                 self.inner.hold(&record.task.task_id, !terminal);
-            } else {
-                tracing::debug!(task = %record.task.task_id, "task not written: terminal, or leased to another replica");
+                return Ok(());
             }
-            Ok(())
+            // Not written: the stored task is terminal (an error unless this is the same
+            // record again), or leased to another live replica (skipped: that replica runs
+            // it, and a reader sees what it writes).
+            let stored = client
+                .query_opt(
+                    "SELECT record FROM tracksuit_tasks WHERE task_id = $1",
+                    &[&record.task.task_id],
+                )
+                .await
+                .map_err(backend)?
+                .map(|row| decode(row.get(0)))
+                .transpose()?;
+            match stored {
+                Some(old) if is_final(old.task.status) && old != record => {
+                    Err(TaskStoreError::Backend(format!(
+                        "task {} already reached a terminal status, which never changes",
+                        record.task.task_id
+                    )))
+                }
+                _ => {
+                    tracing::debug!(task = %record.task.task_id, "task not written: leased to another replica");
+                    Ok(())
+                }
+            }
         })
     }
 
@@ -614,7 +655,58 @@ impl TaskStore for PostgresTaskStore {
         })
     }
 
-    fn cancel_requests(&self) -> Option<broadcast::Receiver<String>> {
-        Some(self.inner.cancels.subscribe())
+    fn post_input<'a>(
+        &'a self,
+        task_id: &'a str,
+        responses: JsonObject,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        Box::pin(async move {
+            let responses = serde_json::Value::Object(responses);
+            let client = self.inner.pool.get().await.map_err(backend)?;
+            let n = client
+                .execute(
+                    &format!(
+                        "UPDATE tracksuit_tasks SET inbox = COALESCE(inbox, '{{}}'::jsonb) || $2
+                         WHERE task_id = $1 AND status NOT IN {TERMINAL}"
+                    ),
+                    &[&task_id, &responses],
+                )
+                .await
+                .map_err(backend)?;
+            Ok(n > 0)
+        })
+    }
+
+    fn take_input<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<JsonObject>, TaskStoreError>> {
+        Box::pin(async move {
+            let client = self.inner.pool.get().await.map_err(backend)?;
+            let row = client
+                .query_opt(
+                    "WITH taken AS (
+                         SELECT task_id, inbox FROM tracksuit_tasks
+                         WHERE task_id = $1 AND lease_owner = $2 AND inbox IS NOT NULL
+                         FOR UPDATE
+                     )
+                     UPDATE tracksuit_tasks AS t SET inbox = NULL
+                     FROM taken WHERE t.task_id = taken.task_id
+                     RETURNING taken.inbox",
+                    &[&task_id, &self.inner.owner],
+                )
+                .await
+                .map_err(backend)?;
+            Ok(
+                row.and_then(|row| match row.get::<_, serde_json::Value>(0) {
+                    serde_json::Value::Object(map) => Some(map),
+                    _ => None,
+                }),
+            )
+        })
+    }
+
+    fn notices(&self) -> Option<broadcast::Receiver<TaskNotice>> {
+        Some(self.inner.notices.subscribe())
     }
 }

@@ -158,7 +158,7 @@ pub trait TaskStore: Send + Sync + 'static {
     }
 
     /// Records that `task_id` should be cancelled, for the process running it to see
-    /// (through [`cancel_requests`](Self::cancel_requests)). Returns whether the request
+    /// (through [`notices`](Self::notices)). Returns whether the request
     /// was recorded: `false` for a terminal or unknown task, and by default, where only
     /// the local process can run it (it cancels in-process).
     fn request_cancel<'a>(
@@ -169,11 +169,45 @@ pub trait TaskStore: Send + Sync + 'static {
         Box::pin(async { Ok(false) })
     }
 
-    /// The ids of tasks this process holds whose cancellation was requested (by any
-    /// process), each once. `None` (the default): cancellation never comes from elsewhere.
-    fn cancel_requests(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+    /// Leaves `responses` (a task's `inputResponses`, by key) for the process holding
+    /// `task_id`, which collects them with [`take_input`](Self::take_input); responses
+    /// posted earlier and not yet taken are kept, a later one replacing an earlier one of
+    /// the same key. Returns whether they were stored: `false` for a terminal or unknown
+    /// task, and by default (only the local process runs tasks; it takes answers directly).
+    fn post_input<'a>(
+        &'a self,
+        task_id: &'a str,
+        responses: crate::protocol::JsonObject,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let _ = (task_id, responses);
+        Box::pin(async { Ok(false) })
+    }
+
+    /// Takes (and removes) the responses posted for `task_id`, if this process holds it.
+    fn take_input<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<crate::protocol::JsonObject>, TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// News for the tasks this process holds, from other processes: a cancellation was
+    /// requested, or input was posted. Each is announced once. `None` (the default):
+    /// nothing comes from elsewhere.
+    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<TaskNotice>> {
         None
     }
+}
+
+/// What another process asked of a task this process holds (see [`TaskStore::notices`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskNotice {
+    /// Someone asked to cancel the task.
+    CancelRequested(String),
+    /// Someone posted `inputResponses` for it: collect them with [`TaskStore::take_input`].
+    InputPosted(String),
 }
 
 /// Whether `status` is terminal (`completed`, `failed`, `cancelled`).
