@@ -254,6 +254,7 @@ def legacy_tasks_and_a_kill(sticky: Http, pids: dict[str, int], lease_ms: int) -
         lease_ms / 1000 + TIMEOUT,
     )
     check("2025: once the lease ran out, the orphan is reported failed (not lost, not stuck)", settled is not None and "stopped" in (settled.get("statusMessage") or ""), settled)
+    print(f"     settled {(time.monotonic() - killed_at) * 1000:.0f} ms after the kill (lease {lease_ms} ms)", flush=True)
     later = other.call("tasks/get", {"taskId": run_id}).get("result", {})
     check("2025: and stays failed", later.get("status") == "failed", later)
 
@@ -271,7 +272,9 @@ def main() -> int:
         try:
             step()
         except Exception as e:  # a step that raises is a failure, not a crash of the run
-            import traceback; traceback.print_exc()
+            import traceback
+
+            traceback.print_exc()
             check(f"step raised {type(e).__name__}", False, e)
     print(f"{passed} passed, {failed} failed", flush=True)
     return 1 if failed else 0
