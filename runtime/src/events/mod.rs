@@ -27,7 +27,7 @@
 mod postgres;
 
 #[cfg(feature = "postgres")]
-pub use postgres::PgEventBus;
+pub use postgres::{DEFAULT_CHANNEL, PgEventBus};
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
