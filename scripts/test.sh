@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, cargo tests (unit, integration, doc), the
-# official conformance suite, and interop with the TypeScript and Python SDK clients.
+# official conformance suite, interop with the TypeScript and Python SDK clients, and the
+# PostgreSQL store and scale-out tests (real PostgreSQL and HAProxy, started here).
 # This is the command README.md names and .ci/run calls.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +24,12 @@ cargo clippy -p tracksuit --no-default-features --quiet -- -D warnings
 
 section "cargo test"
 cargo test --workspace --quiet
+
+section "PostgreSQL task store and event bus (a throwaway PostgreSQL server)"
+./scripts/postgres.sh
+
+section "scale-out: three replicas behind HAProxy on one PostgreSQL"
+./scripts/scale-out.sh
 
 section "official conformance suite"
 ./scripts/conformance.sh

@@ -6,3 +6,8 @@ pub mod support;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/eras.md")]
 pub struct ErasGuide;
+
+/// The code in `docs/scaling.md` (feature `postgres`), compiled as doctests.
+#[cfg(all(doctest, feature = "postgres"))]
+#[doc = include_str!("../docs/scaling.md")]
+pub struct ScalingGuide;

@@ -33,6 +33,7 @@ mod capacity;
 pub mod client;
 mod context;
 pub mod elicitation;
+pub mod events;
 pub mod handoff;
 pub mod host;
 mod on_demand;

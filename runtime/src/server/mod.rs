@@ -1,6 +1,7 @@
 //! The server: a [`Server`] holds the registries of tools, prompts, resources and templates,
 //! and every connection gets a [`ServerSession`] that dispatches MCP requests to them.
 
+mod events;
 mod modern;
 mod prompt;
 mod register;
@@ -181,6 +182,11 @@ pub(crate) struct ServerInner {
     pub(crate) tasks: Arc<crate::task::TaskEngine>,
     /// What seals modern requests' `requestState`.
     pub(crate) state_keys: crate::seal::StateKeys,
+    /// The bus shared with the other replicas, if any.
+    pub(crate) bus: Option<events::Bus>,
+    /// What the task store reports from other replicas, until the pump takes it.
+    pub(crate) task_notices:
+        Mutex<Option<tokio::sync::broadcast::Receiver<crate::task::TaskNotice>>>,
 }
 
 /// Why a server could not be assembled, or an item not added to a running one.
@@ -273,6 +279,8 @@ impl Server {
                 tasks: crate::task::TaskEngine::new(options.tasks.clone()),
                 options,
                 state_keys,
+                bus: None,
+                task_notices: Mutex::default(),
             },
             error,
         }
@@ -286,8 +294,35 @@ impl Server {
 
     /// Keeps tasks in `store` instead of memory (e.g. `SqliteTaskStore`, feature `sqlite`,
     /// so finished results survive a restart).
+    ///
+    /// A store shared by replicas (e.g. `PostgresTaskStore`, feature `postgres`) reports
+    /// cancellations requested on other replicas for the tasks this one runs; the server
+    /// cancels them here.
     pub fn task_store(self, store: impl crate::task::TaskStore) -> Self {
+        let notices = store.notices();
         self.inner.tasks.set_store(Arc::new(store));
+        *lock(&self.inner.task_notices) = notices;
+        self
+    }
+
+    /// Shares list changes and resource updates with the other replicas of this server
+    /// through `bus` (e.g. `PgEventBus`, feature `postgres`): `notify_*_list_changed`,
+    /// `notify_resource_updated` and run-time `add_*` / `remove_*` on any replica reach the
+    /// sessions and `subscriptions/listen` streams of every replica. See
+    /// [`events`](crate::events).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tracksuit::{Server, events::InProcessEventBus};
+    /// let bus = Arc::new(InProcessEventBus::new());
+    /// let a = Server::new(tracksuit::crate_info!()).event_bus(bus.clone()).build()?;
+    /// let b = Server::new(tracksuit::crate_info!()).event_bus(bus).build()?;
+    /// a.notify_tools_list_changed(); // b's listeners hear it too
+    /// # let _ = b;
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn event_bus(mut self, bus: Arc<dyn crate::events::EventBus>) -> Self {
+        self.inner.bus = Some(events::Bus::new(bus));
         self
     }
 
@@ -355,7 +390,9 @@ impl Server {
                 inner
                     .tasks
                     .set_resumer(Arc::new(resume::Resume(Arc::downgrade(&inner))));
-                Ok(ServerHandle { inner })
+                let handle = ServerHandle { inner };
+                handle.start_pump();
+                Ok(handle)
             }
         }
     }
@@ -515,7 +552,7 @@ impl ServerHandle {
     /// the same name is an error (remove it first to replace it).
     pub fn add_tool(&self, tool: impl ToolHandler) -> Result<(), ServerError> {
         self.inner.insert_tool(Arc::new(tool))?;
-        self.broadcast(methods::TOOLS_LIST_CHANGED, None);
+        self.broadcast_list_changed(methods::TOOLS_LIST_CHANGED);
         Ok(())
     }
 
@@ -523,7 +560,7 @@ impl ServerHandle {
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = write(&self.inner.tools).remove(name);
         if removed {
-            self.broadcast(methods::TOOLS_LIST_CHANGED, None);
+            self.broadcast_list_changed(methods::TOOLS_LIST_CHANGED);
         }
         removed
     }
@@ -531,7 +568,7 @@ impl ServerHandle {
     /// Adds a prompt at run time (an error if one of the same name exists).
     pub fn add_prompt(&self, prompt: impl PromptHandler) -> Result<(), ServerError> {
         self.inner.insert_prompt(Arc::new(prompt))?;
-        self.broadcast(methods::PROMPTS_LIST_CHANGED, None);
+        self.broadcast_list_changed(methods::PROMPTS_LIST_CHANGED);
         Ok(())
     }
 
@@ -539,7 +576,7 @@ impl ServerHandle {
     pub fn remove_prompt(&self, name: &str) -> bool {
         let removed = write(&self.inner.prompts).remove(name);
         if removed {
-            self.broadcast(methods::PROMPTS_LIST_CHANGED, None);
+            self.broadcast_list_changed(methods::PROMPTS_LIST_CHANGED);
         }
         removed
     }
@@ -547,7 +584,7 @@ impl ServerHandle {
     /// Adds a fixed resource at run time (an error if its URI is taken).
     pub fn add_resource(&self, resource: impl ResourceHandler) -> Result<(), ServerError> {
         self.inner.insert_resource(Arc::new(resource))?;
-        self.broadcast(methods::RESOURCES_LIST_CHANGED, None);
+        self.broadcast_list_changed(methods::RESOURCES_LIST_CHANGED);
         Ok(())
     }
 
@@ -555,7 +592,7 @@ impl ServerHandle {
     pub fn remove_resource(&self, uri: &str) -> bool {
         let removed = write(&self.inner.resources).remove(uri);
         if removed {
-            self.broadcast(methods::RESOURCES_LIST_CHANGED, None);
+            self.broadcast_list_changed(methods::RESOURCES_LIST_CHANGED);
         }
         removed
     }
@@ -566,7 +603,7 @@ impl ServerHandle {
         template: impl ResourceTemplateHandler,
     ) -> Result<(), ServerError> {
         self.inner.insert_template(Arc::new(template))?;
-        self.broadcast(methods::RESOURCES_LIST_CHANGED, None);
+        self.broadcast_list_changed(methods::RESOURCES_LIST_CHANGED);
         Ok(())
     }
 
@@ -575,23 +612,33 @@ impl ServerHandle {
     /// whose tools depend on something outside the registry. `add_tool` and `remove_tool`
     /// notify by themselves.
     pub fn notify_tools_list_changed(&self) {
-        self.broadcast(methods::TOOLS_LIST_CHANGED, None);
+        self.broadcast_list_changed(methods::TOOLS_LIST_CHANGED);
     }
 
     /// Tells clients the prompt list changed (see [`Self::notify_tools_list_changed`]).
     pub fn notify_prompts_list_changed(&self) {
-        self.broadcast(methods::PROMPTS_LIST_CHANGED, None);
+        self.broadcast_list_changed(methods::PROMPTS_LIST_CHANGED);
     }
 
     /// Tells clients the resource list changed (see [`Self::notify_tools_list_changed`]).
     pub fn notify_resources_list_changed(&self) {
-        self.broadcast(methods::RESOURCES_LIST_CHANGED, None);
+        self.broadcast_list_changed(methods::RESOURCES_LIST_CHANGED);
     }
 
     /// Tells every session subscribed to `uri` that it changed
     /// (`notifications/resources/updated`). A session whose outbound queue is full (its
     /// client is not reading) misses it.
     pub fn notify_resource_updated(&self, uri: &str) {
+        let event = crate::events::Event::ResourceUpdated {
+            uri: uri.to_owned(),
+        };
+        if !self.publish(event) {
+            self.deliver_resource_updated(uri);
+        }
+    }
+
+    /// Sends `notifications/resources/updated` to this process's sessions subscribed to `uri`.
+    fn deliver_resource_updated(&self, uri: &str) {
         let params = ResourceUpdatedNotificationParams {
             uri: uri.to_owned(),
             ..Default::default()
@@ -642,6 +689,7 @@ impl ServerHandle {
     }
 
     pub(crate) fn register_session(&self, session: &Arc<ServerSession>) {
+        self.start_pump();
         self.sessions().push(Arc::downgrade(session));
     }
 

@@ -284,6 +284,11 @@ impl TaskEngine {
         lock(&self.live).get(id).cloned()
     }
 
+    /// Whether task `id` runs in this process.
+    pub(crate) fn has_live(&self, id: &str) -> bool {
+        lock(&self.live).contains_key(id)
+    }
+
     /// Deletes expired records, at most once a second.
     pub(super) async fn purge(&self) {
         let now = now_ms();
@@ -540,16 +545,18 @@ impl TaskEngine {
         record.task.last_updated_at = timestamp();
         record.outcome = Some(TaskOutcome::Error(ErrorObject::internal(message)));
         match self.store().put(record.clone()).await {
-            Ok(()) => Ok(record),
             // It finished meanwhile: the store kept the terminal record, which wins.
-            Err(super::TaskStoreError::Terminal(_)) => self
-                .store()
-                .get(&record.task.task_id)
-                .await
-                .map_err(store_error)?
-                .ok_or_else(|| not_found(&record.task.task_id)),
-            Err(e) => Err(store_error(e)),
+            Ok(()) | Err(super::TaskStoreError::Terminal(_)) => {}
+            Err(e) => return Err(store_error(e)),
         }
+        // A shared store may not have written it (the task is leased to a live replica, or
+        // finished meanwhile): answer what the store holds.
+        let stored = self
+            .store()
+            .get(&record.task.task_id)
+            .await
+            .map_err(store_error)?;
+        Ok(stored.unwrap_or(record))
     }
 
     /// `tasks/get`.

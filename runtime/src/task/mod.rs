@@ -31,6 +31,8 @@
 
 mod engine;
 mod extension;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
@@ -41,10 +43,13 @@ pub(crate) use extension::{
     Resumer, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE, declared as extension_declared,
     missing_extension,
 };
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresOptions, PostgresTaskStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;
 pub use store::{
-    InMemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError, check_put,
+    Claim, InMemoryTaskStore, Lease, TaskNotice, TaskOutcome, TaskPage, TaskRecord, TaskStore,
+    TaskStoreError, check_put,
 };
 
 use std::time::Duration;

@@ -168,6 +168,131 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Deletes every record expired at `now_ms`; returns how many.
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>>;
+
+    // Leases: which process runs a task. A store shared by several processes (replicas)
+    // gives each task to one of them at a time; the defaults suit a store only one process
+    // uses, where the process that created a task runs it.
+
+    /// Takes the lease on `task_id` for this store's process, if the task is not terminal
+    /// and its lease is free, expired or already this process's. Returns the record then
+    /// (and whether a cancellation was asked for), `None` if another process holds it.
+    /// The default claims any stored, non-terminal task.
+    fn claim<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Claim>, TaskStoreError>> {
+        Box::pin(async move {
+            Ok(self
+                .get(task_id)
+                .await?
+                .filter(|r| !is_final(r.task.status))
+                .map(|record| Claim {
+                    record,
+                    cancel_requested: false,
+                }))
+        })
+    }
+
+    /// Takes the lease on one non-terminal task whose holder stopped renewing it (its
+    /// process died), for this store's process to resume or settle it. The default finds
+    /// none.
+    fn claim_expired(&self) -> BoxFuture<'_, Result<Option<Claim>, TaskStoreError>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Gives up this process's lease on `task_id` (a terminal write releases it anyway).
+    fn release<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Who holds `task_id` now, if anyone.
+    fn lease<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Lease>, TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Records that `task_id` should be cancelled, for the process running it to see
+    /// (through [`notices`](Self::notices)). Returns whether the request
+    /// was recorded: `false` for a terminal or unknown task, and by default, where only
+    /// the local process can run it (it cancels in-process).
+    fn request_cancel<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(async { Ok(false) })
+    }
+
+    /// Leaves `responses` (a task's `inputResponses`, by key) for the process holding
+    /// `task_id`, which collects them with [`take_input`](Self::take_input); responses
+    /// posted earlier and not yet taken are kept, a later one replacing an earlier one of
+    /// the same key. Returns whether they were stored: `false` for a terminal or unknown
+    /// task, and by default (only the local process runs tasks; it takes answers directly).
+    fn post_input<'a>(
+        &'a self,
+        task_id: &'a str,
+        responses: crate::protocol::JsonObject,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let _ = (task_id, responses);
+        Box::pin(async { Ok(false) })
+    }
+
+    /// Takes (and removes) the responses posted for `task_id`, if this process holds it.
+    fn take_input<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<crate::protocol::JsonObject>, TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// News for the tasks this process holds, from other processes: a cancellation was
+    /// requested, or input was posted. Each is announced once. `None` (the default):
+    /// nothing comes from elsewhere.
+    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<TaskNotice>> {
+        None
+    }
+}
+
+/// What another process asked of a task this process holds (see [`TaskStore::notices`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskNotice {
+    /// Someone asked to cancel the task.
+    CancelRequested(String),
+    /// Someone posted `inputResponses` for it: collect them with [`TaskStore::take_input`].
+    InputPosted(String),
+}
+
+/// Whether `status` is terminal (`completed`, `failed`, `cancelled`).
+pub(crate) fn is_final(status: TaskStatus) -> bool {
+    matches!(
+        status,
+        TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+    )
+}
+
+/// A task's record, leased to the process that claimed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    /// The record as stored when the lease was taken.
+    pub record: TaskRecord,
+    /// Whether someone asked to cancel the task.
+    pub cancel_requested: bool,
+}
+
+/// Who runs a task, until when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    /// The holder's id (see the store's documentation for what it is).
+    pub owner: String,
+    /// When the lease runs out unless renewed, in milliseconds since the Unix epoch (by
+    /// the store's clock).
+    pub expires_at: u64,
 }
 
 /// Tasks in memory: fast, and gone when the process ends.

@@ -1,0 +1,124 @@
+//! One replica of a server scaled out behind a load balancer (feature `postgres`): tasks in
+//! PostgreSQL (leased to the replica running them), list changes shared over PostgreSQL
+//! `LISTEN`/`NOTIFY`, and the `requestState` key from `TRACKSUIT_STATE_KEYS`, the same on
+//! every replica. `scripts/scale-out.sh` runs three behind HAProxy; docs/scaling.md explains.
+//!
+//! ```text
+//! export TRACKSUIT_STATE_KEYS="$(head -c 32 /dev/urandom | base64)"
+//! cargo run -p tracksuit-examples --features postgres --bin replica -- \
+//!     --port 8311 --name r1 --database-url postgres://tracksuit@127.0.0.1:5432/postgres
+//! ```
+
+use clap::Parser;
+use std::sync::Arc;
+use std::time::Duration;
+use tracksuit::events::PgEventBus;
+use tracksuit::host::http::HttpOptions;
+use tracksuit::task::{PostgresOptions, PostgresTaskStore, TaskOptions};
+use tracksuit::{Ctx, Elicits, Server, ServerOptions, ToolError, mcp_tool};
+
+#[derive(Parser)]
+#[command(about = "one tracksuit replica on a shared PostgreSQL")]
+struct Args {
+    /// Port for Streamable HTTP on 127.0.0.1.
+    #[arg(long)]
+    port: u16,
+    /// This replica's name (its lease owner id, and what `whoami` answers).
+    #[arg(long)]
+    name: String,
+    /// The shared database (`postgres://user@host:port/db`).
+    #[arg(long)]
+    database_url: String,
+    /// How long a task lease lasts unless renewed, in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    lease_ms: u64,
+}
+
+/// The replica's name, set once at start.
+static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+fn name() -> String {
+    NAME.get().cloned().unwrap_or_default()
+}
+
+/// Which replica answered.
+#[mcp_tool]
+async fn whoami() -> String {
+    name()
+}
+
+/// A word from the user.
+#[derive(serde::Deserialize, Elicits)]
+struct Word {
+    /// A word
+    word: String,
+}
+
+/// Asks the user two words, one round each, and says which replica finished the call.
+#[mcp_tool]
+async fn two_words(ctx: &Ctx) -> Result<String, ToolError> {
+    let first = ctx.elicit_form::<Word>("First word?").await?;
+    let second = ctx.elicit_form::<Word>("Second word?").await?;
+    let word = |w: tracksuit::Elicited<Word>| w.accepted().map(|w| w.word).unwrap_or_default();
+    Ok(format!(
+        "{} {} (finished on {})",
+        word(first),
+        word(second),
+        name()
+    ))
+}
+
+/// Tells every replica's listeners that the tool list changed; answers this replica's name.
+#[mcp_tool]
+async fn announce(ctx: &Ctx) -> String {
+    ctx.server().notify_tools_list_changed();
+    name()
+}
+
+/// Runs for `ms` milliseconds (or until cancelled), then answers this replica's name.
+#[mcp_tool(task_support = "optional")]
+async fn slow(
+    /// How long to run.
+    ms: u64,
+) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    name()
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    let _ = NAME.set(args.name.clone());
+    let io = |e: &dyn std::fmt::Display| std::io::Error::other(e.to_string());
+    let store = PostgresTaskStore::connect_with(
+        &args.database_url,
+        PostgresOptions::default()
+            .owner(&args.name)
+            .lease(Duration::from_millis(args.lease_ms)),
+    )
+    .await
+    .map_err(|e| io(&e))?;
+    let bus = PgEventBus::connect(&args.database_url)
+        .await
+        .map_err(|e| io(&e))?;
+    let options = ServerOptions::default()
+        .tasks(TaskOptions::default().poll_interval(Duration::from_millis(100)));
+    let server = Server::with_options(tracksuit::crate_info!(), options)
+        .tool(whoami)
+        .tool(two_words)
+        .tool(announce)
+        .tool(slow)
+        .task_store(store)
+        .event_bus(Arc::new(bus));
+    eprintln!(
+        "replica {} on http://127.0.0.1:{}/mcp",
+        args.name, args.port
+    );
+    server
+        .serve_http_with(("127.0.0.1", args.port), HttpOptions::default())
+        .await
+}

@@ -1,0 +1,171 @@
+//! A server on an [`EventBus`]: its broadcasts go out on the bus, and what the bus brings
+//! back (from this replica or any other) reaches its sessions and `subscriptions/listen`
+//! streams. Without a bus, broadcasts are delivered in-process directly.
+
+use super::{ServerHandle, ServerInner};
+use crate::events::{Event, EventBus};
+use crate::protocol::methods;
+use crate::task::TaskNotice;
+use std::sync::{Arc, Mutex, Weak};
+use tokio::sync::broadcast;
+
+/// The bus a server publishes on, and the subscription its pump drains.
+pub(crate) struct Bus {
+    pub(crate) bus: Arc<dyn EventBus>,
+    /// Subscribed when the server was built, so nothing published after `build` is missed;
+    /// taken by the pump when it starts (the first time a runtime is at hand).
+    pending: Mutex<Option<broadcast::Receiver<Event>>>,
+}
+
+impl Bus {
+    pub(crate) fn new(bus: Arc<dyn EventBus>) -> Self {
+        let rx = bus.subscribe();
+        Bus {
+            bus,
+            pending: Mutex::new(Some(rx)),
+        }
+    }
+}
+
+/// The event a list-changed broadcast of `method` travels as.
+fn list_event(method: &str) -> Option<Event> {
+    match method {
+        methods::TOOLS_LIST_CHANGED => Some(Event::ToolsListChanged),
+        methods::PROMPTS_LIST_CHANGED => Some(Event::PromptsListChanged),
+        methods::RESOURCES_LIST_CHANGED => Some(Event::ResourcesListChanged),
+        _ => None,
+    }
+}
+
+impl ServerHandle {
+    /// Sends `event` on the server's bus, for every replica (this one included) to deliver.
+    /// Returns `false` if there is no bus or no runtime to publish from: the caller then
+    /// delivers in-process.
+    pub(super) fn publish(&self, event: Event) -> bool {
+        let Some(bus) = &self.inner.bus else {
+            return false;
+        };
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return false;
+        };
+        self.start_pump();
+        let bus = bus.bus.clone();
+        let this = self.clone();
+        rt.spawn(async move {
+            if let Err(e) = bus.publish(event.clone()).await {
+                // The bus is down: this replica's own clients still hear it.
+                tracing::warn!(error = %e, ?event, "could not publish an event; delivering it locally only");
+                this.deliver(&event);
+            }
+        });
+        true
+    }
+
+    /// Broadcasts a list change: on the bus if the server has one, else directly.
+    pub(super) fn broadcast_list_changed(&self, method: &str) {
+        let published = list_event(method).is_some_and(|event| self.publish(event));
+        if !published {
+            self.broadcast(method, None);
+        }
+    }
+
+    /// Starts draining the bus into this server's sessions, and the task store's remote
+    /// cancellations into its task engine, once each (a no-op without a runtime; tried
+    /// again at the next broadcast or session).
+    pub(super) fn start_pump(&self) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if let Some(rx) = self
+            .inner
+            .bus
+            .as_ref()
+            .and_then(|bus| crate::peer::sync::lock(&bus.pending).take())
+        {
+            rt.spawn(pump(Arc::downgrade(&self.inner), rx));
+        }
+        if let Some(rx) = crate::peer::sync::lock(&self.inner.task_notices).take() {
+            rt.spawn(notice_pump(Arc::downgrade(&self.inner), rx));
+        }
+    }
+
+    /// Cancels `task_id` if it runs in this process (a request that came from another
+    /// replica; a task running elsewhere, finished, or unknown is left alone).
+    fn cancel_here(&self, task_id: &str) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if !self.inner.tasks.has_live(task_id) {
+            return;
+        }
+        let tasks = self.inner.tasks.clone();
+        let params = serde_json::json!({ "taskId": task_id });
+        rt.spawn(async move {
+            if let Err(e) = tasks.cancel(Some(params)).await {
+                // It finished meanwhile.
+                tracing::debug!(error = %e.message, "a remote cancellation found nothing to cancel");
+            }
+        });
+    }
+
+    /// Delivers an event that came off the bus to this process's sessions.
+    fn deliver(&self, event: &Event) {
+        match event {
+            Event::ToolsListChanged => self.broadcast(methods::TOOLS_LIST_CHANGED, None),
+            Event::PromptsListChanged => self.broadcast(methods::PROMPTS_LIST_CHANGED, None),
+            Event::ResourcesListChanged => self.broadcast(methods::RESOURCES_LIST_CHANGED, None),
+            Event::ResourceUpdated { uri } => self.deliver_resource_updated(uri),
+            Event::TaskCancelRequested { task_id } => self.cancel_here(task_id),
+            // Posted input is collected by the tasks extension's engine (`take_input`).
+            Event::TaskInputPosted { .. } => {}
+            // Status events tell other replicas to look at the store again; this layer has
+            // no listener for them yet (the tasks extension's `notifications/tasks`).
+            Event::TaskStatus { .. } => {}
+        }
+    }
+}
+
+/// Hands each event off the bus to the server while it exists.
+async fn pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<Event>) {
+    loop {
+        let event = match rx.recv().await {
+            Ok(event) => event,
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                tracing::warn!(missed = n, "the server fell behind its event bus");
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(inner) = server.upgrade() else {
+            return;
+        };
+        ServerHandle { inner }.deliver(&event);
+    }
+}
+
+/// Acts on what the task store reports from other replicas (seen at a lease renewal)
+/// while the server exists: cancels the tasks whose cancellation was requested.
+async fn notice_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<TaskNotice>) {
+    loop {
+        let notice = match rx.recv().await {
+            Ok(notice) => notice,
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                tracing::warn!(
+                    missed = n,
+                    "the server fell behind its task store's notices"
+                );
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(inner) = server.upgrade() else {
+            return;
+        };
+        match notice {
+            TaskNotice::CancelRequested(id) => ServerHandle { inner }.cancel_here(&id),
+            // Posted input is for the tasks extension's engine, which collects it with
+            // `TaskStore::take_input`; the 2025 task API has no input to deliver.
+            TaskNotice::InputPosted(_) => {}
+        }
+    }
+}

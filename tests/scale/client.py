@@ -1,0 +1,286 @@
+"""Checks three tracksuit replicas behind HAProxy (scripts/scale-out.sh starts them), over
+plain HTTP so every round's replica is visible (HAProxy's X-Served-By header):
+
+1. modern (2026-07-28), round-robin front: a multi round-trip call's rounds land on
+   different replicas and the call completes (the sealed requestState opens everywhere);
+2. a list change announced on one replica reaches a subscriptions/listen stream held open
+   on another (the PostgreSQL event bus);
+3. 2025-11-25, sticky front: a session's requests stay on one replica; a task created there
+   survives as a record when that replica is SIGKILLed: another replica does not settle it
+   while the dead one's lease lasts, then reports it failed; a finished task's result stays
+   readable from the survivors.
+
+Usage: client.py --front PORT --sticky PORT --pids name=pid,name=pid,... --lease-ms N
+Prints PASS/FAIL per check, then "N passed, M failed"; exits 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+TIMEOUT = 10.0  # seconds: any single wait longer than this fails the check
+
+passed = 0
+failed = 0
+
+
+def check(name: str, ok: bool, detail: Any = "") -> bool:
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"PASS {name}", flush=True)
+    else:
+        failed += 1
+        print(f"FAIL {name}: {detail}", flush=True)
+    return ok
+
+
+def sse_messages(resp: http.client.HTTPResponse, want_id: Any = None):
+    """Yields the JSON messages of an SSE (or JSON) response; stops after the response
+    whose id is `want_id` when given."""
+    ctype = resp.getheader("content-type", "")
+    if "text/event-stream" not in ctype:
+        body = resp.read()
+        if body:
+            yield json.loads(body)
+        return
+    data: list[str] = []
+    while True:
+        line = resp.readline()  # de-chunked
+        if not line:
+            return
+        line = line.decode().rstrip("\r\n")
+        if line.startswith("data:"):
+            data.append(line[5:].lstrip())
+        elif line == "" and data:
+            joined = "\n".join(data).strip()
+            data = []
+            if not joined:  # a priming event (2025-11-25) carries no message
+                continue
+            msg = json.loads(joined)
+            yield msg
+            if want_id is not None and msg.get("id") == want_id and "method" not in msg:
+                return
+
+
+class Http:
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def post(self, body: dict, headers: dict[str, str]) -> tuple[int, dict[str, str], list[dict]]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT)
+        try:
+            h = {"content-type": "application/json", "accept": "application/json, text/event-stream", **headers}
+            conn.request("POST", "/mcp", json.dumps(body), h)
+            resp = conn.getresponse()
+            hdrs = {k.lower(): v for k, v in resp.getheaders()}
+            msgs = list(sse_messages(resp, body.get("id"))) if resp.status == 200 else []
+            if resp.status != 200:
+                resp.read()
+            return resp.status, hdrs, msgs
+        finally:
+            conn.close()
+
+
+def modern_request(rid: int, method: str, params: dict, caps: dict | None = None) -> tuple[dict, dict[str, str]]:
+    params = dict(params)
+    params["_meta"] = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": caps or {},
+    }
+    headers = {"mcp-protocol-version": MODERN, "mcp-method": method}
+    if method == "tools/call":
+        headers["mcp-name"] = params["name"]
+    return {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}, headers
+
+
+def response(msgs: list[dict], rid: int) -> dict:
+    for m in msgs:
+        if m.get("id") == rid and "method" not in m:
+            return m
+    return {}
+
+
+def text(result: dict) -> str:
+    content = result.get("content") or []
+    return content[0].get("text", "") if content else ""
+
+
+def multi_round(front: Http) -> None:
+    caps = {"elicitation": {"form": {}}}
+    served: list[str] = []
+    answers = {}
+    state = None
+    result: dict = {}
+    words = iter(["alpha", "beta", "gamma"])
+    for rnd in range(1, 5):
+        params: dict = {"name": "two_words", "arguments": {}}
+        if state is not None:
+            params["inputResponses"] = answers
+            params["requestState"] = state
+        body, headers = modern_request(100 + rnd, "tools/call", params, caps)
+        status, hdrs, msgs = front.post(body, headers)
+        served.append(hdrs.get("x-served-by", "?"))
+        result = response(msgs, 100 + rnd).get("result", {})
+        if status != 200 or result.get("resultType") != "input_required":
+            break
+        answers = {key: {"action": "accept", "content": {"word": next(words)}} for key in result["inputRequests"]}
+        state = result["requestState"]
+    check("modern: the two-question call completes through the balancer", text(result).startswith("alpha beta"), result)
+    check("modern: it took three rounds", len(served) == 3, served)
+    check("modern: its rounds landed on different replicas", len(set(served)) >= 2, served)
+    finisher = text(result).rsplit("finished on ", 1)[-1].rstrip(")")
+    check("modern: the replica that finished it is the one HAProxy names", finisher == served[-1], (finisher, served))
+    print(f"     rounds served by {served}", flush=True)
+
+
+def listen_across_replicas(front: Http) -> None:
+    body, headers = modern_request(1, "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    conn = http.client.HTTPConnection("127.0.0.1", front.port, timeout=TIMEOUT)
+    conn.request("POST", "/mcp", json.dumps(body), {"content-type": "application/json", "accept": "application/json, text/event-stream", **headers})
+    resp = conn.getresponse()
+    listener = resp.getheader("x-served-by", "?")
+    stream = sse_messages(resp)
+    ack = next(stream, {})
+    check("listen: the stream is acknowledged", ack.get("method") == "notifications/subscriptions/acknowledged", ack)
+    # Round-robin: the next requests go to the other replicas; announce on one that is not
+    # the listener's.
+    announcer = listener
+    for i in range(3):
+        b, h = modern_request(200 + i, "tools/call", {"name": "announce", "arguments": {}})
+        status, hdrs, msgs = front.post(b, h)
+        announcer = text(response(msgs, 200 + i).get("result", {}))
+        if announcer and announcer != listener:
+            break
+    check("listen: the announcement ran on another replica", announcer not in ("", listener), (listener, announcer))
+    started = time.monotonic()
+    note: dict = {}
+    try:
+        for msg in stream:
+            if msg.get("method") == "notifications/tools/list_changed":
+                note = msg
+                break
+    except (socket.timeout, TimeoutError) as e:
+        note = {"error": f"no notification within {TIMEOUT}s: {e}"}
+    took = time.monotonic() - started
+    check(f"listen: {announcer}'s list change reached the stream on {listener}", note.get("method") == "notifications/tools/list_changed", note)
+    print(f"     delivered {took * 1000:.0f} ms after the announce returned", flush=True)
+    conn.close()
+
+
+class Session:
+    """A 2025-11-25 session through the sticky front."""
+
+    def __init__(self, front: Http) -> None:
+        self.front = front
+        self.sid: str | None = None
+        self.next_id = 1
+        self.served: list[str] = []
+
+    def call(self, method: str, params: dict | None = None) -> dict:
+        rid = self.next_id
+        self.next_id += 1
+        body = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            body["params"] = params
+        headers = {"mcp-protocol-version": LEGACY}
+        if self.sid:
+            headers["mcp-session-id"] = self.sid
+        status, hdrs, msgs = self.front.post(body, headers)
+        self.served.append(hdrs.get("x-served-by", "?"))
+        if method == "initialize":
+            self.sid = hdrs.get("mcp-session-id")
+            self.front.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, {"mcp-protocol-version": LEGACY, "mcp-session-id": self.sid or ""})
+        reply = response(msgs, rid)
+        if not reply:
+            reply = {"error": {"http": status}}
+        return reply
+
+    def open(self) -> None:
+        self.call("initialize", {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "scale", "version": "0"}})
+
+
+def wait_for(what: str, probe, timeout: float):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value is not None:
+            return value
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.05)
+
+
+def legacy_tasks_and_a_kill(sticky: Http, pids: dict[str, int], lease_ms: int) -> None:
+    s = Session(sticky)
+    s.open()
+    owner = s.served[0]
+    done = s.call("tools/call", {"name": "slow", "arguments": {"ms": 10}, "task": {"ttl": 600000}})
+    done_id = done.get("result", {}).get("task", {}).get("taskId")
+    running = s.call("tools/call", {"name": "slow", "arguments": {"ms": 600000}, "task": {"ttl": 600000}})
+    run_id = running.get("result", {}).get("task", {}).get("taskId")
+    check("2025: two tasks created", bool(done_id) and bool(run_id), (done, running))
+    finished = wait_for("the short task completes", lambda: (lambda r: r if r.get("result", {}).get("status") == "completed" else None)(s.call("tasks/get", {"taskId": done_id})), TIMEOUT)
+    check("2025: the short task completed", finished is not None, finished)
+    check("2025: a sticky session stays on one replica", len(set(s.served)) == 1, s.served)
+
+    os.kill(pids[owner], signal.SIGKILL)
+    killed_at = time.monotonic()
+    print(f"     SIGKILLed {owner} (pid {pids[owner]}) with task {run_id} running", flush=True)
+
+    other = Session(sticky)
+    other.open()
+    survivor = other.served[0]
+    check("2025: a new session lands on a surviving replica", survivor not in ("?", owner), other.served)
+    first = other.call("tasks/get", {"taskId": run_id}).get("result", {})
+    within_lease = (time.monotonic() - killed_at) * 1000 < lease_ms
+    if within_lease:
+        check("2025: within the dead replica's lease, a survivor does not settle its task", first.get("status") == "working", first)
+    else:
+        print("     NOTE: the first poll came after the lease ran out; the within-lease check did not run", flush=True)
+    result = other.call("tasks/result", {"taskId": done_id})
+    check("2025: the finished task's result is readable on a survivor", text(result.get("result", {})) == owner, result)
+    settled = wait_for(
+        "the orphan is settled",
+        lambda: (lambda r: r if r.get("status") == "failed" else None)(other.call("tasks/get", {"taskId": run_id}).get("result", {})),
+        lease_ms / 1000 + TIMEOUT,
+    )
+    check("2025: once the lease ran out, the orphan is reported failed (not lost, not stuck)", settled is not None and "stopped" in (settled.get("statusMessage") or ""), settled)
+    print(f"     settled {(time.monotonic() - killed_at) * 1000:.0f} ms after the kill (lease {lease_ms} ms)", flush=True)
+    later = other.call("tasks/get", {"taskId": run_id}).get("result", {})
+    check("2025: and stays failed", later.get("status") == "failed", later)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--front", type=int, required=True)
+    ap.add_argument("--sticky", type=int, required=True)
+    ap.add_argument("--pids", required=True)
+    ap.add_argument("--lease-ms", type=int, required=True)
+    args = ap.parse_args()
+    pids = {k: int(v) for k, v in (p.split("=") for p in args.pids.split(","))}
+    front, sticky = Http(args.front), Http(args.sticky)
+    for step in (lambda: multi_round(front), lambda: listen_across_replicas(front), lambda: legacy_tasks_and_a_kill(sticky, pids, args.lease_ms)):
+        try:
+            step()
+        except Exception as e:  # a step that raises is a failure, not a crash of the run
+            import traceback
+
+            traceback.print_exc()
+            check(f"step raised {type(e).__name__}", False, e)
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
