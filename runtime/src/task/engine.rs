@@ -73,6 +73,8 @@ pub(crate) struct LiveTask {
     waiting: Mutex<Vec<(SessionKey, RequestId)>>,
     /// Server→client requests the task has outstanding.
     asking: AtomicUsize,
+    /// The principal that created the task (`Principal::binding_key`), if any.
+    owner: Option<String>,
 }
 
 impl LiveTask {
@@ -322,6 +324,7 @@ impl TaskEngine {
         origin: RequestId,
         method: &str,
         requested_ttl: Option<u64>,
+        owner: Option<String>,
         work: F,
     ) -> Result<Task, ErrorObject>
     where
@@ -359,12 +362,14 @@ impl TaskEngine {
             origin,
             waiting: Mutex::new(Vec::new()),
             asking: AtomicUsize::new(0),
+            owner: owner.clone(),
         });
         let record = TaskRecord {
             task: task.clone(),
             method: method.to_owned(),
             outcome: None,
             expires_at,
+            owner,
         };
         self.store().put(record).await.map_err(store_error)?;
         if let Some(at) = expires_at {
@@ -448,6 +453,7 @@ impl TaskEngine {
             method: live.method.clone(),
             outcome,
             expires_at: live.expires_at,
+            owner: live.owner.clone(),
         };
         if let Err(e) = self.store().put(record).await {
             tracing::error!(task = %live.id, error = %e, "could not store a task transition");
@@ -479,15 +485,17 @@ impl TaskEngine {
         .await;
     }
 
-    /// The stored record of `id`: not found if unknown or expired; a task that was running
-    /// when a previous server process stopped is settled as failed.
-    async fn record(&self, id: &str) -> Result<TaskRecord, ErrorObject> {
+    /// The stored record of `id` as `owner` may see it: not found if unknown, expired or
+    /// created by another principal; a task that was running when a previous server process
+    /// stopped is settled as failed.
+    async fn record(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, ErrorObject> {
         self.purge().await;
         let record = self
             .store()
             .get(id)
             .await
             .map_err(store_error)?
+            .filter(|r| r.owner.as_deref() == owner)
             .ok_or_else(|| not_found(id))?;
         if record.is_expired(now_ms()) {
             return Err(ErrorObject::invalid_params(format!(
@@ -526,9 +534,13 @@ impl TaskEngine {
     }
 
     /// `tasks/get`.
-    pub(crate) async fn get(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(crate) async fn get(
+        &self,
+        params: Option<Value>,
+        owner: Option<&str>,
+    ) -> Result<Value, ErrorObject> {
         let p: TaskIdParams = crate::protocol::decode(params)?;
-        let record = self.record(&p.task_id).await?;
+        let record = self.record(&p.task_id, owner).await?;
         crate::protocol::encode(GetTaskResult::new(record.task))
     }
 
@@ -537,6 +549,7 @@ impl TaskEngine {
         &self,
         params: Option<Value>,
         page_size: usize,
+        owner: Option<&str>,
     ) -> Result<Value, ErrorObject> {
         let p: PaginatedRequestParams = match params {
             None | Some(Value::Null) => PaginatedRequestParams::default(),
@@ -562,7 +575,8 @@ impl TaskEngine {
             .flatten();
         let mut tasks = Vec::with_capacity(page.records.len());
         for record in page.records {
-            if !record.is_expired(now) {
+            // Another principal's tasks are not listed (the page may come out short).
+            if !record.is_expired(now) && record.owner.as_deref() == owner {
                 tasks.push(self.settle_orphan(record).await?.task);
             }
         }
@@ -574,9 +588,13 @@ impl TaskEngine {
     }
 
     /// `tasks/cancel`.
-    pub(crate) async fn cancel(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(crate) async fn cancel(
+        &self,
+        params: Option<Value>,
+        owner: Option<&str>,
+    ) -> Result<Value, ErrorObject> {
         let p: TaskIdParams = crate::protocol::decode(params)?;
-        let record = self.record(&p.task_id).await?;
+        let record = self.record(&p.task_id, owner).await?;
         let refuse = |status| {
             ErrorObject::invalid_params(format!(
                 "Cannot cancel task {}: already in terminal status '{}'",
@@ -617,16 +635,21 @@ impl TaskEngine {
         params: Option<Value>,
         peer: &Peer,
         request: RequestId,
+        owner: Option<&str>,
     ) -> Result<Value, ErrorObject> {
         let p: TaskIdParams = crate::protocol::decode(params)?;
-        if let Some(live) = self.live(&p.task_id) {
+        // Another principal's task is not found, and its messages never route to them.
+        if let Some(live) = self
+            .live(&p.task_id)
+            .filter(|live| live.owner.as_deref() == owner)
+        {
             let entry = (peer.id(), request);
             lock(&live.waiting).push(entry.clone());
             let _waiting = WaitingGuard { live: &live, entry };
             let mut rx = live.status.subscribe();
             let _ = rx.wait_for(|s| is_terminal(*s)).await;
         }
-        let record = self.record(&p.task_id).await?;
+        let record = self.record(&p.task_id, owner).await?;
         let tag = json!({ "taskId": p.task_id });
         match (record.task.status, record.outcome) {
             (TaskStatus::Cancelled, _) => Err(ErrorObject::invalid_params(format!(

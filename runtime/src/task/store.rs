@@ -32,6 +32,10 @@ pub struct TaskRecord {
     /// When the task may be deleted, in milliseconds since the Unix epoch (`None`: never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// Who created the task (the principal's `binding_key`), when the request was
+    /// authenticated: only that principal finds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 impl TaskRecord {
@@ -45,7 +49,7 @@ impl TaskRecord {
     ///     created_at: "2025-11-25T10:30:00Z".into(), last_updated_at: "2025-11-25T10:30:00Z".into(),
     ///     ttl: Some(1000), poll_interval: None,
     /// };
-    /// let record = TaskRecord { task, method: "tools/call".into(), outcome: None, expires_at: Some(5) };
+    /// let record = TaskRecord { task, method: "tools/call".into(), outcome: None, expires_at: Some(5), owner: None };
     /// assert!(!record.is_expired(4));
     /// assert!(record.is_expired(5));
     /// ```
@@ -226,6 +230,7 @@ pub(crate) mod tests {
             method: "tools/call".into(),
             outcome: None,
             expires_at,
+            owner: None,
         }
     }
 
