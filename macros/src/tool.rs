@@ -202,10 +202,13 @@ pub fn generate(
         #boxed_call
     };
     let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
+    let scopes = &attrs.scopes;
     let tool_items = quote! {
         fn descriptor(&self) -> #krate::protocol::Tool {
             #descriptor
         }
+
+        #scopes
 
         fn call<'__a>(
             &'__a self,

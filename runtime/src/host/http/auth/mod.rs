@@ -137,6 +137,7 @@ pub struct ResourceServer {
     inner: Arc<Settings>,
 }
 
+#[derive(Clone)]
 struct Settings {
     resource: String,
     authorization_servers: Vec<String>,
@@ -145,20 +146,6 @@ struct Settings {
     resource_name: Option<String>,
     resource_documentation: Option<String>,
     validator: Arc<dyn TokenValidator>,
-}
-
-impl Clone for Settings {
-    fn clone(&self) -> Self {
-        Settings {
-            resource: self.resource.clone(),
-            authorization_servers: self.authorization_servers.clone(),
-            scopes_supported: self.scopes_supported.clone(),
-            required_scopes: self.required_scopes.clone(),
-            resource_name: self.resource_name.clone(),
-            resource_documentation: self.resource_documentation.clone(),
-            validator: self.validator.clone(),
-        }
-    }
 }
 
 impl std::fmt::Debug for ResourceServer {
