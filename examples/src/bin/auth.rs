@@ -50,7 +50,11 @@ async fn whoami(ctx: &Ctx) -> Result<String, ToolError> {
 
 /// Writes a note (needs the `notes:write` scope).
 #[mcp_tool(scopes = ["notes:write"])]
-async fn write_note(ctx: &Ctx, /** the note */ text: String) -> String {
+async fn write_note(
+    ctx: &Ctx,
+    /** the note */
+    text: String,
+) -> String {
     CALLS.fetch_add(1, Ordering::SeqCst);
     let who = ctx.principal().map_or("?", |p| p.subject.as_str());
     format!("{who} wrote: {text}")
