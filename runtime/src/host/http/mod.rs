@@ -510,21 +510,21 @@ fn caller_of(parts: &Arc<axum::http::request::Parts>) -> Caller {
     }
 }
 
-/// Refuses a call of a tool, prompt or resource whose scopes the caller lacks before
-/// anything runs: `403` with an `insufficient_scope` challenge (MCP authorization, "Scope
-/// Challenge Handling") and a JSON-RPC error carrying the request's id.
-fn check_scopes(
+/// The refusal of a call of a tool, prompt or resource whose scopes the caller lacks, made
+/// before anything runs: `403` with an `insufficient_scope` challenge (MCP authorization,
+/// "Scope Challenge Handling") and a JSON-RPC error carrying the request's id.
+fn scope_refusal(
     shared: &Shared,
     parts: &axum::http::request::Parts,
     caller: &Caller,
     request: &crate::protocol::JsonRpcRequest,
-) -> Result<(), Response> {
+) -> Option<Response> {
     let required = shared
         .server
         .required_scopes(&request.method, request.params.as_ref());
     let missing = caller.missing_scopes(&required);
     if missing.is_empty() {
-        return Ok(());
+        return None;
     }
     let granted = caller
         .principal
@@ -548,14 +548,14 @@ fn check_scopes(
     response
         .headers_mut()
         .insert(header::WWW_AUTHENTICATE, header);
-    Err(response)
+    Some(response)
 }
 
 async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body: Body) -> Response {
     let caller = caller_of(&parts);
     let headers = &parts.headers;
     let json_mode = shared.options.json_response;
-    let accept = header_str(&headers, header::ACCEPT.as_str());
+    let accept = header_str(headers, header::ACCEPT.as_str());
     let accepts_json = accepts(accept, "application/json");
     let accepts_sse = accepts(accept, "text/event-stream");
     if !accepts_json || (!json_mode && !accepts_sse) {
@@ -564,7 +564,7 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
             "Not Acceptable: Accept must list application/json and text/event-stream",
         );
     }
-    let content_type = header_str(&headers, header::CONTENT_TYPE.as_str());
+    let content_type = header_str(headers, header::CONTENT_TYPE.as_str());
     if !content_type
         .split(';')
         .next()
@@ -596,7 +596,7 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
     };
     // From here on the message is read: errors about it carry the request's id.
     if let JsonRpcMessage::Request(request) = &message
-        && let Err(refused) = check_scopes(&shared, &parts, &caller, request)
+        && let Some(refused) = scope_refusal(&shared, &parts, &caller, request)
     {
         return refused;
     }
