@@ -7,13 +7,16 @@
 //!     --port 8000 --issuer https://auth.example.com --resource http://127.0.0.1:8000/mcp
 //! ```
 //!
+//! With `--introspection URL --client-id ID --client-secret SECRET` it checks opaque tokens
+//! at the authorization server's introspection endpoint (RFC 7662) instead of JWTs.
+//!
 //! Tools: `whoami` (anyone with a valid token), `write_note` (needs `notes:write`),
 //! `calls` (how often the other two ran: the interop test checks that no refused request
 //! reached them).
 
 use clap::Parser;
 use std::sync::atomic::{AtomicU64, Ordering};
-use tracksuit::host::http::auth::{JwtValidator, ResourceServer};
+use tracksuit::host::http::auth::{IntrospectionValidator, JwtValidator, ResourceServer};
 use tracksuit::host::http::{HttpOptions, StreamableHttp, serve};
 use tracksuit::{Ctx, Server, ToolError, mcp_tool};
 
@@ -29,6 +32,15 @@ struct Args {
     /// This server's canonical URI: the audience its tokens must name.
     #[arg(long)]
     resource: String,
+    /// Check tokens at this introspection endpoint (opaque tokens) instead of as JWTs.
+    #[arg(long)]
+    introspection: Option<String>,
+    /// This server's client id at the authorization server (for introspection).
+    #[arg(long, default_value = "")]
+    client_id: String,
+    /// This server's client secret at the authorization server (for introspection).
+    #[arg(long, default_value = "")]
+    client_secret: String,
 }
 
 static CALLS: AtomicU64 = AtomicU64::new(0);
@@ -73,8 +85,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
-    let validator = JwtValidator::discover(&args.issuer, &args.resource).await?;
-    let auth = ResourceServer::new(&args.resource, validator)
+    let auth = match &args.introspection {
+        Some(endpoint) => ResourceServer::new(
+            &args.resource,
+            IntrospectionValidator::new(
+                endpoint,
+                &args.resource,
+                &args.client_id,
+                &args.client_secret,
+            )
+            .issuer(&args.issuer),
+        ),
+        None => ResourceServer::new(
+            &args.resource,
+            JwtValidator::discover(&args.issuer, &args.resource).await?,
+        ),
+    };
+    let auth = auth
         .authorization_server(&args.issuer)
         .scopes_supported(["notes:read", "notes:write"])
         .resource_name("tracksuit auth example");

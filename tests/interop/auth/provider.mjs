@@ -16,13 +16,14 @@ export function privateJwk(type, alg, kid = randomUUID()) {
 }
 
 /**
- * Starts the provider on 127.0.0.1:`port`. `resourceBase` is the origin resource servers
- * live under (any resource indicator under it is a resource server with the `notes:*`
- * scopes). `redirectUri` is the public client's redirect URI. Returns the issuer, the ES256
+ * Starts the provider on 127.0.0.1:`port`. `resourceBases` are the origins resource servers
+ * live under (any resource indicator under one is a resource server with the `notes:*`
+ * scopes); those under `opaqueBase` get opaque access tokens (checked by introspection),
+ * the others JWTs. `redirectUri` is the public client's redirect URI. Returns the issuer, the ES256
  * signing key (so the test can forge tokens the way a compromised or confused issuer
  * would), and a `close()`.
  */
-export async function startProvider({ port, resourceBase, redirectUri }) {
+export async function startProvider({ port, resourceBases, opaqueBase, redirectUri }) {
   const issuer = `http://127.0.0.1:${port}`;
   const signing = privateJwk("ec", "ES256", "es-1");
   const rsa = privateJwk("rsa", "RS256", "rs-1"); // for ID tokens (RS256 by default)
@@ -45,6 +46,14 @@ export async function startProvider({ port, resourceBase, redirectUri }) {
         redirect_uris: [redirectUri],
         scope: "notes:read notes:write",
       },
+      {
+        // The resource server itself, for token introspection only.
+        client_id: "mcp-server",
+        client_secret: "mcp-server-secret",
+        grant_types: [],
+        response_types: [],
+        redirect_uris: [],
+      },
     ],
     scopes: ["openid", "notes:read", "notes:write"],
     pkce: { required: () => true },
@@ -52,21 +61,19 @@ export async function startProvider({ port, resourceBase, redirectUri }) {
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      introspection: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: async (_ctx, _client, oneOf) => oneOf,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, resourceIndicator) => {
-          if (!resourceIndicator.startsWith(resourceBase)) {
+          if (!resourceBases.some((base) => resourceIndicator.startsWith(base))) {
             throw new Error(`unknown resource ${resourceIndicator}`);
           }
-          return {
-            scope: "notes:read notes:write",
-            audience: resourceIndicator,
-            accessTokenTTL: 300,
-            accessTokenFormat: "jwt",
-            jwt: { sign: { alg: "ES256" } },
-          };
+          const info = { scope: "notes:read notes:write", audience: resourceIndicator, accessTokenTTL: 300 };
+          return resourceIndicator.startsWith(opaqueBase)
+            ? { ...info, accessTokenFormat: "opaque" }
+            : { ...info, accessTokenFormat: "jwt", jwt: { sign: { alg: "ES256" } } };
         },
       },
     },

@@ -5,7 +5,8 @@
 // 2. the SDK's client-credentials provider runs the discovery flow (401 → resource metadata
 //    → authorization server metadata → token with `resource` → call);
 // 3. the SDK's authorization code + PKCE flow, the redirect driven programmatically;
-// 4. every kind of bad token gets the right status and challenge, and none reaches a tool.
+// 4. every kind of bad token gets the right status and challenge, and none reaches a tool;
+// 5. a second server checks opaque tokens by introspection (RFC 7662) at the provider.
 //
 // usage: node run.mjs <path to the `auth` example binary>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -57,17 +58,32 @@ async function waitForPort(port) {
 const asPort = await freePort();
 const mcpPort = await freePort();
 const appPort = await freePort();
+const opaquePort = await freePort();
+const opaqueResource = `http://127.0.0.1:${opaquePort}/mcp`;
 const resource = `http://127.0.0.1:${mcpPort}/mcp`;
 const metadataUrl = `http://127.0.0.1:${mcpPort}/.well-known/oauth-protected-resource/mcp`;
 const redirectUri = `http://127.0.0.1:${appPort}/callback`;
 
-const as = await startProvider({ port: asPort, resourceBase: `http://127.0.0.1:${mcpPort}/`, redirectUri });
+const as = await startProvider({
+  port: asPort,
+  resourceBases: [`http://127.0.0.1:${mcpPort}/`, `http://127.0.0.1:${opaquePort}/`],
+  opaqueBase: `http://127.0.0.1:${opaquePort}/`,
+  redirectUri,
+});
 console.log(`oidc-provider at ${as.issuer}`);
 const server = spawn(binary, ["--port", String(mcpPort), "--issuer", as.issuer, "--resource", resource], {
   stdio: ["ignore", "inherit", "inherit"],
 });
 let exited = false;
 server.on("exit", () => (exited = true));
+const opaqueServer = spawn(
+  binary,
+  ["--port", String(opaquePort), "--issuer", as.issuer, "--resource", opaqueResource,
+   "--introspection", `${as.issuer}/token/introspection`, "--client-id", "mcp-server", "--client-secret", "mcp-server-secret"],
+  { stdio: ["ignore", "inherit", "inherit"] },
+);
+let opaqueExited = false;
+opaqueServer.on("exit", () => (opaqueExited = true));
 
 /** A raw JSON-RPC POST to the MCP endpoint with `authorization` (a header value or none). */
 async function post(authorization, body, session) {
@@ -103,9 +119,9 @@ async function clientCredentials(scope, forResource) {
 }
 
 /** The `calls` tool's count (how often the other tools ran), with a valid token. */
-async function callsSoFar(token) {
+async function callsSoFar(token, at = resource) {
   const client = new Client({ name: "auth-interop", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(resource), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(at), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   const n = Number(textOf(await client.callTool({ name: "calls", arguments: {} })));
   await client.close();
   return n;
@@ -255,10 +271,38 @@ try {
   // The token with the scope still works on the same session.
   const res = await post(`Bearer ${writeToken}`, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "write_note", arguments: { text: "ok" } } }, session);
   check("the same call with notes:write runs", res.status === 200 && (await res.text()).includes("svc wrote: ok"));
+
+  // --- 5. Opaque tokens, checked by introspection.
+  await waitForPort(opaquePort);
+  const opaque = await clientCredentials("notes:read", opaqueResource);
+  check("the provider issued an opaque token for the second resource", opaque.split(".").length !== 3, opaque);
+  {
+    const client = new Client({ name: "auth-interop-opaque", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(opaqueResource), { requestInit: { headers: { authorization: `Bearer ${opaque}` } } }));
+    const who = textOf(await client.callTool({ name: "whoami", arguments: {} }));
+    check("introspection: whoami", who === "subject=svc client=svc scopes=notes:read", who);
+    await client.close();
+  }
+  const opaqueBefore = await callsSoFar(opaque, opaqueResource);
+  const opaqueOther = await clientCredentials("notes:read", `http://127.0.0.1:${opaquePort}/other`);
+  for (const [what, token] of [
+    ["an unknown token", "not-a-token-the-provider-issued"],
+    ["a token for another resource", opaqueOther],
+  ]) {
+    const r = await fetch(opaqueResource, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
+      body: JSON.stringify(initialize),
+    });
+    const h = r.headers.get("www-authenticate") ?? "";
+    check(`introspection: ${what} gets 401 invalid_token`, r.status === 401 && h.startsWith('Bearer error="invalid_token"'), `${r.status} ${h}`);
+  }
+  check("introspection: no refused request reached a tool", (await callsSoFar(opaque, opaqueResource)) === opaqueBefore);
 } catch (e) {
   check("auth interop ran to the end", false, e.stack ?? String(e));
 } finally {
   if (!exited) server.kill();
+  if (!opaqueExited) opaqueServer.kill();
   await as.close();
 }
 
