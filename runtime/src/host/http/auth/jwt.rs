@@ -160,11 +160,28 @@ impl JwtValidator {
         }
     }
 
-    fn edit(mut self, f: impl FnOnce(&mut Inner)) -> Self {
-        if let Some(inner) = Arc::get_mut(&mut self.inner) {
-            f(inner);
+    /// Changes a setting; a validator already cloned gets a copy of its own (with the keys
+    /// fetched so far), so the clones keep theirs.
+    fn edit(self, f: impl FnOnce(&mut Inner)) -> Self {
+        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
+            issuer: shared.issuer.clone(),
+            audience: shared.audience.clone(),
+            jwks_uri: shared.jwks_uri.clone(),
+            client: shared.client.clone(),
+            algorithms: shared.algorithms.clone(),
+            leeway: shared.leeway,
+            refetch_interval: shared.refetch_interval,
+            max_key_age: shared.max_key_age,
+            keys: RwLock::new(Cached {
+                keys: crate::peer::sync::read(&shared.keys).keys.clone(),
+                fetched: None,
+            }),
+            fetching: tokio::sync::Mutex::new(()),
+        });
+        f(&mut inner);
+        JwtValidator {
+            inner: Arc::new(inner),
         }
-        self
     }
 
     /// The accepted signature algorithms (replaces the default list).
