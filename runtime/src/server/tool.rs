@@ -66,7 +66,7 @@ impl<F> ToolFn<F> {
     ///     Ok(CallToolResult::text("deleted"))
     /// })
     /// .scopes(["files:write"]);
-    /// assert_eq!(delete.scopes(), ["files:write"]);
+    /// assert_eq!(ToolHandler::scopes(&delete), ["files:write"]);
     /// ```
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
