@@ -57,11 +57,13 @@ export async function startProvider({ port, resourceBases, opaqueBase, redirectU
     ],
     scopes: ["openid", "notes:read", "notes:write"],
     pkce: { required: () => true },
+    ttl: { AccessToken: 300, ClientCredentials: 300, Interaction: 600, Session: 3600, Grant: 3600 },
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true },
+      // Only the resource server may introspect.
+      introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientId === "mcp-server" },
       resourceIndicators: {
         enabled: true,
         defaultResource: async (_ctx, _client, oneOf) => oneOf,
