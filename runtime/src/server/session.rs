@@ -300,8 +300,8 @@ impl ServerSession {
         }
     }
 
-    /// One page of a registry's descriptors. With `hide_unauthorized`, the items `ctx`'s
-    /// caller lacks the scopes for are left out of the page (which may then be short).
+    /// One page of a registry's descriptors. With `hide_unauthorized`, the items `caller`
+    /// lacks the scopes for are left out of the page (which may then be short).
     fn page_of<D: Clone, T: ?Sized>(
         &self,
         caller: &Caller,
