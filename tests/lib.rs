@@ -11,3 +11,7 @@ pub struct ErasGuide;
 #[cfg(all(doctest, feature = "postgres"))]
 #[doc = include_str!("../docs/scaling.md")]
 pub struct ScalingGuide;
+/// The code in `docs/auth.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/auth.md")]
+pub struct AuthGuide;

@@ -197,6 +197,7 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
     let name = &attrs.name;
     let version = crate::common::version_check(&krate);
     let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
+    let scopes = &attrs.scopes;
     let before_call = quote_spanned!(before.sig.ident.span()=> #krate::__private::box_send_future(#self_ty::before(#(#before_args),*)));
     let before_once = quote_spanned! {state_ty.span()=>
         let __state = #krate::__private::before_once(&__ctx, #before_call, #krate::__private::sealing::<#state_ty>()).await?;
@@ -218,6 +219,8 @@ pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
                 fn descriptor(&self) -> #krate::protocol::Tool {
                     #descriptor
                 }
+
+                #scopes
 
                 fn call<'__a>(
                     &'__a self,

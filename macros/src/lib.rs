@@ -32,7 +32,9 @@ mod tool;
 /// - `&Ctx` / `Ctx` and `CancellationToken` parameters are injected, not part of the schema.
 /// - `#[params] p: MyArgs` takes the whole argument object as one struct.
 /// - Attributes: `name`, `title`, `description`, `read_only`, `destructive`, `idempotent`,
-///   `open_world`, `icons = [...]`, `meta = "{json}"`, `crate = path`. Names are checked
+///   `open_world`, `icons = [...]`, `meta = "{json}"`, `task_support = "..."`,
+///   `scopes = ["files:write"]` (OAuth scopes the caller's token must grant; checked before
+///   the body runs, see `tracksuit::host::http::auth`), `crate = path`. Names are checked
 ///   against SEP-986 at compile time.
 /// - The return type implements `IntoToolResult`: `String`, `&str`, `ContentBlock`,
 ///   `Vec<ContentBlock>`, `CallToolResult`, `Json<T>` (structured output + `outputSchema`),

@@ -2,7 +2,9 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::{Function, ParamKind, is_option, output_span};
-use crate::internals::attr::{Args, COMPLETE, CRATE, DESCRIPTION, Kind, NAME, Symbol, TITLE};
+use crate::internals::attr::{
+    Args, COMPLETE, CRATE, DESCRIPTION, Kind, NAME, SCOPES, Symbol, TITLE, scopes_method,
+};
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -13,6 +15,7 @@ pub const KEYS: &[(Symbol, Kind)] = &[
     (TITLE, Kind::Str),
     (DESCRIPTION, Kind::Str),
     (COMPLETE, Kind::Path),
+    (SCOPES, Kind::StrList),
     (CRATE, Kind::Path),
 ];
 
@@ -139,6 +142,7 @@ pub fn prompt(
     });
     let call = invoke(call_args);
     let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#call));
+    let scopes = scopes_method(cx, args);
     let items = quote! {
         fn descriptor(&self) -> #krate::protocol::Prompt {
             let mut p = #krate::protocol::Prompt::new(#name);
@@ -147,6 +151,8 @@ pub fn prompt(
             #arguments
             p
         }
+
+        #scopes
 
         #[allow(unused_mut)]
         fn get<'__a>(

@@ -4,7 +4,8 @@
 use crate::common::{krate, with_errors};
 use crate::internals::ast::{Function, ParamKind, output_span};
 use crate::internals::attr::{
-    Args, COMPLETE, CRATE, DESCRIPTION, Kind, MIME_TYPE, NAME, Symbol, TITLE, URI,
+    Args, COMPLETE, CRATE, DESCRIPTION, Kind, MIME_TYPE, NAME, SCOPES, Symbol, TITLE, URI,
+    scopes_method,
 };
 use crate::internals::check;
 use crate::internals::ctxt::Ctxt;
@@ -19,6 +20,7 @@ pub const KEYS: &[(Symbol, Kind)] = &[
     (DESCRIPTION, Kind::Str),
     (MIME_TYPE, Kind::Str),
     (COMPLETE, Kind::Path),
+    (SCOPES, Kind::StrList),
     (CRATE, Kind::Path),
 ];
 
@@ -118,6 +120,7 @@ pub fn resource(
             #into
         })
     };
+    let scopes = scopes_method(cx, args);
     if templated {
         let complete = args.path(COMPLETE).map(|path| {
             quote! {
@@ -137,6 +140,8 @@ pub fn resource(
                     #(#t_sets)*
                     t
                 }
+
+                #scopes
 
                 fn template(&self) -> &#krate::UriTemplate {
                     static TEMPLATE: ::std::sync::OnceLock<#krate::UriTemplate> = ::std::sync::OnceLock::new();
@@ -168,6 +173,8 @@ pub fn resource(
                     #(#r_sets)*
                     r
                 }
+
+                #scopes
 
                 fn read<'__a>(&'__a self, __ctx: #krate::Ctx)
                     -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {

@@ -207,6 +207,7 @@ pub fn generate(
         .params
         .iter()
         .any(|p| matches!(p.kind, ParamKind::Ctx { .. }));
+    let scopes = &attrs.scopes;
     let tool_items = quote! {
         fn descriptor(&self) -> #krate::protocol::Tool {
             #descriptor
@@ -215,6 +216,7 @@ pub fn generate(
         fn asks_client(&self) -> bool {
             #asks_client
         }
+        #scopes
 
         fn call<'__a>(
             &'__a self,

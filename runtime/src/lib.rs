@@ -29,6 +29,7 @@
 // elicitation, branch, handoff) → server, task → host.
 mod authoring;
 pub mod branch;
+mod caller;
 mod capacity;
 pub mod client;
 mod context;
@@ -49,6 +50,7 @@ pub mod transport;
 pub use authoring::{
     IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError, schema_for,
 };
+pub use caller::Principal;
 pub use context::{Ctx, LoggedExchange};
 pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
 pub use handoff::PhaseCtx;

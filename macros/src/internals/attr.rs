@@ -54,6 +54,7 @@ pub const OPEN_WORLD: Symbol = Symbol("open_world");
 pub const READ_ONLY: Symbol = Symbol("read_only");
 pub const RENAME: Symbol = Symbol("rename");
 pub const RESPONSE: Symbol = Symbol("response");
+pub const SCOPES: Symbol = Symbol("scopes");
 pub const TASK_SUPPORT: Symbol = Symbol("task_support");
 pub const TITLE: Symbol = Symbol("title");
 pub const URI: Symbol = Symbol("uri");
@@ -231,7 +232,7 @@ impl Args {
         Args { items }
     }
 
-    fn get(&self, key: Symbol) -> Option<&(Ident, Value)> {
+    pub fn get(&self, key: Symbol) -> Option<&(Ident, Value)> {
         self.items.iter().find(|(k, _)| k.unraw() == key.as_str())
     }
 
@@ -278,6 +279,38 @@ impl Args {
     }
 }
 
+/// The `scopes()` method of a handler whose attribute says `scopes = ["a", "b"]` (each a
+/// checked scope token, no duplicates); nothing when the key is absent.
+pub fn scopes_method(cx: &Ctxt, args: &Args) -> TokenStream {
+    let Some(list) = args.list(SCOPES) else {
+        return TokenStream::new();
+    };
+    if list.is_empty() {
+        if let Some((key, _)) = args.get(SCOPES) {
+            cx.error_spanned_by(
+                key,
+                "`scopes = []` requires nothing: list at least one scope, or leave `scopes` out",
+            );
+        }
+        return TokenStream::new();
+    }
+    let mut seen = Vec::new();
+    for lit in list {
+        let scope = lit.value();
+        if let Err(e) = super::check::scope_token(&scope) {
+            cx.error_spanned_by(lit, e);
+        } else if seen.contains(&scope) {
+            cx.error_spanned_by(lit, format!("scope {scope:?} is listed twice"));
+        }
+        seen.push(scope);
+    }
+    quote::quote! {
+        fn scopes(&self) -> ::std::vec::Vec<::std::string::String> {
+            ::std::vec![#(::std::string::String::from(#list)),*]
+        }
+    }
+}
+
 // ---- `#[mcp_tool(...)]` ----
 
 /// The keys `#[mcp_tool(...)]` accepts.
@@ -293,6 +326,7 @@ pub const TOOL_KEYS: &[(Symbol, Kind)] = &[
     (META, Kind::Str),
     (ELICITS, Kind::Path),
     (TASK_SUPPORT, Kind::Str),
+    (SCOPES, Kind::StrList),
     (CRATE, Kind::Path),
 ];
 
@@ -311,6 +345,8 @@ pub struct ToolAttrs {
     pub elicits: Option<syn::Path>,
     /// `Forbidden` / `Optional` / `Required`, when declared.
     pub task_support: Option<Ident>,
+    /// The handler's `scopes()` method, when `scopes = [..]` is given.
+    pub scopes: TokenStream,
     pub krate: TokenStream,
 }
 
@@ -364,6 +400,7 @@ impl ToolAttrs {
             name,
             name_span,
             task_support,
+            scopes: scopes_method(cx, args),
             title: args.str(TITLE).map(LitStr::value),
             description: args
                 .str(DESCRIPTION)

@@ -18,6 +18,23 @@ pub fn tool_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// An OAuth scope is a `scope-token` (RFC 6749 §3.3): one or more printable ASCII
+/// characters other than space, `"` and `\`.
+pub fn scope_token(scope: &str) -> Result<(), String> {
+    if scope.is_empty() {
+        return Err("a scope cannot be empty".into());
+    }
+    if let Some(c) = scope
+        .chars()
+        .find(|c| !(c.is_ascii_graphic() && *c != '"' && *c != '\\'))
+    {
+        return Err(format!(
+            "scope {scope:?} contains {c:?}; a scope is printable ASCII without spaces, `\"` or `\\` (RFC 6749 §3.3): list several scopes as separate strings"
+        ));
+    }
+    Ok(())
+}
+
 /// The runtime's URI template parser, the same file (as serde_derive shares
 /// `serde_derive_internals`): what the macro accepts is exactly what the runtime parses.
 #[path = "../../../runtime/src/server/uri_template/syntax.rs"]

@@ -8,6 +8,7 @@ mod scope;
 pub(crate) use rounds::{Carried, Question, Rounds, Stuck};
 pub(crate) use scope::{ClientInit, SessionScope, TaskScope};
 
+use crate::caller::Caller;
 use crate::peer::RequestError;
 use crate::peer::sync::lock;
 use crate::protocol::*;
@@ -112,6 +113,8 @@ struct CtxInner {
     task: Option<Arc<dyn TaskScope>>,
     /// On a modern (2026-07-28) request: the answers so far and the questions of this round.
     rounds: Option<Arc<Rounds>>,
+    /// Who made the request.
+    caller: Caller,
 }
 
 /// One answer the client gave during a call (sampling or elicitation), in order. A handoff
@@ -194,8 +197,17 @@ impl Ctx {
         request_id: RequestId,
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
+        caller: Caller,
     ) -> Self {
-        Self::build(session, request_id, progress_token, cancel, None, None)
+        Self::build(
+            session,
+            request_id,
+            progress_token,
+            cancel,
+            None,
+            None,
+            caller,
+        )
     }
 
     /// The context of a modern (MCP 2026-07-28) request: questions to the client become
@@ -206,6 +218,7 @@ impl Ctx {
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
         rounds: Arc<Rounds>,
+        caller: Caller,
     ) -> Self {
         Self::build(
             session,
@@ -214,6 +227,7 @@ impl Ctx {
             cancel,
             None,
             Some(rounds),
+            caller,
         )
     }
 
@@ -224,6 +238,7 @@ impl Ctx {
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
         task: Arc<dyn TaskScope>,
+        caller: Caller,
     ) -> Self {
         Self::build(
             session,
@@ -232,6 +247,7 @@ impl Ctx {
             cancel,
             Some(task),
             None,
+            caller,
         )
     }
 
@@ -242,6 +258,7 @@ impl Ctx {
         cancel: CancellationToken,
         task: Option<Arc<dyn TaskScope>>,
         rounds: Option<Arc<Rounds>>,
+        caller: Caller,
     ) -> Self {
         Ctx {
             inner: Arc::new(CtxInner {
@@ -252,6 +269,7 @@ impl Ctx {
                 log: std::sync::Mutex::default(),
                 task,
                 rounds,
+                caller,
             }),
             flow: Arc::default(),
             keys: std::marker::PhantomData,
@@ -298,6 +316,60 @@ impl<K> Ctx<K> {
     /// The MRTR rounds of a modern request.
     pub(crate) fn rounds(&self) -> Option<&Arc<Rounds>> {
         self.inner.rounds.as_ref()
+    }
+
+    /// Who made the request.
+    pub(crate) fn caller(&self) -> &Caller {
+        &self.inner.caller
+    }
+
+    /// The authenticated caller: set when the request came through a token validator
+    /// (`tracksuit::host::http::auth`, feature `auth`) or through your own middleware that
+    /// put a [`Principal`](crate::Principal) into the HTTP request's extensions. `None` on
+    /// stdio and on unauthenticated HTTP.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError, mcp_tool};
+    ///
+    /// /// Says who is calling.
+    /// #[mcp_tool]
+    /// async fn whoami(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     match ctx.principal() {
+    ///         Some(p) => Ok(format!("{} ({})", p.subject, p.scopes.join(" "))),
+    ///         None => Err(ToolError::new("not authenticated")),
+    ///     }
+    /// }
+    /// # let _ = whoami;
+    /// ```
+    pub fn principal(&self) -> Option<&crate::caller::Principal> {
+        self.inner.caller.principal.as_deref()
+    }
+
+    /// The head of the HTTP request that carried this call (method, URI, headers and the
+    /// extensions your own middleware attached), on Streamable HTTP; `None` on other
+    /// transports. A task's context keeps the head of the request that created the task.
+    /// The `Authorization` header is not among the headers when a token validator checked
+    /// it: the token is never handed on.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError, mcp_tool};
+    ///
+    /// /// Echoes the caller's user agent.
+    /// #[mcp_tool]
+    /// async fn agent(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     let head = ctx.http_request().ok_or_else(|| ToolError::new("not over HTTP"))?;
+    ///     Ok(head
+    ///         .headers
+    ///         .get("user-agent")
+    ///         .and_then(|v| v.to_str().ok())
+    ///         .unwrap_or("unknown")
+    ///         .to_owned())
+    /// }
+    /// # let _ = agent;
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn http_request(&self) -> Option<&http::request::Parts> {
+        self.inner.caller.http.as_deref()
     }
 
     /// A capability the client did not declare: an error for the caller on a 2025 session;

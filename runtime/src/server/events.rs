@@ -95,13 +95,15 @@ impl ServerHandle {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        if !self.inner.tasks.has_live(task_id) {
+        // The replica that took the request checked its caller: the task's own owner
+        // cancels it here.
+        let Some(owner) = self.inner.tasks.live_owner(task_id) else {
             return;
-        }
+        };
         let tasks = self.inner.tasks.clone();
         let params = serde_json::json!({ "taskId": task_id });
         rt.spawn(async move {
-            if let Err(e) = tasks.cancel(Some(params)).await {
+            if let Err(e) = tasks.cancel(Some(params), owner.as_deref()).await {
                 // It finished meanwhile.
                 tracing::debug!(error = %e.message, "a remote cancellation found nothing to cancel");
             }

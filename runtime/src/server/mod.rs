@@ -61,6 +61,10 @@ pub struct ServerOptions {
     /// environment variable if set, else a random key for this process (replicas behind
     /// one endpoint must share keys: set the variable or this field on each).
     pub state_keys: Option<crate::seal::StateKeys>,
+    /// Leave out of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list` the items whose scopes the caller lacks (default: listed,
+    /// and refused when used).
+    pub hide_unauthorized: bool,
 }
 
 impl Default for ServerOptions {
@@ -74,6 +78,7 @@ impl Default for ServerOptions {
             cache: CacheHint::default(),
             request_state_ttl: Duration::from_secs(15 * 60),
             state_keys: None,
+            hide_unauthorized: false,
         }
     }
 }
@@ -151,11 +156,24 @@ impl ServerOptions {
         self.state_keys = Some(keys);
         self
     }
+
+    /// Whether list results leave out the items the caller's scopes do not allow.
+    ///
+    /// ```
+    /// let o = tracksuit::ServerOptions::default().hide_unauthorized(true);
+    /// assert!(o.hide_unauthorized);
+    /// ```
+    pub fn hide_unauthorized(mut self, on: bool) -> Self {
+        self.hide_unauthorized = on;
+        self
+    }
 }
 
 pub(crate) struct Entry<D, T: ?Sized> {
     pub(crate) descriptor: D,
     pub(crate) item: Arc<T>,
+    /// The scopes a caller must hold to use the item (its handler's `scopes()`).
+    pub(crate) scopes: Arc<[String]>,
 }
 
 impl<D: Clone, T: ?Sized> Clone for Entry<D, T> {
@@ -163,6 +181,7 @@ impl<D: Clone, T: ?Sized> Clone for Entry<D, T> {
         Entry {
             descriptor: self.descriptor.clone(),
             item: self.item.clone(),
+            scopes: self.scopes.clone(),
         }
     }
 }
@@ -405,7 +424,11 @@ impl ServerInner {
             &self.tools,
             "tool",
             descriptor.name.clone(),
-            Entry { descriptor, item },
+            Entry {
+                descriptor,
+                scopes: item.scopes().into(),
+                item,
+            },
         )
     }
 
@@ -415,7 +438,11 @@ impl ServerInner {
             &self.prompts,
             "prompt",
             descriptor.name.clone(),
-            Entry { descriptor, item },
+            Entry {
+                descriptor,
+                scopes: item.scopes().into(),
+                item,
+            },
         )
     }
 
@@ -425,7 +452,11 @@ impl ServerInner {
             &self.resources,
             "resource",
             descriptor.uri.clone(),
-            Entry { descriptor, item },
+            Entry {
+                descriptor,
+                scopes: item.scopes().into(),
+                item,
+            },
         )
     }
 
@@ -436,7 +467,11 @@ impl ServerInner {
             &self.templates,
             "resource template",
             key,
-            Entry { descriptor, item },
+            Entry {
+                descriptor,
+                scopes: item.scopes().into(),
+                item,
+            },
         )
     }
 }
@@ -498,6 +533,36 @@ impl ServerHandle {
     #[cfg(feature = "http")]
     /// The `x-mcp-header` parameters of tool `name`: each one's path of `properties` keys
     /// from the schema root and its header name (`Mcp-Param-{name}`).
+    /// The scopes the item a request targets requires (`tools/call` and `prompts/get` by
+    /// name, `resources/read` by URI); none for other requests or unknown items.
+    pub(crate) fn required_scopes(
+        &self,
+        method: &str,
+        params: Option<&serde_json::Value>,
+    ) -> Arc<[String]> {
+        let field = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
+        let found = match method {
+            methods::TOOLS_CALL => {
+                field("name").and_then(|n| read(&self.inner.tools).get(n).map(|e| e.scopes.clone()))
+            }
+            methods::PROMPTS_GET => field("name")
+                .and_then(|n| read(&self.inner.prompts).get(n).map(|e| e.scopes.clone())),
+            methods::RESOURCES_READ => field("uri").and_then(|uri| {
+                let fixed = read(&self.inner.resources)
+                    .get(uri)
+                    .map(|e| e.scopes.clone());
+                fixed.or_else(|| {
+                    read(&self.inner.templates)
+                        .values()
+                        .find(|e| e.item.template().matches(uri).is_some())
+                        .map(|e| e.scopes.clone())
+                })
+            }),
+            _ => None,
+        };
+        found.unwrap_or_else(|| Arc::from(Vec::new()))
+    }
+
     pub(crate) fn mirrored_parameters(&self, name: &str) -> Vec<(Vec<String>, String)> {
         // Keys are borrowed on the way down and copied only for a parameter that has a
         // header (most tools have none): this runs on every modern `tools/call`.

@@ -282,6 +282,7 @@ impl ServerSession {
         id: RequestId,
         method: String,
         params: Option<Value>,
+        caller: crate::caller::Caller,
     ) -> Sending<'_> {
         let progress_token = params
             .as_ref()
@@ -295,23 +296,27 @@ impl ServerSession {
         let fut = async move {
             let outcome = match method.as_str() {
                 SERVER_DISCOVER => Ok(this.discover()),
-                methods::TOOLS_LIST => this.list_tools(params).map(|v| this.cacheable(v)),
-                methods::PROMPTS_LIST => this.list_prompts(params).map(|v| this.cacheable(v)),
-                methods::RESOURCES_LIST => this.list_resources(params).map(|v| this.cacheable(v)),
-                methods::RESOURCES_TEMPLATES_LIST => {
-                    this.list_templates(params).map(|v| this.cacheable(v))
-                }
+                methods::TOOLS_LIST => this.list_tools(&caller, params).map(|v| this.cacheable(v)),
+                methods::PROMPTS_LIST => this
+                    .list_prompts(&caller, params)
+                    .map(|v| this.cacheable(v)),
+                methods::RESOURCES_LIST => this
+                    .list_resources(&caller, params)
+                    .map(|v| this.cacheable(v)),
+                methods::RESOURCES_TEMPLATES_LIST => this
+                    .list_templates(&caller, params)
+                    .map(|v| this.cacheable(v)),
                 methods::COMPLETION_COMPLETE => this.complete(params).await,
                 SUBSCRIPTIONS_LISTEN => this.listen(request_id, params).await,
                 crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
                     this.task_method(&method, params).await
                 }
                 methods::TOOLS_CALL | methods::PROMPTS_GET => {
-                    this.in_rounds(&method, request_id, progress_token, token, params)
+                    this.in_rounds(&method, request_id, progress_token, token, params, caller)
                         .await
                 }
                 methods::RESOURCES_READ => this
-                    .in_rounds(&method, request_id, progress_token, token, params)
+                    .in_rounds(&method, request_id, progress_token, token, params, caller)
                     .await
                     .map(|v| {
                         if v.get("resultType").is_some() {
@@ -518,6 +523,7 @@ impl ServerSession {
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
         params: Option<Value>,
+        caller: crate::caller::Caller,
     ) -> Result<Value, ErrorObject> {
         let mut params = params.unwrap_or_else(|| Value::Object(JsonObject::new()));
         let Some(map) = params.as_object_mut() else {
@@ -581,11 +587,13 @@ impl ServerSession {
             }
         };
         let keys = self.server.state_keys();
+        // Bound to the caller too: a state minted for one principal is refused for another.
+        let owner = caller.owner();
         let binding = Binding {
             method,
             name: &name,
             params_digest: binding_digest.unwrap_or_default(),
-            principal: None,
+            principal: owner.as_deref(),
         };
         let mut carried = match &state {
             None => Carried::default(),
@@ -625,6 +633,7 @@ impl ServerSession {
             progress_token,
             cancel.clone(),
             rounds.clone(),
+            caller,
         );
         let this = self.clone();
         let method_name = method.to_owned();

@@ -11,6 +11,14 @@ pub trait PromptHandler: Send + Sync + 'static {
     /// The descriptor published in `prompts/list`.
     fn descriptor(&self) -> PromptDescriptor;
 
+    /// The OAuth scopes a caller's token must grant before this prompt runs
+    /// (`#[mcp_prompt(scopes = [..])]`); none by default. Checked against
+    /// [`Ctx::principal`](crate::Ctx::principal): a caller without them is refused before the
+    /// handler runs (over HTTP with `403` and an `insufficient_scope` challenge).
+    fn scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Renders the prompt with the given arguments.
     fn get<'a>(
         &'a self,

@@ -17,6 +17,14 @@ pub trait ResourceHandler: Send + Sync + 'static {
     /// The descriptor published in `resources/list`.
     fn descriptor(&self) -> ResourceDescriptor;
 
+    /// The OAuth scopes a caller's token must grant before this resource runs
+    /// (`#[mcp_resource(scopes = [..])]`); none by default. Checked against
+    /// [`Ctx::principal`](crate::Ctx::principal): a caller without them is refused before the
+    /// handler runs (over HTTP with `403` and an `insufficient_scope` challenge).
+    fn scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Reads the resource's contents.
     fn read<'a>(&'a self, ctx: Ctx) -> BoxFuture<'a, Result<ReadResourceResult, ErrorObject>>;
 }
@@ -25,6 +33,14 @@ pub trait ResourceHandler: Send + Sync + 'static {
 pub trait ResourceTemplateHandler: Send + Sync + 'static {
     /// The descriptor published in `resources/templates/list`.
     fn descriptor(&self) -> TemplateDescriptor;
+
+    /// The OAuth scopes a caller's token must grant before this resource runs
+    /// (`#[mcp_resource(scopes = [..])]`); none by default. Checked against
+    /// [`Ctx::principal`](crate::Ctx::principal): a caller without them is refused before the
+    /// handler runs (over HTTP with `403` and an `insufficient_scope` challenge).
+    fn scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
 
     /// The parsed template used to match URIs.
     fn template(&self) -> &UriTemplate;

@@ -48,7 +48,14 @@ impl crate::task::Resumer for Resume {
         tokio::spawn(async move { while rx.recv().await.is_some() {} });
         let session = ServerSession::new_modern(server, tx, meta);
         let id = RequestId::String(format!("resumed:{name}"));
-        let ctx = Ctx::for_rounds(session.clone(), id, None, cancel, rounds);
+        let ctx = Ctx::for_rounds(
+            session.clone(),
+            id,
+            None,
+            cancel,
+            rounds,
+            crate::caller::Caller::default(),
+        );
         let params = json!({ "name": name, "arguments": call.get("arguments").cloned().unwrap_or(Value::Null) });
         Some(Box::pin(async move {
             let outcome = session.call_tool(ctx, Some(params)).await;

@@ -3,6 +3,7 @@
 //! every MCP request to the server's registries.
 
 use super::ServerHandle;
+use crate::caller::Caller;
 use crate::context::{ClientInit, Ctx, SessionScope};
 use crate::peer::sync::{lock, read};
 use crate::peer::{OutboundSender, Peer, Sending, panic_message};
@@ -134,8 +135,14 @@ impl ServerSession {
 
     /// Handles one decoded message from the client.
     pub async fn handle(self: &Arc<Self>, message: JsonRpcMessage) {
+        self.handle_from(message, Caller::default()).await
+    }
+
+    /// Handles one decoded message from the client, made by `caller` (a request's handler
+    /// sees it in its `Ctx`).
+    pub(crate) async fn handle_from(self: &Arc<Self>, message: JsonRpcMessage, caller: Caller) {
         match message {
-            JsonRpcMessage::Request(req) => self.handle_request(req).await,
+            JsonRpcMessage::Request(req) => self.handle_request(req, caller).await,
             JsonRpcMessage::Notification(n) => self.handle_notification(n),
             JsonRpcMessage::Response(r) => {
                 self.peer.resolve(&r.id, Ok(r.result));
@@ -167,10 +174,10 @@ impl ServerSession {
     /// Answers `initialize`, `ping` and refusals at once (the returned future finishes
     /// sending the answer), and starts every other request on its own task. Synchronous, so
     /// the future awaiting it stays small (no handler state inside it).
-    fn handle_request(self: &Arc<Self>, req: JsonRpcRequest) -> Sending<'_> {
+    fn handle_request(self: &Arc<Self>, req: JsonRpcRequest, caller: Caller) -> Sending<'_> {
         let JsonRpcRequest { id, method, params } = req;
         if self.modern {
-            return self.handle_modern(id, method, params);
+            return self.handle_modern(id, method, params, caller);
         }
         let reply = |result: Result<Value, ErrorObject>| {
             let message = match result {
@@ -201,32 +208,37 @@ impl ServerSession {
             .and_then(|m| m.get("progressToken"))
             .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
         let cancel = CancellationToken::new();
-        let ctx = Ctx::new(self.clone(), id.clone(), progress_token, cancel.clone());
+        let owner = caller.owner();
+        let ctx = Ctx::new(
+            self.clone(),
+            id.clone(),
+            progress_token,
+            cancel.clone(),
+            caller,
+        );
         let this = self.clone();
         let fut = async move {
+            let tasks = &this.server.inner.tasks;
+            let owner = owner.as_deref();
             match method.as_str() {
-                methods::TOOLS_LIST => this.list_tools(params),
+                methods::TOOLS_LIST => this.list_tools(ctx.caller(), params),
                 methods::TOOLS_CALL => this.call_tool(ctx, params).await,
-                methods::TASKS_GET => this.server.inner.tasks.get(params).await,
+                methods::TASKS_GET => tasks.get(params, owner).await,
                 methods::TASKS_RESULT => {
-                    this.server
-                        .inner
-                        .tasks
-                        .result(params, &this.peer, ctx.request_id().clone())
+                    tasks
+                        .result(params, &this.peer, ctx.request_id().clone(), owner)
                         .await
                 }
-                methods::TASKS_CANCEL => this.server.inner.tasks.cancel(params).await,
-                methods::TASKS_LIST if this.server.inner.tasks.options().list => {
-                    this.server
-                        .inner
-                        .tasks
-                        .list(params, this.server.inner.options.page_size)
+                methods::TASKS_CANCEL => tasks.cancel(params, owner).await,
+                methods::TASKS_LIST if tasks.options().list => {
+                    tasks
+                        .list(params, this.server.inner.options.page_size, owner)
                         .await
                 }
-                methods::PROMPTS_LIST => this.list_prompts(params),
+                methods::PROMPTS_LIST => this.list_prompts(ctx.caller(), params),
                 methods::PROMPTS_GET => this.get_prompt(ctx, params).await,
-                methods::RESOURCES_LIST => this.list_resources(params),
-                methods::RESOURCES_TEMPLATES_LIST => this.list_templates(params),
+                methods::RESOURCES_LIST => this.list_resources(ctx.caller(), params),
+                methods::RESOURCES_TEMPLATES_LIST => this.list_templates(ctx.caller(), params),
                 methods::RESOURCES_READ => this.read_resource(ctx, params).await,
                 methods::RESOURCES_SUBSCRIBE => this.subscribe(params, true),
                 methods::RESOURCES_UNSUBSCRIBE => this.subscribe(params, false),
@@ -290,8 +302,11 @@ impl ServerSession {
         }
     }
 
+    /// One page of a registry's descriptors. With `hide_unauthorized`, the items `caller`
+    /// lacks the scopes for are left out of the page (which may then be short).
     fn page_of<D: Clone, T: ?Sized>(
         &self,
+        caller: &Caller,
         registry: &super::Registry<super::Entry<D, T>>,
         params: Option<Value>,
     ) -> Result<(Vec<D>, Option<String>), ErrorObject> {
@@ -301,14 +316,23 @@ impl ServerSession {
             Some(c) => decode_cursor(c)?,
         };
         let (items, next) = registry.page(offset, self.server.inner.options.page_size.max(1));
+        let hide = self.server.inner.options.hide_unauthorized;
         Ok((
-            items.into_iter().map(|e| e.descriptor.clone()).collect(),
+            items
+                .into_iter()
+                .filter(|e| !hide || caller.missing_scopes(&e.scopes).is_empty())
+                .map(|e| e.descriptor.clone())
+                .collect(),
             next.map(encode_cursor),
         ))
     }
 
-    pub(super) fn list_tools(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
-        let (tools, next_cursor) = self.page_of(&read(&self.server.inner.tools), params)?;
+    pub(super) fn list_tools(
+        &self,
+        caller: &Caller,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        let (tools, next_cursor) = self.page_of(caller, &read(&self.server.inner.tools), params)?;
         encode(ListToolsResult {
             tools,
             next_cursor,
@@ -316,8 +340,13 @@ impl ServerSession {
         })
     }
 
-    pub(super) fn list_prompts(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
-        let (prompts, next_cursor) = self.page_of(&read(&self.server.inner.prompts), params)?;
+    pub(super) fn list_prompts(
+        &self,
+        caller: &Caller,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        let (prompts, next_cursor) =
+            self.page_of(caller, &read(&self.server.inner.prompts), params)?;
         encode(ListPromptsResult {
             prompts,
             next_cursor,
@@ -325,8 +354,13 @@ impl ServerSession {
         })
     }
 
-    pub(super) fn list_resources(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
-        let (resources, next_cursor) = self.page_of(&read(&self.server.inner.resources), params)?;
+    pub(super) fn list_resources(
+        &self,
+        caller: &Caller,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        let (resources, next_cursor) =
+            self.page_of(caller, &read(&self.server.inner.resources), params)?;
         encode(ListResourcesResult {
             resources,
             next_cursor,
@@ -334,9 +368,13 @@ impl ServerSession {
         })
     }
 
-    pub(super) fn list_templates(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(super) fn list_templates(
+        &self,
+        caller: &Caller,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
         let (resource_templates, next_cursor) =
-            self.page_of(&read(&self.server.inner.templates), params)?;
+            self.page_of(caller, &read(&self.server.inner.templates), params)?;
         encode(ListResourceTemplatesResult {
             resource_templates,
             next_cursor,
@@ -393,14 +431,15 @@ impl ServerSession {
                 .as_ref()
                 .and_then(|e| e.task_support)
                 .unwrap_or(TaskSupport::Forbidden);
-            (entry.item.clone(), support)
+            (entry.item.clone(), support, entry.scopes.clone())
         });
-        let Some((tool, support)) = found else {
+        let Some((tool, support, scopes)) = found else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
                 ErrorObject::quote(&p.name)
             )));
         };
+        check_scopes(&ctx, "tool", &p.name, &scopes)?;
         let arguments = p.arguments.unwrap_or_default();
         match (p.task, support) {
             (Some(_), TaskSupport::Forbidden) => Err(ErrorObject::new(
@@ -422,14 +461,16 @@ impl ServerSession {
                 let progress = ctx.progress_token().cloned();
                 let origin = ctx.request_id().clone();
                 let session = self.clone();
+                let caller = ctx.caller().clone();
                 // Boxed: the task path's state would otherwise enlarge every call's future.
                 let task = Box::pin(self.server.inner.tasks.start(
                     &self.peer,
                     origin.clone(),
                     methods::TOOLS_CALL,
                     task.ttl,
+                    caller.owner(),
                     move |live, cancel| {
-                        let ctx = Ctx::for_task(session, origin, progress, cancel, live);
+                        let ctx = Ctx::for_task(session, origin, progress, cancel, live, caller);
                         run_tool(tool, ctx, arguments)
                     },
                 ))
@@ -453,6 +494,7 @@ impl ServerSession {
                 ErrorObject::quote(&p.name)
             )));
         };
+        check_scopes(&ctx, "prompt", &p.name, &entry.scopes)?;
         let args: HashMap<String, String> = p.arguments.unwrap_or_default().into_iter().collect();
         for arg in entry.descriptor.arguments.iter().flatten() {
             if arg.required == Some(true) && !args.contains_key(&arg.name) {
@@ -473,18 +515,22 @@ impl ServerSession {
         let p: ReadResourceRequestParams = decode(params)?;
         let fixed = read(&self.server.inner.resources)
             .get(&p.uri)
-            .map(|e| e.item.clone());
-        if let Some(resource) = fixed {
+            .map(|e| (e.item.clone(), e.scopes.clone()));
+        if let Some((resource, scopes)) = fixed {
+            check_scopes(&ctx, "resource", &p.uri, &scopes)?;
             return encode(resource.read(ctx).await?);
         }
         let matched = read(&self.server.inner.templates).values().find_map(|e| {
             e.item
                 .template()
                 .matches(&p.uri)
-                .map(|vars| (e.item.clone(), vars))
+                .map(|vars| (e.item.clone(), vars, e.scopes.clone()))
         });
         match matched {
-            Some((template, vars)) => encode(template.read(ctx, &p.uri, vars).await?),
+            Some((template, vars, scopes)) => {
+                check_scopes(&ctx, "resource", &p.uri, &scopes)?;
+                encode(template.read(ctx, &p.uri, vars).await?)
+            }
             None => Err(ErrorObject::new(
                 RESOURCE_NOT_FOUND,
                 format!("Resource not found: {}", ErrorObject::quote(&p.uri)),
@@ -601,6 +647,28 @@ async fn run_tool(
         Err(panic) => CallToolResult::error_text(panic_message(&panic)),
     };
     Ok(Value::from(result))
+}
+
+/// Refuses a caller whose principal lacks one of `required` (a request without a principal
+/// lacks them all): `-32600` naming the scopes, in `data.requiredScopes` too. Over HTTP the
+/// host refuses such a request earlier, with `403` and an `insufficient_scope` challenge;
+/// this is the same rule for every other way in (stdio, tasks).
+pub(crate) fn check_scopes(
+    ctx: &Ctx,
+    kind: &str,
+    name: &str,
+    required: &[String],
+) -> Result<(), ErrorObject> {
+    let missing = ctx.caller().missing_scopes(required);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(ErrorObject::invalid_request(format!(
+        "Forbidden: {kind} {} requires the scope(s) {}",
+        ErrorObject::quote(name),
+        missing.join(" ")
+    ))
+    .with_data(json!({ "requiredScopes": required, "missingScopes": missing })))
 }
 
 /// The spec caps completion values at 100 per response.

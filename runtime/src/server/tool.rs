@@ -13,6 +13,14 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// The descriptor published in `tools/list` (name, description, schemas, annotations).
     fn descriptor(&self) -> ToolDescriptor;
 
+    /// The OAuth scopes a caller's token must grant before this tool runs
+    /// (`#[mcp_tool(scopes = [..])]`); none by default. Checked against
+    /// [`Ctx::principal`](crate::Ctx::principal): a caller without them is refused before the
+    /// handler runs (over HTTP with `403` and an `insufficient_scope` challenge).
+    fn scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Runs the tool with the call's arguments (an empty object when the client sent none).
     fn call<'a>(
         &'a self,
@@ -59,6 +67,7 @@ pub struct ToolFn<F> {
     descriptor: ToolDescriptor,
     f: F,
     input_before_task: bool,
+    scopes: Vec<String>,
 }
 
 impl<F> ToolFn<F> {
@@ -72,6 +81,7 @@ impl<F> ToolFn<F> {
             descriptor,
             f,
             input_before_task: false,
+            scopes: Vec::new(),
         }
     }
 
@@ -79,6 +89,21 @@ impl<F> ToolFn<F> {
     /// task (see [`ToolHandler::input_before_task`]).
     pub fn input_before_task_then(mut self) -> Self {
         self.input_before_task = true;
+        self
+    }
+
+    /// Requires the caller's token to grant `scopes` (see [`ToolHandler::scopes`]).
+    ///
+    /// ```
+    /// use tracksuit::{ToolFn, ToolHandler, protocol::{CallToolResult, Tool}};
+    /// let delete = ToolFn::new(Tool::new("delete", Default::default()), |_ctx, _args| async {
+    ///     Ok(CallToolResult::text("deleted"))
+    /// })
+    /// .scopes(["files:write"]);
+    /// assert_eq!(ToolHandler::scopes(&delete), ["files:write"]);
+    /// ```
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 }
@@ -90,6 +115,10 @@ where
 {
     fn descriptor(&self) -> ToolDescriptor {
         self.descriptor.clone()
+    }
+
+    fn scopes(&self) -> Vec<String> {
+        self.scopes.clone()
     }
 
     fn call<'a>(

@@ -73,6 +73,8 @@ pub(crate) struct LiveTask {
     waiting: Mutex<Vec<(SessionKey, RequestId)>>,
     /// Server→client requests the task has outstanding.
     asking: AtomicUsize,
+    /// The principal that created the task (`Principal::binding_key`), if any.
+    owner: Option<String>,
 }
 
 impl LiveTask {
@@ -284,9 +286,10 @@ impl TaskEngine {
         lock(&self.live).get(id).cloned()
     }
 
-    /// Whether task `id` runs in this process.
-    pub(crate) fn has_live(&self, id: &str) -> bool {
-        lock(&self.live).contains_key(id)
+    /// Who owns task `id` running in this process: `None` if it does not run here,
+    /// `Some(None)` for a task of an unauthenticated caller.
+    pub(crate) fn live_owner(&self, id: &str) -> Option<Option<String>> {
+        lock(&self.live).get(id).map(|live| live.owner.clone())
     }
 
     /// Deletes expired records, at most once a second.
@@ -337,6 +340,7 @@ impl TaskEngine {
         origin: RequestId,
         method: &str,
         requested_ttl: Option<u64>,
+        owner: Option<String>,
         work: F,
     ) -> Result<Task, ErrorObject>
     where
@@ -374,6 +378,7 @@ impl TaskEngine {
             origin,
             waiting: Mutex::new(Vec::new()),
             asking: AtomicUsize::new(0),
+            owner: owner.clone(),
         });
         let record = TaskRecord {
             task: task.clone(),
@@ -382,6 +387,7 @@ impl TaskEngine {
             expires_at,
             input_requests: None,
             resume: None,
+            owner,
         };
         self.store().put(record).await.map_err(store_error)?;
         if let Some(at) = expires_at {
@@ -467,6 +473,7 @@ impl TaskEngine {
             expires_at: live.expires_at,
             input_requests: None,
             resume: None,
+            owner: live.owner.clone(),
         };
         if let Err(e) = self.store().put(record).await {
             tracing::error!(task = %live.id, error = %e, "could not store a task transition");
@@ -498,15 +505,17 @@ impl TaskEngine {
         .await;
     }
 
-    /// The stored record of `id`: not found if unknown or expired; a task that was running
-    /// when a previous server process stopped is settled as failed.
-    async fn record(&self, id: &str) -> Result<TaskRecord, ErrorObject> {
+    /// The stored record of `id` as `owner` may see it: not found if unknown, expired or
+    /// created by another principal; a task that was running when a previous server process
+    /// stopped is settled as failed.
+    async fn record(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, ErrorObject> {
         self.purge().await;
         let record = self
             .store()
             .get(id)
             .await
             .map_err(store_error)?
+            .filter(|r| r.owner.as_deref() == owner)
             .ok_or_else(|| not_found(id))?;
         if record.is_expired(now_ms()) {
             return Err(ErrorObject::invalid_params(format!(
@@ -560,9 +569,13 @@ impl TaskEngine {
     }
 
     /// `tasks/get`.
-    pub(crate) async fn get(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(crate) async fn get(
+        &self,
+        params: Option<Value>,
+        owner: Option<&str>,
+    ) -> Result<Value, ErrorObject> {
         let p: TaskIdParams = crate::protocol::decode(params)?;
-        let record = self.record(&p.task_id).await?;
+        let record = self.record(&p.task_id, owner).await?;
         crate::protocol::encode(GetTaskResult::new(record.task))
     }
 
@@ -571,6 +584,7 @@ impl TaskEngine {
         &self,
         params: Option<Value>,
         page_size: usize,
+        owner: Option<&str>,
     ) -> Result<Value, ErrorObject> {
         let p: PaginatedRequestParams = match params {
             None | Some(Value::Null) => PaginatedRequestParams::default(),
@@ -596,7 +610,8 @@ impl TaskEngine {
             .flatten();
         let mut tasks = Vec::with_capacity(page.records.len());
         for record in page.records {
-            if !record.is_expired(now) {
+            // Another principal's tasks are not listed (the page may come out short).
+            if !record.is_expired(now) && record.owner.as_deref() == owner {
                 tasks.push(self.settle_orphan(record).await?.task);
             }
         }
@@ -608,9 +623,13 @@ impl TaskEngine {
     }
 
     /// `tasks/cancel`.
-    pub(crate) async fn cancel(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(crate) async fn cancel(
+        &self,
+        params: Option<Value>,
+        owner: Option<&str>,
+    ) -> Result<Value, ErrorObject> {
         let p: TaskIdParams = crate::protocol::decode(params)?;
-        let record = self.record(&p.task_id).await?;
+        let record = self.record(&p.task_id, owner).await?;
         let refuse = |status| {
             ErrorObject::invalid_params(format!(
                 "Cannot cancel task {}: already in terminal status '{}'",
@@ -651,16 +670,21 @@ impl TaskEngine {
         params: Option<Value>,
         peer: &Peer,
         request: RequestId,
+        owner: Option<&str>,
     ) -> Result<Value, ErrorObject> {
         let p: TaskIdParams = crate::protocol::decode(params)?;
-        if let Some(live) = self.live(&p.task_id) {
+        // Another principal's task is not found, and its messages never route to them.
+        if let Some(live) = self
+            .live(&p.task_id)
+            .filter(|live| live.owner.as_deref() == owner)
+        {
             let entry = (peer.id(), request);
             lock(&live.waiting).push(entry.clone());
             let _waiting = WaitingGuard { live: &live, entry };
             let mut rx = live.status.subscribe();
             let _ = rx.wait_for(|s| is_terminal(*s)).await;
         }
-        let record = self.record(&p.task_id).await?;
+        let record = self.record(&p.task_id, owner).await?;
         let tag = json!({ "taskId": p.task_id });
         match (record.task.status, record.outcome) {
             (TaskStatus::Cancelled, _) => Err(ErrorObject::invalid_params(format!(

@@ -231,6 +231,9 @@ impl TaskEngine {
             expires_at,
             input_requests: None,
             resume: None,
+            // Not bound to a principal yet: the extension's tasks/get, tasks/update and
+            // tasks/cancel do not check one (see docs/auth.md).
+            owner: None,
         };
         record.resume = self.seal_replay(&record, call.as_ref(), &rounds);
         self.store()

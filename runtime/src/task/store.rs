@@ -42,6 +42,10 @@ pub struct TaskRecord {
     /// keys can resume the task by replay when its own process died.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<String>,
+    /// Who created the task (the principal's `binding_key`), when the request was
+    /// authenticated: only that principal finds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 impl TaskRecord {
@@ -57,6 +61,7 @@ impl TaskRecord {
     /// };
     /// let record = TaskRecord {
     ///     task, method: "tools/call".into(), outcome: None, expires_at: Some(5), input_requests: None, resume: None,
+    ///     owner: None,
     /// };
     /// assert!(!record.is_expired(4));
     /// assert!(record.is_expired(5));
@@ -88,6 +93,7 @@ impl TaskRecord {
 /// };
 /// let done = TaskRecord {
 ///     task, method: "tools/call".into(), outcome: None, expires_at: None, input_requests: None, resume: None,
+///     owner: None,
 /// };
 /// let mut again = done.clone();
 /// again.task.status = TaskStatus::Failed;
@@ -414,6 +420,7 @@ pub(crate) mod tests {
             expires_at,
             input_requests: None,
             resume: None,
+            owner: None,
         }
     }
 

@@ -20,9 +20,13 @@
 //! # }
 //! ```
 
+#[cfg(feature = "auth")]
+pub mod auth;
+mod challenge;
 mod memory;
 mod modern;
 
+use crate::caller::{Caller, Principal};
 use crate::capacity::ReleaseSpare;
 use crate::on_demand::OnDemand;
 use crate::peer::sync::lock;
@@ -81,6 +85,10 @@ pub struct HttpOptions {
     /// memory back to the operating system (glibc `malloc_trim`; nothing under other
     /// allocators). Default: on.
     pub release_memory_after_bursts: bool,
+    /// Protects the endpoint as an OAuth resource server (feature `auth`): bearer tokens
+    /// are required and checked, and the protected resource metadata is served.
+    #[cfg(feature = "auth")]
+    pub auth: Option<auth::ResourceServer>,
 }
 
 impl Default for HttpOptions {
@@ -94,6 +102,8 @@ impl Default for HttpOptions {
             max_body_size: 4 * 1024 * 1024,
             replay_buffer: 256,
             release_memory_after_bursts: true,
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 }
@@ -139,6 +149,25 @@ impl HttpOptions {
     /// ```
     pub fn release_memory_after_bursts(mut self, on: bool) -> Self {
         self.release_memory_after_bursts = on;
+        self
+    }
+
+    /// Requires a valid bearer token on every request to the endpoint and serves the
+    /// protected resource metadata beside it (see [`auth`]).
+    ///
+    /// ```
+    /// use tracksuit::host::http::HttpOptions;
+    /// use tracksuit::host::http::auth::{JwtValidator, ResourceServer};
+    /// let resource = "http://127.0.0.1:8000/mcp";
+    /// let issuer = "http://127.0.0.1:9000";
+    /// let validator = JwtValidator::new(issuer, resource, "http://127.0.0.1:9000/jwks");
+    /// let options = HttpOptions::default()
+    ///     .auth(ResourceServer::new(resource, validator).authorization_server(issuer));
+    /// assert!(options.auth.is_some());
+    /// ```
+    #[cfg(feature = "auth")]
+    pub fn auth(mut self, resource: auth::ResourceServer) -> Self {
+        self.auth = Some(resource);
         self
     }
 }
@@ -196,11 +225,19 @@ impl StreamableHttp {
         }
     }
 
-    /// A router serving the endpoint at `path` (e.g. `"/mcp"`).
+    /// A router serving the endpoint at `path` (e.g. `"/mcp"`); with
+    /// [`HttpOptions::auth`], behind the bearer-token layer and beside the protected resource
+    /// metadata.
     pub fn router(&self, path: &str) -> Router {
-        Router::new()
-            .route(path, any(handle))
-            .with_state(self.shared.clone())
+        let router = Router::new().route(path, any(handle));
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.shared.options.auth {
+            return router
+                .route_layer(auth.layer())
+                .with_state(self.shared.clone())
+                .merge(auth.metadata_router());
+        }
+        router.with_state(self.shared.clone())
     }
 
     /// Number of open sessions.
@@ -447,7 +484,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         }
     }
     match parts.method {
-        Method::POST => post(shared, parts.headers, body).await,
+        Method::POST => post(shared, Arc::new(parts), body).await,
         Method::GET => get(shared, parts.headers),
         Method::DELETE => delete(shared, parts.headers),
         _ => {
@@ -459,9 +496,66 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     }
 }
 
-async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
+/// Who made the request: the principal an authentication layer (or the application's own
+/// middleware) put into its extensions, and its head.
+fn caller_of(parts: &Arc<axum::http::request::Parts>) -> Caller {
+    let principal = parts
+        .extensions
+        .get::<Arc<Principal>>()
+        .cloned()
+        .or_else(|| parts.extensions.get::<Principal>().cloned().map(Arc::new));
+    Caller {
+        principal,
+        http: Some(parts.clone()),
+    }
+}
+
+/// The refusal of a call of a tool, prompt or resource whose scopes the caller lacks, made
+/// before anything runs: `403` with an `insufficient_scope` challenge (MCP authorization,
+/// "Scope Challenge Handling") and a JSON-RPC error carrying the request's id.
+fn scope_refusal(
+    shared: &Shared,
+    parts: &axum::http::request::Parts,
+    caller: &Caller,
+    request: &crate::protocol::JsonRpcRequest,
+) -> Option<Response> {
+    let required = shared
+        .server
+        .required_scopes(&request.method, request.params.as_ref());
+    let missing = caller.missing_scopes(&required);
+    if missing.is_empty() {
+        return None;
+    }
+    let granted = caller
+        .principal
+        .as_ref()
+        .map(|p| p.scopes.as_slice())
+        .unwrap_or_default();
+    let description = format!("this request needs the scope(s) {}", missing.join(" "));
+    let metadata = parts
+        .extensions
+        .get::<challenge::ResourceMetadataUrl>()
+        .map(|m| m.0.as_str());
+    let header = challenge::bearer_challenge(
+        Some("insufficient_scope"),
+        Some(&challenge::step_up_scope(granted, &required)),
+        metadata,
+        Some(&description),
+    );
+    let error = ErrorObject::invalid_request(format!("Forbidden: {description}"))
+        .with_data(serde_json::json!({ "requiredScopes": &*required, "missingScopes": missing }));
+    let mut response = rpc_error(StatusCode::FORBIDDEN, Some(request.id.clone()), error);
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, header);
+    Some(response)
+}
+
+async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body: Body) -> Response {
+    let caller = caller_of(&parts);
+    let headers = &parts.headers;
     let json_mode = shared.options.json_response;
-    let accept = header_str(&headers, header::ACCEPT.as_str());
+    let accept = header_str(headers, header::ACCEPT.as_str());
     let accepts_json = accepts(accept, "application/json");
     let accepts_sse = accepts(accept, "text/event-stream");
     if !accepts_json || (!json_mode && !accepts_sse) {
@@ -470,7 +564,7 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
             "Not Acceptable: Accept must list application/json and text/event-stream",
         );
     }
-    let content_type = header_str(&headers, header::CONTENT_TYPE.as_str());
+    let content_type = header_str(headers, header::CONTENT_TYPE.as_str());
     if !content_type
         .split(';')
         .next()
@@ -501,12 +595,17 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
         }
     };
     // From here on the message is read: errors about it carry the request's id.
+    if let JsonRpcMessage::Request(request) = &message
+        && let Some(refused) = scope_refusal(&shared, &parts, &caller, request)
+    {
+        return refused;
+    }
     let message = match message {
         JsonRpcMessage::Request(request)
             if crate::server::is_modern(&request.method, request.params.as_ref()) =>
         {
             let queue = shared.server.options().outbound_queue;
-            return modern::post(&shared.server, &headers, request, queue).await;
+            return modern::post(&shared.server, headers, request, queue, caller).await;
         }
         other => other,
     };
@@ -534,7 +633,7 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
     if shared.options.stateless {
         let (tx, rx) = outbound_queue(shared.server.options().outbound_queue);
         let engine = ServerSession::new_stateless(shared.server.clone(), tx);
-        return dispatch_stateless(engine, rx, message, json_mode).await;
+        return dispatch_stateless(engine, rx, message, json_mode, caller).await;
     }
 
     let (session_id, session) = if is_initialize {
@@ -548,7 +647,7 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
         let (id, s) = shared.create_session();
         (Some(id), s)
     } else {
-        match shared.session(&headers) {
+        match shared.session(headers) {
             Ok(s) => (None, s),
             Err((status, message)) => {
                 return rpc_error(
@@ -561,7 +660,7 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
     };
 
     let JsonRpcMessage::Request(request) = &message else {
-        session.engine.handle(message).await;
+        session.engine.handle_from(message, caller).await;
         return StatusCode::ACCEPTED.into_response();
     };
     let id = request.id.clone();
@@ -578,7 +677,7 @@ async fn post(shared: Arc<Shared>, headers: HeaderMap, body: Body) -> Response {
             )),
         );
     };
-    session.engine.handle(message).await;
+    session.engine.handle_from(message, caller).await;
     let mut response = if json_mode {
         json_body(rx).await
     } else {
@@ -611,9 +710,10 @@ async fn dispatch_stateless(
     queue: crate::peer::OutboundReceiver,
     message: JsonRpcMessage,
     json_mode: bool,
+    caller: Caller,
 ) -> Response {
     let JsonRpcMessage::Request(request) = &message else {
-        engine.handle(message).await;
+        engine.handle_from(message, caller).await;
         return StatusCode::ACCEPTED.into_response();
     };
     let id = request.id.clone();
@@ -624,7 +724,7 @@ async fn dispatch_stateless(
     let shutdown = engine.peer().shutdown_token().clone();
     let closed = engine.peer().closed_flag();
     tokio::spawn(drive(queue, closed, StatelessOutlet { streams, shutdown }));
-    engine.handle(message).await;
+    engine.handle_from(message, caller).await;
     if json_mode {
         json_body(out).await
     } else {

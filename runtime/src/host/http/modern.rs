@@ -34,6 +34,7 @@ pub(super) async fn post(
     headers: &HeaderMap,
     request: JsonRpcRequest,
     max_queue: usize,
+    caller: crate::caller::Caller,
 ) -> Response {
     let id = Some(request.id.clone());
     let meta = match check(server, headers, &request) {
@@ -44,7 +45,9 @@ pub(super) async fn post(
     let engine = ServerSession::new_modern(server.clone(), tx, meta);
     engine.peer().poll_handlers_first_inline();
     let guard = CancelOnDrop(engine.clone());
-    engine.handle(JsonRpcMessage::Request(request)).await;
+    engine
+        .handle_from(JsonRpcMessage::Request(request), caller)
+        .await;
     answer(Outgoing(queue), guard).await
 }
 

@@ -1,0 +1,117 @@
+//! An MCP server protected by OAuth 2.1: it accepts only access tokens that the
+//! authorization server at `--issuer` issued for this server's canonical URI (`--resource`),
+//! publishes its protected resource metadata, and shows each tool who is calling.
+//!
+//! ```text
+//! cargo run -p tracksuit-examples --bin auth -- \
+//!     --port 8000 --issuer https://auth.example.com --resource http://127.0.0.1:8000/mcp
+//! ```
+//!
+//! With `--introspection URL --client-id ID --client-secret SECRET` it checks opaque tokens
+//! at the authorization server's introspection endpoint (RFC 7662) instead of JWTs.
+//!
+//! Tools: `whoami` (anyone with a valid token), `write_note` (needs `notes:write`),
+//! `calls` (how often the other two ran: the interop test checks that no refused request
+//! reached them).
+
+use clap::Parser;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tracksuit::host::http::auth::{IntrospectionValidator, JwtValidator, ResourceServer};
+use tracksuit::host::http::{HttpOptions, StreamableHttp, serve};
+use tracksuit::{Ctx, Server, ToolError, mcp_tool};
+
+#[derive(Parser)]
+#[command(about = "tracksuit as an OAuth 2.1 resource server")]
+struct Args {
+    /// Port for Streamable HTTP on 127.0.0.1.
+    #[arg(long, default_value_t = 8000)]
+    port: u16,
+    /// The authorization server's issuer identifier (its metadata gives the key set).
+    #[arg(long)]
+    issuer: String,
+    /// This server's canonical URI: the audience its tokens must name.
+    #[arg(long)]
+    resource: String,
+    /// Check tokens at this introspection endpoint (opaque tokens) instead of as JWTs.
+    #[arg(long)]
+    introspection: Option<String>,
+    /// This server's client id at the authorization server (for introspection).
+    #[arg(long, default_value = "")]
+    client_id: String,
+    /// This server's client secret at the authorization server (for introspection).
+    #[arg(long, default_value = "")]
+    client_secret: String,
+}
+
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// Says who is calling: the token's subject, client and scopes.
+#[mcp_tool(read_only)]
+async fn whoami(ctx: &Ctx) -> Result<String, ToolError> {
+    CALLS.fetch_add(1, Ordering::SeqCst);
+    let p = ctx
+        .principal()
+        .ok_or_else(|| ToolError::new("not authenticated"))?;
+    Ok(format!(
+        "subject={} client={} scopes={}",
+        p.subject,
+        p.client_id.as_deref().unwrap_or("-"),
+        p.scopes.join(" ")
+    ))
+}
+
+/// Writes a note (needs the `notes:write` scope).
+#[mcp_tool(scopes = ["notes:write"])]
+async fn write_note(
+    ctx: &Ctx,
+    /** the note */
+    text: String,
+) -> String {
+    CALLS.fetch_add(1, Ordering::SeqCst);
+    let who = ctx.principal().map_or("?", |p| p.subject.as_str());
+    format!("{who} wrote: {text}")
+}
+
+/// How many times `whoami` and `write_note` ran.
+#[mcp_tool(read_only)]
+async fn calls() -> String {
+    CALLS.load(Ordering::SeqCst).to_string()
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    let auth = match &args.introspection {
+        Some(endpoint) => ResourceServer::new(
+            &args.resource,
+            IntrospectionValidator::new(
+                endpoint,
+                &args.resource,
+                &args.client_id,
+                &args.client_secret,
+            )
+            .issuer(&args.issuer),
+        ),
+        None => ResourceServer::new(
+            &args.resource,
+            JwtValidator::discover(&args.issuer, &args.resource).await?,
+        ),
+    };
+    let auth = auth
+        .authorization_server(&args.issuer)
+        .scopes_supported(["notes:read", "notes:write"])
+        .resource_name("tracksuit auth example");
+    let server = Server::new(tracksuit::crate_info!())
+        .tool(whoami)
+        .tool(write_note)
+        .tool(calls)
+        .build()?;
+    let app = StreamableHttp::new(server, HttpOptions::default().auth(auth)).router("/mcp");
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port)).await?;
+    serve(listener, app).await?;
+    Ok(())
+}

