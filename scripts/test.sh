@@ -25,6 +25,9 @@ cargo test --workspace --quiet
 section "official conformance suite"
 ./scripts/conformance.sh
 
+section "official conformance suite, client scenarios (tracksuit's client, both eras)"
+./scripts/conformance-client.sh
+
 section "interop: TypeScript and Python SDK clients"
 ./scripts/interop.sh
 
