@@ -1,0 +1,224 @@
+//! tracksuit's client against tracksuit's own servers on real sockets and processes: over
+//! Streamable HTTP in both eras (a 2025-11-25 session with server requests on the response
+//! stream, the standalone GET stream and resumption after a dropped stream; 2026-07-28 with
+//! `server/discover`, MRTR and its round cap), and over a stdio child process.
+
+use serde_json::json;
+use tokio::net::TcpListener;
+use tracksuit::client::{ChildTransport, Client, ClientBuilder, Era, HttpTransport};
+use tracksuit::host::http::{HttpOptions, StreamableHttp};
+use tracksuit::protocol::*;
+use tracksuit::{RequestError, Server, ServerHandle, ToolFn};
+use tracksuit_tests::support::{obj, text, wait_for, within};
+
+fn server() -> ServerHandle {
+    Server::new(Implementation::new("client-http-test", "1"))
+        .tool(ToolFn::new(
+            Tool::new("hello", obj(json!({"type": "object"}))),
+            |ctx, _| async move {
+                ctx.progress(1.0, Some(1.0), Some("done")).await;
+                Ok(CallToolResult::text("hello"))
+            },
+        ))
+        .tool(ToolFn::new(
+            Tool::new("ask", obj(json!({"type": "object"}))),
+            |ctx, _| async move {
+                let roots = ctx.list_roots().await?;
+                Ok(CallToolResult::text(format!("{} roots", roots.roots.len())))
+            },
+        ))
+        .tool(ToolFn::new(
+            Tool::new("ask_twice", obj(json!({"type": "object"}))),
+            |ctx, _| async move {
+                let first = ctx.list_roots().await?;
+                let second = ctx.list_roots().await?;
+                let n = first.roots.len() + second.roots.len();
+                Ok(CallToolResult::text(format!("{n} roots")))
+            },
+        ))
+        .tool(ToolFn::new(
+            Tool::new("reconnect", obj(json!({"type": "object"}))),
+            |ctx, _| async move {
+                // The client must resume this stream (GET + Last-Event-ID) to see the
+                // question and the result sent after it was closed.
+                ctx.close_sse_stream();
+                let roots = ctx.list_roots().await?;
+                Ok(CallToolResult::text(format!(
+                    "resumed, {} roots",
+                    roots.roots.len()
+                )))
+            },
+        ))
+        .tool(ToolFn::new(
+            Tool::new(
+                "region",
+                obj(json!({"type": "object", "properties": {
+                    "region": {"type": "string", "x-mcp-header": "Region"}
+                }})),
+            ),
+            |_ctx, args| async move {
+                let region = args
+                    .get("region")
+                    .and_then(|r| r.as_str())
+                    .unwrap_or("none");
+                Ok(CallToolResult::text(format!("region {region}")))
+            },
+        ))
+        .build()
+        .expect("distinct names")
+}
+
+/// Serves `server` on a loopback port; returns the endpoint URL.
+async fn start(server: ServerHandle) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let app = StreamableHttp::new(server, HttpOptions::default()).router("/mcp");
+    tokio::spawn(tracksuit::host::http::serve(listener, app));
+    format!("http://{addr}/mcp")
+}
+
+fn client(era: Era) -> ClientBuilder {
+    Client::builder().era(era).roots(vec![Root {
+        uri: "file:///work".into(),
+        name: None,
+        meta: None,
+    }])
+}
+
+async fn connect(url: &str, builder: ClientBuilder) -> Client {
+    let transport = HttpTransport::new(url).expect("url");
+    within("connect", builder.connect(transport))
+        .await
+        .expect("connected")
+}
+
+#[tokio::test]
+async fn session_over_http_answers_server_requests_and_sees_notifications() {
+    let url = start(server()).await;
+    let client = connect(&url, client(Era::Session)).await;
+    assert_eq!(client.era(), Era::Session);
+    let init = client.server_init().expect("initialized");
+    assert_eq!(init.protocol_version, LATEST_PROTOCOL_VERSION);
+    assert_eq!(client.list_tools(None).await.expect("tools").tools.len(), 5);
+
+    let mut notes = client.notifications();
+    let token = ProgressToken::String("p".into());
+    let hello = client
+        .call_tool_with_progress("hello", json!({}), token)
+        .await
+        .expect("hello");
+    assert_eq!(text(&hello), "hello");
+    let progress = within("progress", notes.recv())
+        .await
+        .expect("a notification");
+    assert_eq!(progress.method, methods::PROGRESS);
+
+    // roots/list arrives on the POST's SSE stream and is answered with a POST.
+    let asked = within("ask", client.call_tool("ask", json!({}))).await;
+    assert_eq!(text(&asked.expect("ask")), "1 roots");
+}
+
+#[tokio::test]
+async fn a_dropped_response_stream_is_resumed_with_last_event_id() {
+    let url = start(server()).await;
+    let client = connect(&url, client(Era::Session)).await;
+    let result = within("reconnect", client.call_tool("reconnect", json!({}))).await;
+    assert_eq!(text(&result.expect("resumed")), "resumed, 1 roots");
+}
+
+#[tokio::test]
+async fn the_standalone_get_stream_carries_list_changes() {
+    let server = server();
+    let url = start(server.clone()).await;
+    let client = connect(&url, client(Era::Session)).await;
+    let mut notes = client.notifications();
+    // The GET stream opens after `initialized`; notify until a change comes through it.
+    let seen = wait_for("a tools/list_changed on the GET stream", || {
+        server.notify_tools_list_changed();
+        let got = notes.try_recv().ok();
+        async move { got }
+    })
+    .await;
+    assert_eq!(seen.method, methods::TOOLS_LIST_CHANGED);
+}
+
+#[tokio::test]
+async fn stateless_era_discovers_and_answers_input_required_rounds() {
+    let url = start(server()).await;
+    let client = connect(&url, client(Era::Stateless)).await;
+    assert_eq!(client.era(), Era::Stateless);
+    let discovered = client.discovered().expect("discovered");
+    assert!(
+        discovered
+            .supported_versions
+            .iter()
+            .any(|v| v == "2026-07-28")
+    );
+    assert_eq!(
+        discovered.server().map(|s| s.name).as_deref(),
+        Some("client-http-test")
+    );
+
+    let asked = within("ask", client.call_tool("ask", json!({}))).await;
+    assert_eq!(text(&asked.expect("ask")), "1 roots");
+    let twice = within("ask_twice", client.call_tool("ask_twice", json!({}))).await;
+    assert_eq!(text(&twice.expect("ask_twice")), "2 roots");
+    // The server checks `Mcp-Param-Region` against the body: a wrong or missing header is
+    // refused with -32020, so this passing means the header was mirrored.
+    client.list_tools(None).await.expect("tools");
+    let region = client
+        .call_tool("region", json!({"region": " eu west "}))
+        .await;
+    assert_eq!(text(&region.expect("region")), "region  eu west ");
+}
+
+#[tokio::test]
+async fn the_round_cap_stops_a_call_that_keeps_asking() {
+    let url = start(server()).await;
+    let client = connect(&url, client(Era::Stateless).max_input_rounds(1)).await;
+    let capped = within("ask_twice", client.call_tool("ask_twice", json!({}))).await;
+    match capped {
+        Err(RequestError::Peer(e)) => assert!(e.message.contains("after 1 rounds"), "{e}"),
+        other => panic!("expected the round cap, got {other:?}"),
+    }
+    let once = within("ask", client.call_tool("ask", json!({}))).await;
+    assert_eq!(text(&once.expect("ask")), "1 roots");
+}
+
+#[tokio::test]
+async fn negotiation_picks_the_stateless_era_from_tracksuits_server() {
+    let url = start(server()).await;
+    let client = connect(&url, client(Era::Negotiate)).await;
+    assert_eq!(client.era(), Era::Stateless);
+    let asked = within("ask", client.call_tool("ask", json!({}))).await;
+    assert_eq!(text(&asked.expect("ask")), "1 roots");
+}
+
+#[tokio::test]
+async fn a_stdio_server_runs_as_a_child_process_in_both_eras() {
+    for era in [Era::Session, Era::Stateless] {
+        let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_stdio_server"));
+        let transport = ChildTransport::spawn(command).expect("spawned");
+        let client = within("connect", client(era).connect(transport))
+            .await
+            .expect("connected");
+        assert_eq!(client.era(), era);
+        let hello = within("hello", client.call_tool("hello", json!({}))).await;
+        assert_eq!(text(&hello.expect("hello")), "hello");
+        let asked = within("ask", client.call_tool("ask", json!({}))).await;
+        assert_eq!(text(&asked.expect("ask")), "1 roots");
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_endpoint_fails_the_connect() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
+    drop(listener);
+    let outcome = within(
+        "connect",
+        client(Era::Session).connect(HttpTransport::new(&url).expect("url")),
+    )
+    .await;
+    assert!(matches!(outcome, Err(RequestError::Peer(_))), "{outcome:?}");
+}
