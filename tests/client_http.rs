@@ -222,3 +222,34 @@ async fn an_unreachable_endpoint_fails_the_connect() {
     .await;
     assert!(matches!(outcome, Err(RequestError::Peer(_))), "{outcome:?}");
 }
+
+#[tokio::test]
+async fn subscriptions_deliver_list_changes_in_both_eras() {
+    use tracksuit::client::SubscriptionFilter;
+    for era in [Era::Session, Era::Stateless] {
+        let server = server();
+        let url = start(server.clone()).await;
+        let client = connect(&url, client(era)).await;
+        let mut subscription = within(
+            "subscribe",
+            client.subscribe_to(SubscriptionFilter::default().tools_list_changed()),
+        )
+        .await
+        .expect("subscribed");
+        // Stateless: acknowledged, so one change is enough. Session: the GET stream may
+        // still be opening, so notify until one comes through.
+        let seen = within("a tools/list_changed on the subscription", async {
+            loop {
+                server.notify_tools_list_changed();
+                let next = subscription.next();
+                if let Ok(Some(n)) =
+                    tokio::time::timeout(std::time::Duration::from_millis(50), next).await
+                {
+                    break n;
+                }
+            }
+        })
+        .await;
+        assert_eq!(seen.method, methods::TOOLS_LIST_CHANGED, "{era:?}");
+    }
+}

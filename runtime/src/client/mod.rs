@@ -26,6 +26,7 @@ mod http;
 mod modern;
 #[cfg(feature = "http")]
 mod sse;
+mod subscription;
 
 pub use child::{ChildStream, ChildTransport};
 #[cfg(feature = "http")]
@@ -33,6 +34,7 @@ pub use http::{HttpSink, HttpStream, HttpTransport, InvalidUrl};
 pub use modern::{
     DiscoverResult, Era, MODERN_PROTOCOL_VERSION, SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN,
 };
+pub use subscription::{SUBSCRIPTIONS_ACKNOWLEDGED, Subscription, SubscriptionFilter};
 
 use crate::peer::outbound_queue;
 use crate::peer::{Peer, RequestError};
@@ -218,12 +220,12 @@ impl ClientBuilder {
         match self.era {
             Era::Session => client.initialize(self).await,
             Era::Stateless => {
-                client.stamp = Some(Stamp::new(&self.capabilities, &self.info));
+                client.stamp = Some(Arc::new(Stamp::new(&self.capabilities, &self.info)));
                 client.discovered = Some(client.discover().await?);
                 Ok(client)
             }
             Era::Negotiate => {
-                client.stamp = Some(Stamp::new(&self.capabilities, &self.info));
+                client.stamp = Some(Arc::new(Stamp::new(&self.capabilities, &self.info)));
                 match client.discover().await {
                     Ok(d)
                         if d.supported_versions
@@ -352,7 +354,7 @@ pub struct Client {
     init: Option<InitializeResult>,
     discovered: Option<DiscoverResult>,
     /// Set in the 2026-07-28 era: the `_meta` every request carries.
-    stamp: Option<Stamp>,
+    stamp: Option<Arc<Stamp>>,
     handlers: Arc<ClientBuilder>,
     max_rounds: usize,
 }
@@ -684,6 +686,93 @@ impl Client {
         Ok(())
     }
 
+    /// `resources/unsubscribe` (2025-11-25).
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), RequestError> {
+        let _: Value = self
+            .request(methods::RESOURCES_UNSUBSCRIBE, json!({ "uri": uri }))
+            .await?;
+        Ok(())
+    }
+
+    /// Subscribes to list changes and resource updates, in either era.
+    ///
+    /// 2026-07-28: a `subscriptions/listen` request stays open (until the subscription is
+    /// dropped) and this returns once the server acknowledged it. 2025-11-25: each resource
+    /// is subscribed with `resources/subscribe`; list changes arrive on the session.
+    pub async fn subscribe_to(
+        &self,
+        filter: SubscriptionFilter,
+    ) -> Result<Subscription, RequestError> {
+        let mut notifications = self.notifications.subscribe();
+        let end = tokio_util::sync::CancellationToken::new();
+        let Some(stamp) = &self.stamp else {
+            for uri in filter.resources() {
+                self.subscribe(uri).await?;
+            }
+            let (peer, uris, timeout) =
+                (self.peer.clone(), filter.resources().to_vec(), self.timeout);
+            let ended = end.clone();
+            tokio::spawn(async move {
+                ended.cancelled().await;
+                for uri in uris {
+                    let params = json!({ "uri": uri });
+                    let _ = peer
+                        .request(methods::RESOURCES_UNSUBSCRIBE, Some(params), None, timeout)
+                        .await;
+                }
+            });
+            return Ok(Subscription {
+                filter,
+                notifications,
+                _end: Some(end.drop_guard()),
+            });
+        };
+        let params = stamp.stamp(&json!({ "notifications": filter }));
+        let (peer, ended) = (self.peer.clone(), end.clone());
+        let (failed_tx, mut failed) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            // The listen request never completes on its own; dropping it cancels it.
+            let listen = peer.request(SUBSCRIPTIONS_LISTEN, Some(params), None, Duration::MAX);
+            tokio::select! {
+                _ = ended.cancelled() => {}
+                outcome = listen => { let _ = failed_tx.send(outcome); }
+            }
+        });
+        let acknowledged = async {
+            loop {
+                match notifications.recv().await {
+                    Ok(n) if n.method == SUBSCRIPTIONS_ACKNOWLEDGED => return Ok(()),
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return Err(RequestError::Closed),
+                }
+            }
+        };
+        tokio::select! {
+            ack = tokio::time::timeout(self.timeout, acknowledged) => {
+                ack.map_err(|_| RequestError::Timeout(self.timeout))??;
+            }
+            outcome = &mut failed => {
+                return Err(match outcome {
+                    Ok(Err(e)) => e,
+                    _ => RequestError::Closed,
+                });
+            }
+        }
+        Ok(Subscription {
+            filter,
+            notifications,
+            _end: Some(end.drop_guard()),
+        })
+    }
+
+    /// `notifications/tasks/status` for task `task_id`, as they arrive.
+    pub fn task_updates(&self, task_id: &str) -> TaskUpdates {
+        TaskUpdates {
+            task_id: task_id.to_owned(),
+            notifications: self.notifications.subscribe(),
+        }
+    }
+
     /// `logging/setLevel`; in the 2026-07-28 era, the log level every later request names
     /// in its `_meta`.
     pub async fn set_level(&self, level: LoggingLevel) -> Result<(), RequestError> {
@@ -714,6 +803,32 @@ impl Client {
     /// Whether the connection is closed.
     pub fn is_closed(&self) -> bool {
         self.peer.is_closed()
+    }
+}
+
+/// The status notifications of one task (see [`Client::task_updates`]).
+#[derive(Debug)]
+pub struct TaskUpdates {
+    task_id: String,
+    notifications: broadcast::Receiver<JsonRpcNotification>,
+}
+
+impl TaskUpdates {
+    /// The task's next status (the notification's params: `taskId`, `status`, …); `None`
+    /// once the connection is closed.
+    pub async fn next(&mut self) -> Option<Value> {
+        loop {
+            match self.notifications.recv().await {
+                Ok(n) if n.method == methods::TASKS_STATUS => {
+                    let params = n.params.unwrap_or_default();
+                    if params.get("taskId").and_then(Value::as_str) == Some(&self.task_id) {
+                        return Some(params);
+                    }
+                }
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
     }
 }
 
