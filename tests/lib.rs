@@ -6,3 +6,8 @@ pub mod support;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/eras.md")]
 pub struct ErasGuide;
+
+/// The code in `docs/client.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/client.md")]
+pub struct ClientGuide;

@@ -281,6 +281,10 @@ impl Shared {
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(MODERN_VERSION_KEY))
             .and_then(Value::as_str);
+        if method == methods::INITIALIZE {
+            // A session starts (perhaps after a failed `server/discover`): 2025 from here.
+            self.modern.store(false, Ordering::Relaxed);
+        }
         if let Some(version) = modern {
             self.modern.store(true, Ordering::Relaxed);
             if let Ok(v) = HeaderValue::try_from(version) {
