@@ -253,3 +253,61 @@ async fn subscriptions_deliver_list_changes_in_both_eras() {
         assert_eq!(seen.method, methods::TOOLS_LIST_CHANGED, "{era:?}");
     }
 }
+
+/// Sets its flag when dropped.
+struct SetOnDrop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn dropping_a_stateless_call_closes_its_stream_and_cancels_the_tool() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let seen = cancelled.clone();
+    let server = Server::new(Implementation::new("cancel-test", "1"))
+        .tool(ToolFn::new(
+            Tool::new("wait", obj(json!({"type": "object"}))),
+            move |ctx, _| {
+                let seen = seen.clone();
+                async move {
+                    // Cancelling drops the tool's future; the guard records that.
+                    let _dropped = SetOnDrop(seen);
+                    // A long job reporting progress: over HTTP/1 the server learns that the
+                    // client closed the stream when it next writes to it.
+                    let mut tick = tokio::time::interval(std::time::Duration::from_millis(20));
+                    for step in 0.. {
+                        tick.tick().await;
+                        ctx.progress(f64::from(step), None, Some("working")).await;
+                    }
+                    Ok(CallToolResult::text("never"))
+                }
+            },
+        ))
+        .build()
+        .expect("server");
+    let url = start(server).await;
+    let client = connect(&url, client(Era::Stateless)).await;
+    let mut notes = client.notifications();
+    {
+        let call = client.call_tool_with_progress("wait", json!({}), ProgressToken::Number(1));
+        tokio::pin!(call);
+        // Poll the call until the tool reports it runs, then drop it.
+        within("the tool starts", async {
+            tokio::select! {
+                _ = &mut call => panic!("the call ended on its own"),
+                n = notes.recv() => assert_eq!(n.expect("progress").method, methods::PROGRESS),
+            }
+        })
+        .await;
+    }
+    tracksuit_tests::support::wait_until(
+        || cancelled.load(Ordering::SeqCst),
+        "the server cancelled the tool",
+    )
+    .await;
+}

@@ -12,7 +12,7 @@
 //! - **2026-07-28** (a request whose `_meta` names the protocol version): no session; every
 //!   `POST` mirrors its body in `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the
 //!   `Mcp-Param-*` headers of the called tool's `x-mcp-header` parameters (learned from the
-//!   last `tools/list`).
+//!   last `tools/list`). A request is cancelled by closing its response stream.
 //!
 //! ```no_run
 //! use tracksuit::client::{Client, HttpTransport};
@@ -126,6 +126,7 @@ impl Transport for HttpTransport {
             version: Mutex::new(None),
             modern: AtomicBool::new(false),
             tools: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
             inbox,
             stop: CancellationToken::new(),
         });
@@ -164,6 +165,8 @@ struct Shared {
     modern: AtomicBool,
     /// Per tool, the parameters mirrored into `Mcp-Param-*` headers.
     tools: Mutex<HashMap<String, Vec<HeaderParam>>>,
+    /// The 2026-07-28 requests in flight: cancelling one closes its response stream.
+    inflight: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
     inbox: mpsc::Sender<JsonRpcMessage>,
     stop: CancellationToken,
 }
@@ -199,15 +202,36 @@ impl MessageSink for HttpSink {
                     {
                         *lock(&shared.session) = Some(id.clone());
                     }
+                    let response = response.map_err(|e| e.to_string());
                     tokio::spawn(shared.clone().answer(response, r.id, learn));
                 } else {
-                    tokio::spawn(async move {
+                    let modern = shared.modern.load(Ordering::Relaxed);
+                    let id = r.id.clone();
+                    // Held while spawning, so the task's own removal comes after the insert.
+                    let mut inflight = lock(&self.shared.inflight);
+                    let task = tokio::spawn(async move {
                         let response = shared.http.request(request).await;
-                        shared.clone().answer(response, r.id, learn).await;
+                        let response = response.map_err(|e| e.to_string());
+                        shared.clone().answer(response, r.id.clone(), learn).await;
+                        if modern {
+                            lock(&shared.inflight).remove(&r.id);
+                        }
                     });
+                    if modern {
+                        inflight.insert(id, task.abort_handle());
+                    }
                 }
             }
             JsonRpcMessage::Notification(n) => {
+                if n.method == methods::CANCELLED && shared.modern.load(Ordering::Relaxed) {
+                    // 2026-07-28: a request is cancelled by closing its response stream.
+                    let id = n.params.as_ref().and_then(|p| p.get("requestId")).cloned();
+                    let id = id.and_then(|id| serde_json::from_value::<RequestId>(id).ok());
+                    if let Some(task) = id.and_then(|id| lock(&shared.inflight).remove(&id)) {
+                        task.abort();
+                    }
+                    return Ok(());
+                }
                 let response = shared.http.request(request).await;
                 let accepted = response.is_ok_and(|r| r.status().is_success());
                 if accepted
@@ -364,7 +388,7 @@ impl Shared {
     /// ends before the response).
     async fn answer(
         self: Arc<Self>,
-        response: Result<Response<Incoming>, hyper_util::client::legacy::Error>,
+        response: Result<Response<Incoming>, String>,
         id: RequestId,
         learn: Learn,
     ) {
