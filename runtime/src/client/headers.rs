@@ -2,6 +2,9 @@
 //! `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-{Name}` for tool parameters annotated with
 //! `x-mcp-header` — and the rules that make such an annotation invalid.
 
+// Without the `http` feature only the validation is used (by `Client::list_tools`).
+#![cfg_attr(not(feature = "http"), allow(dead_code))]
+
 use base64::Engine as _;
 use serde_json::Value;
 
