@@ -311,3 +311,92 @@ async fn dropping_a_stateless_call_closes_its_stream_and_cancels_the_tool() {
     )
     .await;
 }
+
+/// Holds `held_echo` back until the test lets it through.
+static HELD: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(0);
+
+/// Echoes `text` once the test lets it through, as a task when asked.
+#[tracksuit::mcp_tool(task_support = "optional")]
+async fn held_echo(text: String) -> String {
+    let _ = HELD.acquire().await.map(|p| p.forget());
+    text
+}
+
+#[tokio::test]
+async fn a_task_over_http_is_created_polled_and_its_status_streamed() {
+    let server = Server::with_options(
+        Implementation::new("tasks-over-http", "1"),
+        tracksuit::ServerOptions::default().tasks(tracksuit::task::TaskOptions::default()),
+    )
+    .tool(held_echo)
+    .build()
+    .expect("server");
+    let url = start(server.clone()).await;
+    let client = connect(&url, client(Era::Session)).await;
+    // Status notifications travel on the standalone GET stream: wait until it is open.
+    let mut notes = client.notifications();
+    within("the GET stream opens", async {
+        loop {
+            server.notify_tools_list_changed();
+            let next = notes.recv();
+            if let Ok(Ok(_)) =
+                tokio::time::timeout(std::time::Duration::from_millis(50), next).await
+            {
+                break;
+            }
+        }
+    })
+    .await;
+    let created = client
+        .call_tool_as_task("held_echo", json!({"text": "hi"}), Some(60_000))
+        .await
+        .expect("created");
+    let id = created.task.task_id.clone();
+    assert_eq!(created.task.status, TaskStatus::Working);
+    let mut updates = client.task_updates(&id);
+    HELD.add_permits(1);
+    let update = within("a status notification", updates.next()).await;
+    let update = update.expect("an update");
+    assert_eq!(update["taskId"], id.as_str());
+    assert_eq!(update["status"], "completed");
+    let result = within("the task's result", client.task_result(&id)).await;
+    assert_eq!(text(&result.expect("result")), "hi");
+    let polled = client.get_task(&id).await.expect("polled");
+    assert_eq!(polled.task.status, TaskStatus::Completed);
+}
+
+#[tokio::test]
+async fn negotiation_falls_back_to_a_session_when_discover_is_refused() {
+    use axum::body::{Body, to_bytes};
+    use axum::http::{Request, StatusCode};
+    use axum::response::IntoResponse;
+    // A 2025-only front: `server/discover` is an unknown method, everything else goes to
+    // tracksuit's server.
+    let inner = StreamableHttp::new(server(), HttpOptions::default()).router("/mcp");
+    let front = axum::Router::new().fallback(move |request: Request<Body>| {
+        let inner = inner.clone();
+        async move {
+            use tower::ServiceExt;
+            let (parts, body) = request.into_parts();
+            let bytes = to_bytes(body, 1 << 20).await.unwrap_or_default();
+            if String::from_utf8_lossy(&bytes).contains("\"server/discover\"") {
+                let error = json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32601, "message": "Method not found"}});
+                return (StatusCode::NOT_FOUND, axum::Json(error)).into_response();
+            }
+            let request = Request::from_parts(parts, Body::from(bytes));
+            match inner.oneshot(request).await {
+                Ok(response) => response.into_response(),
+                Err(never) => match never {},
+            }
+        }
+    });
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
+    tokio::spawn(tracksuit::host::http::serve(listener, front));
+    let client = connect(&url, client(Era::Negotiate)).await;
+    assert_eq!(client.era(), Era::Session);
+    assert!(client.server_init().is_some());
+    let asked = within("ask", client.call_tool("ask", json!({}))).await;
+    assert_eq!(text(&asked.expect("ask")), "1 roots");
+}
