@@ -34,6 +34,9 @@ section "scale-out: three replicas behind HAProxy on one PostgreSQL"
 section "official conformance suite"
 ./scripts/conformance.sh
 
+section "official conformance suite, client scenarios (tracksuit's client, both eras)"
+./scripts/conformance-client.sh
+
 section "interop: TypeScript and Python SDK clients"
 ./scripts/interop.sh
 

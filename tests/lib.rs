@@ -15,3 +15,7 @@ pub struct ScalingGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/auth.md")]
 pub struct AuthGuide;
+/// The code in `docs/client.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/client.md")]
+pub struct ClientGuide;

@@ -19,11 +19,29 @@
 //! # }
 //! ```
 
+mod child;
+mod headers;
+#[cfg(feature = "http")]
+mod http;
+mod modern;
+#[cfg(feature = "http")]
+mod sse;
+mod subscription;
+
+pub use child::{ChildStream, ChildTransport};
+#[cfg(feature = "http")]
+pub use http::{HttpSink, HttpStream, HttpTransport, InvalidUrl};
+pub use modern::{
+    DiscoverResult, Era, MODERN_PROTOCOL_VERSION, SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN,
+};
+pub use subscription::{SUBSCRIPTIONS_ACKNOWLEDGED, Subscription, SubscriptionFilter};
+
 use crate::peer::outbound_queue;
 use crate::peer::{Peer, RequestError};
 use crate::protocol::*;
 use crate::transport::{MessageStream, SinkOutlet, Transport, drive};
 use futures::future::BoxFuture;
+use modern::Stamp;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -44,6 +62,8 @@ pub struct ClientBuilder {
     sampling: Option<Handler<CreateMessageRequestParams, CreateMessageResult>>,
     elicitation: Option<Handler<ElicitRequestParams, ElicitResult>>,
     roots: Option<Vec<Root>>,
+    era: Era,
+    max_input_rounds: usize,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -64,9 +84,15 @@ impl Default for ClientBuilder {
             sampling: None,
             elicitation: None,
             roots: None,
+            era: Era::Session,
+            max_input_rounds: DEFAULT_INPUT_ROUNDS,
         }
     }
 }
+
+/// How many `input_required` rounds one call may take by default (as in the TypeScript and
+/// Python SDKs).
+pub const DEFAULT_INPUT_ROUNDS: usize = 10;
 
 impl ClientBuilder {
     /// The client's name and version.
@@ -78,6 +104,25 @@ impl ClientBuilder {
     /// The protocol version to request (default: the latest).
     pub fn protocol_version(mut self, version: impl Into<String>) -> Self {
         self.protocol_version = version.into();
+        self
+    }
+
+    /// Which protocol era to speak (default [`Era::Session`], 2025-11-25).
+    ///
+    /// ```
+    /// use tracksuit::client::{Client, Era};
+    /// let builder = Client::builder().era(Era::Stateless).max_input_rounds(20);
+    /// # let _ = builder;
+    /// ```
+    pub fn era(mut self, era: Era) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// The most `input_required` rounds one 2026-07-28 request may take before it fails
+    /// (default [`DEFAULT_INPUT_ROUNDS`]).
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds;
         self
     }
 
@@ -131,7 +176,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Connects over `transport` and performs the `initialize` handshake.
+    /// Connects over `transport` and opens the conversation: `initialize` in a 2025
+    /// session, `server/discover` in 2026-07-28 (see [`ClientBuilder::era`]).
     pub async fn connect<T: Transport>(self, transport: T) -> Result<Client, RequestError> {
         let (tx, rx) = outbound_queue(OUTBOUND_QUEUE);
         let peer = Arc::new(Peer::new(tx));
@@ -140,21 +186,64 @@ impl ClientBuilder {
         tokio::spawn(drive(rx, peer.closed_flag(), SinkOutlet::new(sink)));
         let handlers = Arc::new(self.clone());
         let reader_peer = peer.clone();
+        let reader_handlers = handlers.clone();
         let reader_notifications = notifications.clone();
+        let shutdown = peer.shutdown_token().clone();
         tokio::spawn(async move {
-            while let Some(message) = stream.next().await {
+            loop {
+                let message = tokio::select! {
+                    _ = shutdown.cancelled() => break,
+                    m = stream.next() => m,
+                };
+                let Some(message) = message else { break };
                 let Ok(message) = message else { continue };
-                dispatch(&reader_peer, &handlers, &reader_notifications, message).await;
+                dispatch(
+                    &reader_peer,
+                    &reader_handlers,
+                    &reader_notifications,
+                    message,
+                )
+                .await;
             }
             reader_peer.close();
         });
-        let client = Client {
+        let mut client = Client {
             peer,
             notifications,
             timeout: self.timeout,
             init: None,
+            discovered: None,
+            stamp: None,
+            handlers,
+            max_rounds: self.max_input_rounds,
         };
-        client.initialize(self).await
+        match self.era {
+            Era::Session => client.initialize(self).await,
+            Era::Stateless => {
+                client.stamp = Some(Arc::new(Stamp::new(&self.capabilities, &self.info)));
+                client.discovered = Some(client.discover().await?);
+                Ok(client)
+            }
+            Era::Negotiate => {
+                client.stamp = Some(Arc::new(Stamp::new(&self.capabilities, &self.info)));
+                match client.discover().await {
+                    Ok(d)
+                        if d.supported_versions
+                            .iter()
+                            .any(|v| v == MODERN_PROTOCOL_VERSION) =>
+                    {
+                        client.discovered = Some(d);
+                        Ok(client)
+                    }
+                    Err(RequestError::Timeout(t)) => Err(RequestError::Timeout(t)),
+                    Err(RequestError::Closed) => Err(RequestError::Closed),
+                    _ => {
+                        client.stamp = None;
+                        client.initialize(self).await
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -186,28 +275,66 @@ async fn dispatch(
             let handlers = handlers.clone();
             let cancel = tokio_util::sync::CancellationToken::new();
             peer.serve(req.id, cancel, async move {
-                match req.method.as_str() {
-                    methods::PING => Ok(json!({})),
-                    methods::SAMPLING_CREATE_MESSAGE => match &handlers.sampling {
-                        Some(h) => to_value(h(from_params(req.params)?).await?),
-                        None => Err(ErrorObject::method_not_found(&req.method)),
-                    },
-                    methods::ELICITATION_CREATE => match &handlers.elicitation {
-                        Some(h) => to_value(h(from_params(req.params)?).await?),
-                        None => Err(ErrorObject::method_not_found(&req.method)),
-                    },
-                    methods::ROOTS_LIST => match &handlers.roots {
-                        Some(roots) => to_value(ListRootsResult {
-                            roots: roots.clone(),
-                            ..Default::default()
-                        }),
-                        None => Err(ErrorObject::method_not_found(&req.method)),
-                    },
-                    other => Err(ErrorObject::method_not_found(other)),
-                }
+                answer(&handlers, &req.method, req.params).await
             });
         }
     }
+}
+
+/// Answers a server request (on a 2025 session, or inside an `input_required` result) with
+/// the client's handlers.
+async fn answer(
+    handlers: &ClientBuilder,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Value, ErrorObject> {
+    match method {
+        methods::PING => Ok(json!({})),
+        methods::SAMPLING_CREATE_MESSAGE => match &handlers.sampling {
+            Some(h) => to_value(h(from_params(params)?).await?),
+            None => Err(ErrorObject::method_not_found(method)),
+        },
+        methods::ELICITATION_CREATE => match &handlers.elicitation {
+            Some(h) => to_value(h(from_params(params)?).await?),
+            None => Err(ErrorObject::method_not_found(method)),
+        },
+        methods::ROOTS_LIST => match &handlers.roots {
+            Some(roots) => to_value(ListRootsResult {
+                roots: roots.clone(),
+                ..Default::default()
+            }),
+            None => Err(ErrorObject::method_not_found(method)),
+        },
+        other => Err(ErrorObject::method_not_found(other)),
+    }
+}
+
+/// The values a form's schema gives as `default`s (SEP-1034): what an elicitation handler
+/// can submit when the user accepts without editing. Empty for URL elicitations.
+///
+/// ```
+/// use tracksuit::protocol::ElicitRequestParams;
+/// let params: ElicitRequestParams = serde_json::from_value(serde_json::json!({
+///     "message": "ok?",
+///     "requestedSchema": {"type": "object", "properties": {
+///         "name": {"type": "string", "default": "Ann"}, "age": {"type": "integer"}}}
+/// })).unwrap();
+/// let defaults = tracksuit::client::form_defaults(&params);
+/// assert_eq!(defaults["name"], "Ann");
+/// assert!(!defaults.contains_key("age"));
+/// ```
+pub fn form_defaults(params: &ElicitRequestParams) -> JsonObject {
+    let ElicitRequestParams::Form(form) = params else {
+        return JsonObject::new();
+    };
+    let schema = serde_json::to_value(&form.requested_schema).unwrap_or_default();
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, p)| Some((name.clone(), p.get("default")?.clone())))
+        .collect()
 }
 
 fn from_params<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
@@ -225,6 +352,11 @@ pub struct Client {
     notifications: broadcast::Sender<JsonRpcNotification>,
     timeout: Duration,
     init: Option<InitializeResult>,
+    discovered: Option<DiscoverResult>,
+    /// Set in the 2026-07-28 era: the `_meta` every request carries.
+    stamp: Option<Arc<Stamp>>,
+    handlers: Arc<ClientBuilder>,
+    max_rounds: usize,
 }
 
 impl std::fmt::Debug for Client {
@@ -259,12 +391,37 @@ impl Client {
         self.init.as_ref()
     }
 
+    /// What the server answered to `server/discover` (2026-07-28).
+    pub fn discovered(&self) -> Option<&DiscoverResult> {
+        self.discovered.as_ref()
+    }
+
+    /// The era this client ended up speaking.
+    pub fn era(&self) -> Era {
+        if self.stamp.is_some() {
+            Era::Stateless
+        } else {
+            Era::Session
+        }
+    }
+
+    /// `server/discover` (2026-07-28).
+    pub async fn discover(&self) -> Result<DiscoverResult, RequestError> {
+        self.request(SERVER_DISCOVER, json!({})).await
+    }
+
     /// Subscribes to every notification the server sends (logs, progress, list changes...).
     pub fn notifications(&self) -> broadcast::Receiver<JsonRpcNotification> {
         self.notifications.subscribe()
     }
 
     /// Sends any request and decodes its result.
+    ///
+    /// In the 2026-07-28 era the request carries the client's `_meta`; an
+    /// `input_required` result is answered with the client's handlers and the request is
+    /// retried (with a new id, `inputResponses` and the server's `requestState`), at most
+    /// [`ClientBuilder::max_input_rounds`] times; an unsupported-version error (`-32022`)
+    /// listing a version this client speaks is retried once with that version.
     pub async fn request<P: Serialize, R: DeserializeOwned>(
         &self,
         method: &str,
@@ -272,11 +429,71 @@ impl Client {
     ) -> Result<R, RequestError> {
         let params =
             serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
-        let value = self
-            .peer
-            .request(method, Some(params), None, self.timeout)
-            .await?;
+        let value = self.request_value(method, params).await?;
         serde_json::from_value(value).map_err(|e| RequestError::Decode(e.to_string()))
+    }
+
+    async fn request_value(&self, method: &str, params: Value) -> Result<Value, RequestError> {
+        let Some(stamp) = &self.stamp else {
+            return self
+                .peer
+                .request(method, Some(params), None, self.timeout)
+                .await;
+        };
+        let mut current = params.clone();
+        let mut rounds = 0;
+        let mut renegotiated = false;
+        loop {
+            let sent = stamp.stamp(&current);
+            let result = match self
+                .peer
+                .request(method, Some(sent), None, self.timeout)
+                .await
+            {
+                Err(RequestError::Peer(e))
+                    if e.code == UNSUPPORTED_PROTOCOL_VERSION && !renegotiated =>
+                {
+                    renegotiated = true;
+                    if stamp.renegotiate(&e) {
+                        continue;
+                    }
+                    return Err(RequestError::Peer(e));
+                }
+                other => other?,
+            };
+            if !modern::input_required(&result) {
+                return Ok(result);
+            }
+            if rounds >= self.max_rounds {
+                let error = ErrorObject::new(
+                    INTERNAL_ERROR,
+                    format!("`{method}` still required input after {rounds} rounds"),
+                );
+                return Err(RequestError::Peer(error.with_data(result)));
+            }
+            rounds += 1;
+            let responses = self.answer_inputs(&result).await?;
+            current = modern::retry_params(&params, &result, responses);
+        }
+    }
+
+    /// Answers every entry of an `input_required` result's `inputRequests`.
+    async fn answer_inputs(&self, result: &Value) -> Result<JsonObject, RequestError> {
+        let requests = result.get("inputRequests").and_then(Value::as_object);
+        let asked = requests
+            .into_iter()
+            .flatten()
+            .map(|(key, request)| async move {
+                let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+                let params = request.get("params").cloned();
+                let answer = answer(&self.handlers, method, params).await?;
+                Ok::<_, ErrorObject>((key.clone(), answer))
+            });
+        let answers = futures::future::join_all(asked).await;
+        answers
+            .into_iter()
+            .collect::<Result<JsonObject, _>>()
+            .map_err(RequestError::Peer)
     }
 
     /// Sends a notification.
@@ -292,19 +509,34 @@ impl Client {
         Ok(())
     }
 
-    /// `tools/list` (one page).
+    /// `tools/list` (one page). In the 2026-07-28 era, tools whose `x-mcp-header`
+    /// annotations are invalid (SEP-2243) are left out, with a warning in the log.
     pub async fn list_tools(
         &self,
         cursor: Option<String>,
     ) -> Result<ListToolsResult, RequestError> {
-        self.request(
-            methods::TOOLS_LIST,
-            PaginatedRequestParams {
-                cursor,
-                ..Default::default()
-            },
-        )
-        .await
+        let mut result: ListToolsResult = self
+            .request(
+                methods::TOOLS_LIST,
+                PaginatedRequestParams {
+                    cursor,
+                    ..Default::default()
+                },
+            )
+            .await?;
+        if self.stamp.is_some() {
+            result.tools.retain(|tool| {
+                let schema = Value::Object(tool.input_schema.clone());
+                match headers::header_params(&schema) {
+                    Ok(_) => true,
+                    Err(why) => {
+                        tracing::warn!(tool = %tool.name, "tool definition rejected: {why}");
+                        false
+                    }
+                }
+            });
+        }
+        Ok(result)
     }
 
     /// `tools/call` with JSON arguments.
@@ -454,8 +686,100 @@ impl Client {
         Ok(())
     }
 
-    /// `logging/setLevel`.
+    /// `resources/unsubscribe` (2025-11-25).
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), RequestError> {
+        let _: Value = self
+            .request(methods::RESOURCES_UNSUBSCRIBE, json!({ "uri": uri }))
+            .await?;
+        Ok(())
+    }
+
+    /// Subscribes to list changes and resource updates, in either era.
+    ///
+    /// 2026-07-28: a `subscriptions/listen` request stays open (until the subscription is
+    /// dropped) and this returns once the server acknowledged it. 2025-11-25: each resource
+    /// is subscribed with `resources/subscribe`; list changes arrive on the session.
+    pub async fn subscribe_to(
+        &self,
+        filter: SubscriptionFilter,
+    ) -> Result<Subscription, RequestError> {
+        let mut notifications = self.notifications.subscribe();
+        let end = tokio_util::sync::CancellationToken::new();
+        let Some(stamp) = &self.stamp else {
+            for uri in filter.resources() {
+                self.subscribe(uri).await?;
+            }
+            let (peer, uris, timeout) =
+                (self.peer.clone(), filter.resources().to_vec(), self.timeout);
+            let ended = end.clone();
+            tokio::spawn(async move {
+                ended.cancelled().await;
+                for uri in uris {
+                    let params = json!({ "uri": uri });
+                    let _ = peer
+                        .request(methods::RESOURCES_UNSUBSCRIBE, Some(params), None, timeout)
+                        .await;
+                }
+            });
+            return Ok(Subscription {
+                filter,
+                notifications,
+                _end: Some(end.drop_guard()),
+            });
+        };
+        let params = stamp.stamp(&json!({ "notifications": filter }));
+        let (peer, ended) = (self.peer.clone(), end.clone());
+        let (failed_tx, mut failed) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            // The listen request never completes on its own; dropping it cancels it.
+            let listen = peer.request(SUBSCRIPTIONS_LISTEN, Some(params), None, Duration::MAX);
+            tokio::select! {
+                _ = ended.cancelled() => {}
+                outcome = listen => { let _ = failed_tx.send(outcome); }
+            }
+        });
+        let acknowledged = async {
+            loop {
+                match notifications.recv().await {
+                    Ok(n) if n.method == SUBSCRIPTIONS_ACKNOWLEDGED => return Ok(()),
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return Err(RequestError::Closed),
+                }
+            }
+        };
+        tokio::select! {
+            ack = tokio::time::timeout(self.timeout, acknowledged) => {
+                ack.map_err(|_| RequestError::Timeout(self.timeout))??;
+            }
+            outcome = &mut failed => {
+                return Err(match outcome {
+                    Ok(Err(e)) => e,
+                    _ => RequestError::Closed,
+                });
+            }
+        }
+        Ok(Subscription {
+            filter,
+            notifications,
+            _end: Some(end.drop_guard()),
+        })
+    }
+
+    /// `notifications/tasks/status` for task `task_id`, as they arrive.
+    pub fn task_updates(&self, task_id: &str) -> TaskUpdates {
+        TaskUpdates {
+            task_id: task_id.to_owned(),
+            notifications: self.notifications.subscribe(),
+        }
+    }
+
+    /// `logging/setLevel`; in the 2026-07-28 era, the log level every later request names
+    /// in its `_meta`.
     pub async fn set_level(&self, level: LoggingLevel) -> Result<(), RequestError> {
+        if let Some(stamp) = &self.stamp {
+            *stamp.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+            return Ok(());
+        }
         let _: Value = self
             .request(methods::LOGGING_SET_LEVEL, json!({ "level": level }))
             .await?;
@@ -479,6 +803,32 @@ impl Client {
     /// Whether the connection is closed.
     pub fn is_closed(&self) -> bool {
         self.peer.is_closed()
+    }
+}
+
+/// The status notifications of one task (see [`Client::task_updates`]).
+#[derive(Debug)]
+pub struct TaskUpdates {
+    task_id: String,
+    notifications: broadcast::Receiver<JsonRpcNotification>,
+}
+
+impl TaskUpdates {
+    /// The task's next status (the notification's params: `taskId`, `status`, …); `None`
+    /// once the connection is closed.
+    pub async fn next(&mut self) -> Option<Value> {
+        loop {
+            match self.notifications.recv().await {
+                Ok(n) if n.method == methods::TASKS_STATUS => {
+                    let params = n.params.unwrap_or_default();
+                    if params.get("taskId").and_then(Value::as_str) == Some(&self.task_id) {
+                        return Some(params);
+                    }
+                }
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
     }
 }
 

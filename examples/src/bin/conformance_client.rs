@@ -1,0 +1,180 @@
+//! A client for the official MCP conformance suite's client scenarios:
+//!
+//! ```text
+//! conformance client --command "target/debug/conformance_client" --scenario tools_call
+//! ```
+//!
+//! The suite starts a scenario server and runs this binary with the server's URL as the last
+//! argument, the scenario's name in `MCP_CONFORMANCE_SCENARIO`, the spec version under test
+//! in `MCP_CONFORMANCE_PROTOCOL_VERSION` (2026-07-28 selects the stateless era) and any
+//! scenario inputs (JSON) in `MCP_CONFORMANCE_CONTEXT`.
+//!
+//! Every scenario gets the same session: connect, list the tools and call each (except in
+//! `json-schema-ref-no-deref`, whose server only lists them) (with the
+//! arguments the context gives, or arguments made up from the schema; a tool named
+//! `json_schema_echo` is handed the other tool's `inputSchema`), then read each resource
+//! and get each prompt the server offers. Elicitations are accepted with the form's
+//! defaults, sampling is answered with a fixed text, roots list one directory.
+
+use serde_json::{Value, json};
+use std::process::ExitCode;
+use tracksuit::client::{Client, Era, HttpTransport, MODERN_PROTOCOL_VERSION, form_defaults};
+use tracksuit::protocol::*;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .init();
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: conformance_client <server URL>");
+        return ExitCode::from(2);
+    };
+    let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
+        .unwrap_or_else(|_| LATEST_PROTOCOL_VERSION.to_owned());
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let call_tools = scenario != "json-schema-ref-no-deref";
+    match run(&url, &version, &context, call_tools).await {
+        Ok(0) => ExitCode::SUCCESS,
+        Ok(failed) => {
+            eprintln!("{failed} request(s) failed");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("conformance client: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(
+    url: &str,
+    version: &str,
+    context: &Value,
+    call_tools: bool,
+) -> Result<usize, Box<dyn std::error::Error>> {
+    let era = if version == MODERN_PROTOCOL_VERSION {
+        Era::Stateless
+    } else {
+        Era::Session
+    };
+    let client = Client::builder()
+        .info(Implementation::new(
+            "tracksuit-conformance-client",
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .era(era)
+        .on_elicitation(|params| async move {
+            Ok(ElicitResult {
+                action: ElicitAction::Accept,
+                content: Some(form_defaults(&params)),
+                meta: None,
+                extra: Default::default(),
+            })
+        })
+        .on_sampling(|_params| async move {
+            Ok(CreateMessageResult {
+                role: Role::Assistant,
+                content: OneOrMany::One(SamplingMessageContentBlock::Text(TextContent::new(
+                    "A reply from the conformance client.",
+                ))),
+                model: "tracksuit-conformance".into(),
+                stop_reason: Some(StopReason::EndTurn),
+                meta: None,
+                extra: Default::default(),
+            })
+        })
+        .roots(vec![Root {
+            uri: "file:///tmp/conformance".into(),
+            name: Some("conformance".into()),
+            meta: None,
+        }])
+        .connect(HttpTransport::new(url)?)
+        .await?;
+    let mut failed = 0;
+    let mut report = |what: String, outcome: Result<(), tracksuit::RequestError>| {
+        if let Err(e) = outcome {
+            eprintln!("{what}: {e}");
+            failed += 1;
+        }
+    };
+
+    let tools = client.list_tools(None).await?.tools;
+    for tool in tools.iter().filter(|_| call_tools) {
+        let arguments = arguments_for(tool, &tools, context);
+        let outcome = client.call_tool(&tool.name, arguments).await.map(drop);
+        report(format!("tools/call {}", tool.name), outcome);
+    }
+
+    let capabilities = match (client.server_init(), client.discovered()) {
+        (Some(init), _) => init.capabilities.clone(),
+        (None, Some(discovered)) => discovered.capabilities.clone(),
+        (None, None) => Default::default(),
+    };
+    if capabilities.resources.is_some() {
+        for resource in client.list_resources(None).await?.resources {
+            let outcome = client.read_resource(&resource.uri).await.map(drop);
+            report(format!("resources/read {}", resource.uri), outcome);
+        }
+    }
+    if capabilities.prompts.is_some() {
+        for prompt in client.list_prompts(None).await?.prompts {
+            let outcome = client.get_prompt(&prompt.name, json!({})).await.map(drop);
+            report(format!("prompts/get {}", prompt.name), outcome);
+        }
+    }
+    Ok(failed)
+}
+
+/// The arguments to call `tool` with: the scenario's, the sibling schema for an echo tool,
+/// or values made up for its required parameters.
+fn arguments_for(tool: &Tool, tools: &[Tool], context: &Value) -> Value {
+    let given = context
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|call| call.get("name").and_then(Value::as_str) == Some(tool.name.as_str()));
+    if let Some(arguments) = given.and_then(|call| call.get("arguments")) {
+        return arguments.clone();
+    }
+    if tool.name == "json_schema_echo"
+        && let Some(other) = tools.iter().find(|t| t.name != tool.name)
+    {
+        return json!({ "schema": other.input_schema });
+    }
+    let schema = &tool.input_schema;
+    let mut arguments = serde_json::Map::new();
+    for name in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(name) = name.as_str() else { continue };
+        let kind = schema
+            .get("properties")
+            .and_then(|p| p.get(name))
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str)
+            .unwrap_or("string");
+        let value = match kind {
+            "integer" => json!(2),
+            "number" => json!(3),
+            "boolean" => json!(true),
+            "object" => json!({}),
+            "array" => json!([]),
+            "null" => Value::Null,
+            _ => json!("conformance"),
+        };
+        arguments.insert(name.to_owned(), value);
+    }
+    Value::Object(arguments)
+}

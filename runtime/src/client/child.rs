@@ -1,0 +1,77 @@
+//! A stdio MCP server run as a child process: its stdin and stdout carry newline-delimited
+//! JSON-RPC, its stderr is inherited. The child is killed when the client is dropped.
+//!
+//! ```no_run
+//! use tracksuit::client::{ChildTransport, Client};
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut command = tokio::process::Command::new("my-mcp-server");
+//! command.arg("--stdio");
+//! let client = Client::builder().connect(ChildTransport::spawn(command)?).await?;
+//! # let _ = client; Ok(()) }
+//! ```
+
+use crate::protocol::{JsonRpcError, JsonRpcMessage};
+use crate::transport::io::{LineSink, LineStream, LineTransport};
+use crate::transport::{MessageStream, Transport};
+use std::process::Stdio;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// A spawned stdio server.
+#[derive(Debug)]
+pub struct ChildTransport {
+    child: Child,
+    lines: LineTransport<ChildStdout, ChildStdin>,
+}
+
+impl ChildTransport {
+    /// Spawns `command` with piped stdin and stdout.
+    pub fn spawn(mut command: Command) -> std::io::Result<Self> {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn()?;
+        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+            return Err(std::io::Error::other("the child's stdio was not piped"));
+        };
+        Ok(ChildTransport {
+            child,
+            lines: LineTransport::new(stdout, stdin),
+        })
+    }
+
+    /// The child's process id, while it runs.
+    pub fn id(&self) -> Option<u32> {
+        self.child.id()
+    }
+}
+
+impl Transport for ChildTransport {
+    type Stream = ChildStream;
+    type Sink = LineSink<ChildStdin>;
+
+    fn split(self) -> (ChildStream, LineSink<ChildStdin>) {
+        let (lines, sink) = self.lines.split();
+        (
+            ChildStream {
+                lines,
+                _child: self.child,
+            },
+            sink,
+        )
+    }
+}
+
+/// The child's stdout; owns the child, which is killed when this is dropped (when the
+/// client's reader ends).
+#[derive(Debug)]
+pub struct ChildStream {
+    lines: LineStream<ChildStdout>,
+    _child: Child,
+}
+
+impl MessageStream for ChildStream {
+    async fn next(&mut self) -> Option<Result<JsonRpcMessage, JsonRpcError>> {
+        self.lines.next().await
+    }
+}
