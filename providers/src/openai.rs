@@ -254,7 +254,7 @@ impl OpenAi {
         if let Some(s) = system {
             messages.push(json!({ "role": "system", "content": s }));
         }
-        let native_calls = shape == Shape::Plain;
+        let native_calls = self.inner.tool_mode == ToolMode::Native;
         let mut names: HashMap<String, String> = HashMap::new();
         for m in &params.messages {
             push_message(&mut messages, m, native_calls, &mut names)?;
@@ -294,7 +294,7 @@ impl OpenAi {
                     response_format(schema, Some("A tool call")),
                 );
             }
-            Shape::Plain if !tools.is_empty() => {
+            Shape::Plain if !tools.is_empty() && native_calls => {
                 let list: Vec<Value> = tools.iter().map(function).collect();
                 obj.insert("tools".into(), Value::Array(list));
                 let choice = match mode {
