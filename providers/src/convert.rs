@@ -35,15 +35,15 @@ pub(crate) fn tool_result_text(
 ) -> String {
     let mut parts: Vec<String> = content
         .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text(t) => Some(t.text.clone()),
-            ContentBlock::ResourceLink(l) => Some(format!("[{}]({})", l.name, l.uri)),
+        .map(|block| match block {
+            ContentBlock::Text(t) => t.text.clone(),
+            ContentBlock::ResourceLink(l) => format!("[{}]({})", l.name, l.uri),
             ContentBlock::Resource(r) => match &r.resource {
-                ResourceContents::Text(t) => Some(t.text.clone()),
-                ResourceContents::Blob(b) => Some(format!("[binary resource {}]", b.uri)),
+                ResourceContents::Text(t) => t.text.clone(),
+                ResourceContents::Blob(b) => format!("[binary resource {}]", b.uri),
             },
-            ContentBlock::Image(i) => Some(format!("[image {}]", i.mime_type)),
-            ContentBlock::Audio(a) => Some(format!("[audio {}]", a.mime_type)),
+            ContentBlock::Image(i) => format!("[image {}]", i.mime_type),
+            ContentBlock::Audio(a) => format!("[audio {}]", a.mime_type),
         })
         .collect();
     if parts.is_empty()
