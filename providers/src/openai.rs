@@ -50,6 +50,7 @@ pub struct OpenAiBuilder {
     timeout: Duration,
     parallel_tool_calls: Option<bool>,
     max_completion_tokens: bool,
+    max_tokens_limit: Option<u64>,
 }
 
 impl Default for OpenAiBuilder {
@@ -62,6 +63,7 @@ impl Default for OpenAiBuilder {
             timeout: Duration::from_secs(300),
             parallel_tool_calls: None,
             max_completion_tokens: false,
+            max_tokens_limit: None,
         }
     }
 }
@@ -110,6 +112,13 @@ impl OpenAiBuilder {
         self
     }
 
+    /// Never asks for more than `n` tokens, whatever `maxTokens` the server sent (cost
+    /// control; keeps a small local model's answers short).
+    pub fn max_tokens_limit(mut self, n: u64) -> Self {
+        self.max_tokens_limit = Some(n);
+        self
+    }
+
     /// Fills what is still unset from `OPENAI_BASE_URL`, `OPENAI_API_KEY` and
     /// `OPENAI_MODEL`.
     pub fn from_env(mut self) -> Self {
@@ -145,6 +154,7 @@ impl OpenAiBuilder {
                 timeout: self.timeout,
                 parallel_tool_calls: self.parallel_tool_calls,
                 max_completion_tokens: self.max_completion_tokens,
+                max_tokens_limit: self.max_tokens_limit,
             }),
         })
     }
@@ -159,6 +169,7 @@ struct Config {
     timeout: Duration,
     parallel_tool_calls: Option<bool>,
     max_completion_tokens: bool,
+    max_tokens_limit: Option<u64>,
 }
 
 /// Answers sampling with an OpenAI-compatible Chat Completions endpoint. Cheap to clone.
@@ -268,7 +279,8 @@ impl OpenAi {
         } else {
             "max_tokens"
         };
-        obj.insert(max.into(), json!(params.max_tokens));
+        let limit = self.inner.max_tokens_limit.unwrap_or(u64::MAX);
+        obj.insert(max.into(), json!(params.max_tokens.min(limit)));
         if let Some(t) = params.temperature {
             obj.insert("temperature".into(), json!(t));
         }
