@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, cargo tests (unit, integration, doc), the
-# official conformance suite, and interop with the TypeScript and Python SDK clients.
+# official conformance suite, interop with the TypeScript and Python SDK clients, and a real
+# (small, local) model answering sampling through tracksuit-providers.
 # This is the command README.md names and .ci/run calls.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,5 +31,8 @@ section "interop: TypeScript and Python SDK clients"
 
 section "interop, MCP 2026-07-28: TypeScript v2, Python 2.x and rmcp clients"
 ./scripts/interop-2026.sh
+
+section "a real model in the loop: SmolLM2-135M on llama.cpp through tracksuit-providers"
+./tests/interop/model/run.sh
 
 section "all green in $(( $(date +%s) - start ))s"
