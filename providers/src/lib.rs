@@ -106,3 +106,8 @@ pub fn handler<S: Sampler>(
         Box::pin(async move { call.await.map_err(ErrorObject::from) })
     }
 }
+
+/// The code in `docs/providers.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/providers.md")]
+pub struct ProvidersGuide;
