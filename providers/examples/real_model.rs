@@ -1,8 +1,9 @@
 //! Drives the `sampling` example server (spawned over stdio) through the bridge against a
 //! real OpenAI-compatible model: `sample_schema::<Itinerary>` must come back as a valid
 //! itinerary through native structured output, and `sample_tools` must get a `tool_use`
-//! (through the JSON-schema choice when the model has no native tool calls). Exits non-zero
-//! on any failure. tests/interop/model/run.sh runs it against SmolLM2-135M on llama.cpp.
+//! (through the JSON-schema choice when the model has no native tool calls); then the same
+//! server's raw `ask` is answered through the Anthropic sampler (llama.cpp also serves the
+//! Messages API). Exits non-zero on any failure. tests/interop/model/run.sh runs it against SmolLM2-135M on llama.cpp.
 //!
 //! ```text
 //! cargo run -p tracksuit-providers --example real_model -- \
@@ -17,7 +18,7 @@ use std::time::Duration;
 use tracksuit::client::Client;
 use tracksuit::protocol::{CreateMessageRequestParams, CreateMessageResult};
 use tracksuit::transport::io::LineTransport;
-use tracksuit_providers::{OpenAi, Sampler, ToolMode, handler};
+use tracksuit_providers::{Anthropic, OpenAi, Sampler, ToolMode, handler};
 
 #[derive(Parser)]
 struct Args {
@@ -41,10 +42,10 @@ struct Args {
 /// Every sampling exchange the model answered.
 type Log = Arc<Mutex<Vec<(CreateMessageRequestParams, CreateMessageResult)>>>;
 
-/// The bridge, recording what it was asked and what the model said.
-struct Recording(OpenAi, Log);
+/// A bridge, recording what it was asked and what the model said.
+struct Recording<S>(S, Log);
 
-impl Sampler for Recording {
+impl<S: Sampler> Sampler for Recording<S> {
     fn sample(
         &self,
         params: CreateMessageRequestParams,
@@ -52,9 +53,9 @@ impl Sampler for Recording {
         'static,
         Result<CreateMessageResult, tracksuit_providers::ProviderError>,
     > {
-        let (model, log) = (self.0.clone(), self.1.clone());
+        let (call, log) = (self.0.sample(params.clone()), self.1.clone());
         Box::pin(async move {
-            let result = model.create_message(params.clone()).await?;
+            let result = call.await?;
             eprintln!(
                 "  model: {}",
                 serde_json::to_string(&result.content).unwrap_or_default()
@@ -65,6 +66,28 @@ impl Sampler for Recording {
             Ok(result)
         })
     }
+}
+
+/// Spawns the server over stdio and connects a client answering sampling with `sampler`.
+async fn connect<S: Sampler>(
+    server: &str,
+    sampler: S,
+) -> Result<(Client, tokio::process::Child), Box<dyn std::error::Error>> {
+    let mut child = tokio::process::Command::new(server)
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        return Err("no stdio pipes".into());
+    };
+    let client = Client::builder()
+        .timeout(Duration::from_secs(900))
+        .on_sampling(handler(sampler))
+        .connect(LineTransport::new(stdout, stdin))
+        .await?;
+    Ok((client, child))
 }
 
 fn check(ok: bool, what: &str, detail: &str, failures: &mut usize) {
@@ -100,20 +123,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .timeout(Duration::from_secs(600))
         .build()?;
     let log: Log = Arc::default();
-    let mut child = tokio::process::Command::new(&args.server)
-        .arg("--stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()?;
-    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-        return Err("no stdio pipes".into());
-    };
-    let client = Client::builder()
-        .timeout(Duration::from_secs(900))
-        .on_sampling(handler(Recording(model, log.clone())))
-        .connect(LineTransport::new(stdout, stdin))
-        .await?;
+    let (client, mut child) = connect(&args.server, Recording(model, log.clone())).await?;
     let mut failures = 0;
 
     println!("sample_schema::<Itinerary> (itinerary, city Oslo)");
@@ -162,13 +172,38 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &out.to_string(),
         &mut failures,
     );
-    let exchanges = log.lock().map_err(|_| "poisoned")?.len();
-    println!(
-        "{} passed, {failures} failed ({exchanges} model calls)",
-        3 - failures
+    drop(client);
+    let _ = child.kill().await;
+
+    println!("Anthropic Messages API: raw sampling (ask)");
+    let anthropic = Anthropic::builder()
+        .base_url(args.base_url.trim_end_matches('/').trim_end_matches("/v1"))
+        .model(&args.model)
+        .timeout(Duration::from_secs(600))
+        .build()?;
+    let (client, mut child) = connect(&args.server, Recording(anthropic, log.clone())).await?;
+    let result = client
+        .call_tool(
+            "ask",
+            json!({ "prompt": "Say hello in one short sentence." }),
+        )
+        .await?;
+    let out = tool_text(&result);
+    check(
+        out["text"].as_str().is_some_and(|t| !t.trim().is_empty())
+            && matches!(out["stopReason"].as_str(), Some("endTurn" | "maxTokens")),
+        "the model answered through the Messages API, with a stop reason",
+        &out.to_string(),
+        &mut failures,
     );
     drop(client);
     let _ = child.kill().await;
+
+    let exchanges = log.lock().map_err(|_| "poisoned")?.len();
+    println!(
+        "{} passed, {failures} failed ({exchanges} model calls)",
+        4 - failures
+    );
     if failures > 0 {
         return Err(format!("{failures} check(s) failed").into());
     }
