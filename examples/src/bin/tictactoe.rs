@@ -663,16 +663,6 @@ async fn demo(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         }),
     };
     let client = connect_in_memory(server().build()?, builder).await?;
-    let mut notes = client.notifications();
-    let printer = tokio::spawn(async move {
-        while let Ok(n) = notes.recv().await {
-            if n.method == methods::MESSAGE
-                && let Some(text) = n.params.as_ref().and_then(|p| p["data"].as_str())
-            {
-                println!("{text}\n");
-            }
-        }
-    });
     let arguments = match &args.model {
         Some(url) => {
             println!(
@@ -688,9 +678,36 @@ async fn demo(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             json!({})
         }
     };
+    let mut notes = client.notifications();
+    let (done, mut finished) = tokio::sync::oneshot::channel::<()>();
+    let printer = tokio::spawn(async move {
+        let print = |n: JsonRpcNotification| {
+            if n.method == methods::MESSAGE
+                && let Some(text) = n.params.as_ref().and_then(|p| p["data"].as_str())
+            {
+                println!("{text}\n");
+            }
+        };
+        loop {
+            tokio::select! {
+                biased;
+                n = notes.recv() => match n {
+                    Ok(n) => print(n),
+                    Err(_) => break,
+                },
+                _ = &mut finished => {
+                    // The game's logs arrived before its result: print what is queued.
+                    while let Ok(n) = notes.try_recv() {
+                        print(n);
+                    }
+                    break;
+                }
+            }
+        }
+    });
     let result = client.call_tool("tictactoe", arguments).await?;
-    tokio::task::yield_now().await;
-    printer.abort();
+    let _ = done.send(());
+    let _ = printer.await;
     let r = result.structured_content.unwrap_or_default();
     println!(
         "result: {} after {} moves (the user played {}); model moves the server had to pick: {}",
