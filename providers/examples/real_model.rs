@@ -35,7 +35,7 @@ struct Args {
     #[arg(long)]
     native_tools: bool,
     /// The most tokens one answer may take.
-    #[arg(long, default_value_t = 160)]
+    #[arg(long, default_value_t = 256)]
     max_tokens: u64,
 }
 

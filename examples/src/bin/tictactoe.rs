@@ -386,7 +386,8 @@ async fn constrained_move(
             .prompt(prompt.clone())
             .tool(tool.clone())
             .tool_choice(ToolChoiceMode::Required)
-            .max_tokens(40)
+            // Room for the JSON and the whitespace a grammar lets a small model add.
+            .max_tokens(64)
             .await?;
         history.extend(out.messages.clone());
         let calls = out.tool_calls();
