@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, cargo tests (unit, integration, doc), the
-# official conformance suite, interop with the TypeScript and Python SDK clients, and the
-# PostgreSQL store and scale-out tests (real PostgreSQL and HAProxy, started here).
+# official conformance suite, interop with the TypeScript and Python SDK clients, the
+# PostgreSQL store and scale-out tests (real PostgreSQL and HAProxy, started here), and a
+# real (small, local) model answering sampling through tracksuit-providers.
 # This is the command README.md names and .ci/run calls.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,5 +46,8 @@ section "interop, MCP 2026-07-28: TypeScript v2, Python 2.x and rmcp clients"
 
 section "interop, authorization: oidc-provider and the TypeScript SDK client's OAuth flow"
 ./scripts/interop-auth.sh
+
+section "a real model in the loop: SmolLM2-135M on llama.cpp through tracksuit-providers"
+./tests/interop/model/run.sh
 
 section "all green in $(( $(date +%s) - start ))s"

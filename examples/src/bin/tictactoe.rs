@@ -5,10 +5,18 @@
 //! elicitation `PickMove`, whose exchange joins the history with the board as its
 //! arguments), and `after` shapes the result. `tictactoe_strategist` plays the model's turns
 //! differently: two branches size up the board concurrently, `sample_tools` picks an
-//! offensive or defensive strategy, and `sample_schema::<Cell>` returns the move.
+//! offensive or defensive strategy, and `sample_schema::<Cell>` returns the move. With
+//! `{"constrained": true}` a model turn offers only the free cells, as structured output
+//! (the `__schema__` tool with one `anyOf` branch per free cell): a small model then always
+//! names a legal move, and every move is its own.
+//!
+//! The demo plays with a built-in model, or with a real one through `tracksuit-providers`
+//! when given `--model <OpenAI-compatible base URL>` (or `TRACKSUIT_MODEL_URL`); the model
+//! name and key come from `--model-name` / `OPENAI_MODEL` and `OPENAI_API_KEY`.
 //!
 //! ```text
 //! cargo run -p tracksuit-examples --bin tictactoe              # demo: a full game, in process
+//! cargo run -p tracksuit-examples --bin tictactoe -- --model http://127.0.0.1:8080/v1
 //! cargo run -p tracksuit-examples --bin tictactoe -- --stdio   # serve over stdio
 //! cargo run -p tracksuit-examples --bin tictactoe -- --port 8003
 //! ```
@@ -21,6 +29,7 @@ use tracksuit::host::connect_in_memory;
 use tracksuit::host::http::HttpOptions;
 use tracksuit::protocol::*;
 use tracksuit::{Ctx, Elicited, Elicits, Json, PhaseCtx, Server, ToolError, mcp_tool};
+use tracksuit_providers::{OpenAi, ToolMode, handler};
 
 #[derive(Parser)]
 struct Args {
@@ -30,6 +39,16 @@ struct Args {
     /// Serve Streamable HTTP on this port.
     #[arg(long)]
     port: Option<u16>,
+    /// Demo against a real model: an OpenAI-compatible base URL (e.g. a local llama.cpp
+    /// server's `http://127.0.0.1:8080/v1`) instead of the built-in model.
+    #[arg(long, env = "TRACKSUIT_MODEL_URL")]
+    model: Option<String>,
+    /// The model name sent to `--model` (default `OPENAI_MODEL`, else `local`).
+    #[arg(long, env = "OPENAI_MODEL", default_value = "local")]
+    model_name: String,
+    /// The real model has native tool calls (default: tools go as a JSON-schema choice).
+    #[arg(long)]
+    native_tools: bool,
 }
 
 /// A cell, as the user or the model names it.
@@ -131,6 +150,9 @@ impl Board {
 struct Symbols {
     user: char,
     model: char,
+    /// Model turns offer only the free cells.
+    #[serde(default)]
+    constrained: bool,
 }
 
 /// How the game ended.
@@ -140,6 +162,9 @@ struct Outcome {
     winner: Option<char>,
     moves: usize,
     abandoned: bool,
+    /// Model turns whose cell the server picked because the model's answers were unusable.
+    #[serde(default)]
+    fallbacks: usize,
 }
 
 /// The final result.
@@ -153,11 +178,17 @@ struct GameResult {
     moves: usize,
     /// The user's symbol.
     you_played: char,
+    /// Model turns the server had to play itself (the model's answers were unusable).
+    model_fallbacks: usize,
 }
 
-/// No arguments.
+/// How to play.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-struct NewGame {}
+struct NewGame {
+    /// Offer the model only the free cells, as structured output (for small models).
+    #[serde(default)]
+    constrained: Option<bool>,
+}
 
 /// Picks X or O for the user without a dependency: the low bits of the clock.
 fn coin() -> bool {
@@ -191,7 +222,11 @@ fn model_prompt(board: &Board, symbol: char) -> String {
 enum Style {
     Plain,
     Strategist,
+    Constrained,
 }
+
+/// A model turn's cell, and whether the server had to pick it.
+type Turn = (Cell, bool);
 
 /// The interactive loop both variants share. Deterministic given its inputs and the
 /// answers it receives (replayable from the exchange log).
@@ -203,6 +238,7 @@ async fn play_game(
     let mut board = Board::new();
     let mut history: Vec<SamplingMessage> = Vec::new();
     let mut moves = 0;
+    let mut fallbacks = 0;
     let mut turn = 'X';
     loop {
         if let Some(w) = board.winner() {
@@ -211,6 +247,7 @@ async fn play_game(
                 winner: Some(w),
                 moves,
                 abandoned: false,
+                fallbacks,
             });
         }
         if board.full() {
@@ -219,15 +256,20 @@ async fn play_game(
                 winner: None,
                 moves,
                 abandoned: false,
+                fallbacks,
             });
         }
         if turn == symbols.model {
-            let cell = match style {
+            let (cell, fallback) = match style {
                 Style::Plain => model_move(ctx, &board, symbols.model, &mut history).await?,
                 Style::Strategist => {
                     strategist_move(ctx, &board, symbols.model, &mut history).await?
                 }
+                Style::Constrained => {
+                    constrained_move(ctx, &board, symbols.model, &mut history).await?
+                }
             };
+            fallbacks += usize::from(fallback);
             board.play(cell, symbols.model);
         } else {
             let ask = GameKeys::pick_move(board.compact(), symbols.user);
@@ -256,6 +298,7 @@ async fn play_game(
                         winner: None,
                         moves,
                         abandoned: true,
+                        fallbacks,
                     });
                 }
             }
@@ -277,7 +320,7 @@ async fn model_move(
     board: &Board,
     symbol: char,
     history: &mut Vec<SamplingMessage>,
-) -> Result<Cell, ToolError> {
+) -> Result<Turn, ToolError> {
     let mut prompt = model_prompt(board, symbol);
     for _ in 0..3 {
         let out = ctx
@@ -289,13 +332,76 @@ async fn model_move(
             .await?;
         history.extend(out.messages.clone());
         match parse_cell(&out.text()) {
-            Some(cell) if board.free(cell) => return Ok(cell),
+            Some(cell) if board.free(cell) => return Ok((cell, false)),
             _ => prompt = format!("That is not a free cell. {}", model_prompt(board, symbol)),
         }
     }
+    fallback(board)
+}
+
+/// The server's own pick when the model's answers were unusable: the first free cell.
+fn fallback(board: &Board) -> Result<Turn, ToolError> {
     board
         .first_free()
+        .map(|cell| (cell, true))
         .ok_or_else(|| ToolError::new("no free cell"))
+}
+
+/// A constrained turn: the `__schema__` tool's schema is an `anyOf` with one branch per free
+/// cell, so a structured-output model can only name a legal move. Re-asked twice if the
+/// answer is still unusable (a client without structured output), then the first free cell.
+async fn constrained_move(
+    ctx: &Ctx<GameKeys>,
+    board: &Board,
+    symbol: char,
+    history: &mut Vec<SamplingMessage>,
+) -> Result<Turn, ToolError> {
+    let free: Vec<Value> = (0..9u8)
+        .map(|i| Cell {
+            row: i / 3,
+            col: i % 3,
+        })
+        .filter(|c| board.free(*c))
+        .map(|c| {
+            json!({
+                "type": "object",
+                "properties": { "row": { "const": c.row }, "col": { "const": c.col } },
+                "required": ["row", "col"],
+                "additionalProperties": false,
+            })
+        })
+        .collect();
+    let schema = json!({ "type": "object", "anyOf": free });
+    let mut tool = Tool::new(
+        tracksuit::sampling::SCHEMA_TOOL,
+        schema.as_object().cloned().unwrap_or_default(),
+    );
+    tool.description = Some("Your move: one of the free cells.".into());
+    let mut prompt = model_prompt(board, symbol);
+    for _ in 0..3 {
+        let out = ctx
+            .sample()
+            .system("You play tic-tac-toe.")
+            .history(history.clone())
+            .prompt(prompt.clone())
+            .tool(tool.clone())
+            .tool_choice(ToolChoiceMode::Required)
+            // Room for the JSON and the whitespace a grammar lets a small model add.
+            .max_tokens(64)
+            .await?;
+        history.extend(out.messages.clone());
+        let calls = out.tool_calls();
+        if !calls.is_empty() {
+            let results = calls.iter().map(|c| c.result("played")).collect();
+            history.push(tracksuit::sampling::tool_results(results));
+        }
+        let picked = calls.iter().find_map(|c| c.input_as::<Cell>().ok());
+        match picked {
+            Some(cell) if board.free(cell) => return Ok((cell, false)),
+            _ => prompt = format!("That is not a free cell. {}", model_prompt(board, symbol)),
+        }
+    }
+    fallback(board)
 }
 
 /// A strategist turn: two concurrent branches size up the board, `sample_tools` picks a
@@ -305,7 +411,7 @@ async fn strategist_move(
     board: &Board,
     symbol: char,
     history: &mut Vec<SamplingMessage>,
-) -> Result<Cell, ToolError> {
+) -> Result<Turn, ToolError> {
     let view = model_prompt(board, symbol);
     let (threats, chances) = tokio::try_join!(
         ctx.branch(|b| {
@@ -352,16 +458,14 @@ async fn strategist_move(
         .await?;
     history.extend(mv.messages.clone());
     if board.free(mv.parsed) {
-        Ok(mv.parsed)
+        Ok((mv.parsed, false))
     } else {
         ctx.log(
             LoggingLevel::Warning,
             "the model picked a taken cell; playing the first free one",
         )
         .await;
-        board
-            .first_free()
-            .ok_or_else(|| ToolError::new("no free cell"))
+        fallback(board)
     }
 }
 
@@ -377,6 +481,7 @@ fn shape(symbols: &Symbols, out: &Outcome) -> Json<GameResult> {
         board: out.board.compact(),
         moves: out.moves,
         you_played: symbols.user,
+        model_fallbacks: out.fallbacks,
     })
 }
 
@@ -386,16 +491,19 @@ struct TicTacToe;
 /// Play tic-tac-toe against the client's model.
 #[mcp_tool(elicits = GameKeys, name = "tictactoe")]
 impl TicTacToe {
-    async fn before(_game: NewGame, ctx: &PhaseCtx) -> Result<Symbols, ToolError> {
+    async fn before(game: NewGame, ctx: &PhaseCtx) -> Result<Symbols, ToolError> {
+        let constrained = game.constrained.unwrap_or(false);
         let symbols = if coin() {
             Symbols {
                 user: 'X',
                 model: 'O',
+                constrained,
             }
         } else {
             Symbols {
                 user: 'O',
                 model: 'X',
+                constrained,
             }
         };
         ctx.log(LoggingLevel::Info, format!("you play {}", symbols.user))
@@ -404,7 +512,12 @@ impl TicTacToe {
     }
 
     async fn client(symbols: &Symbols, ctx: &Ctx<GameKeys>) -> Result<Outcome, ToolError> {
-        play_game(symbols, ctx, Style::Plain).await
+        let style = if symbols.constrained {
+            Style::Constrained
+        } else {
+            Style::Plain
+        };
+        play_game(symbols, ctx, style).await
     }
 
     async fn after(symbols: Symbols, out: Outcome, _ctx: &PhaseCtx) -> Json<GameResult> {
@@ -424,11 +537,13 @@ impl Strategist {
             Symbols {
                 user: 'X',
                 model: 'O',
+                constrained: false,
             }
         } else {
             Symbols {
                 user: 'O',
                 model: 'X',
+                constrained: false,
             }
         })
     }
@@ -524,37 +639,84 @@ fn demo_user(params: &ElicitRequestParams) -> Value {
     json!({ "action": "accept", "content": { "row": pick / 3, "col": pick % 3 } })
 }
 
-async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-    let client = connect_in_memory(
-        server().build()?,
-        Client::builder()
-            .on_sampling(|p| async move {
-                serde_json::from_value(demo_model(&p)).map_err(ErrorObject::internal)
-            })
-            .on_elicitation(|p| async move {
-                serde_json::from_value(demo_user(&p)).map_err(ErrorObject::internal)
-            }),
-    )
-    .await?;
+async fn demo(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let user = Client::builder().on_elicitation(|p| async move {
+        serde_json::from_value(demo_user(&p)).map_err(ErrorObject::internal)
+    });
+    let builder = match &args.model {
+        Some(url) => {
+            let model = OpenAi::builder()
+                .base_url(url)
+                .model(&args.model_name)
+                .from_env()
+                .tool_mode(if args.native_tools {
+                    ToolMode::Native
+                } else {
+                    ToolMode::JsonChoice
+                })
+                .build()?;
+            // A small local model can be slow: no per-request deadline short of a game.
+            user.timeout(std::time::Duration::from_secs(900))
+                .on_sampling(handler(model))
+        }
+        None => user.on_sampling(|p| async move {
+            serde_json::from_value(demo_model(&p)).map_err(ErrorObject::internal)
+        }),
+    };
+    let client = connect_in_memory(server().build()?, builder).await?;
+    let arguments = match &args.model {
+        Some(url) => {
+            println!(
+                "tic-tac-toe: the model {} at {url} against a built-in user\n",
+                args.model_name
+            );
+            json!({ "constrained": true })
+        }
+        None => {
+            println!(
+                "tic-tac-toe: the built-in model against a built-in user (no API key needed)\n"
+            );
+            json!({})
+        }
+    };
     let mut notes = client.notifications();
+    let (done, mut finished) = tokio::sync::oneshot::channel::<()>();
     let printer = tokio::spawn(async move {
-        while let Ok(n) = notes.recv().await {
+        let print = |n: JsonRpcNotification| {
             if n.method == methods::MESSAGE
                 && let Some(text) = n.params.as_ref().and_then(|p| p["data"].as_str())
             {
                 println!("{text}\n");
             }
+        };
+        loop {
+            tokio::select! {
+                biased;
+                n = notes.recv() => match n {
+                    Ok(n) => print(n),
+                    Err(_) => break,
+                },
+                _ = &mut finished => {
+                    // The game's logs arrived before its result: print what is queued.
+                    while let Ok(n) = notes.try_recv() {
+                        print(n);
+                    }
+                    break;
+                }
+            }
         }
     });
-    println!("tic-tac-toe: the built-in model against a built-in user (no API key needed)\n");
-    let result = client.call_tool("tictactoe", json!({})).await?;
-    tokio::task::yield_now().await;
-    printer.abort();
+    let result = client.call_tool("tictactoe", arguments).await?;
+    let _ = done.send(());
+    let _ = printer.await;
     let r = result.structured_content.unwrap_or_default();
     println!(
-        "result: {} after {} moves (the user played {})",
-        r["result"], r["moves"], r["you_played"]
+        "result: {} after {} moves (the user played {}); model moves the server had to pick: {}",
+        r["result"], r["moves"], r["you_played"], r["model_fallbacks"]
     );
+    if result.is_error == Some(true) {
+        return Err(format!("the game failed: {:?}", result.content).into());
+    }
     Ok(())
 }
 
@@ -570,5 +732,5 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .serve_http_with(("127.0.0.1", port), HttpOptions::default())
             .await?);
     }
-    demo().await
+    demo(&args).await
 }

