@@ -492,6 +492,62 @@ async fn another_principals_task_is_not_found() {
     assert_eq!(v["result"]["tasks"][0]["taskId"], task.as_str());
 }
 
+/// A modern (2026-07-28) request of a client that declared the tasks extension.
+fn modern_task_rpc(token: &str, method: &str, name: &str, params: Value) -> Request<Body> {
+    let mut params = params;
+    if let Some(p) = params.as_object_mut() {
+        p.insert(
+            "_meta".into(),
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {
+                    "extensions": {"io.modelcontextprotocol/tasks": {}}
+                },
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            }),
+        );
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .header("authorization", format!("Bearer {token}"))
+        .body(Body::from(body.to_string()))
+        .expect("request")
+}
+
+#[tokio::test]
+async fn another_principals_extension_task_is_not_found() {
+    let issuer = issuer();
+    let app = app(&issuer, ServerOptions::default());
+    let alice = issuer.token("alice", "");
+    let bob = issuer.token("bob", "");
+    let create = modern_task_rpc(
+        &alice,
+        "tools/call",
+        "job",
+        json!({"name": "job", "arguments": {}}),
+    );
+    let (_, _, created) = send(&app, create).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"]
+        .as_str()
+        .expect("taskId")
+        .to_owned();
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        let params = json!({"taskId": task, "inputResponses": {}});
+        let (_, _, v) = send(&app, modern_task_rpc(&bob, method, &task, params)).await;
+        assert_eq!(v["error"]["code"], -32602, "{method} by bob: {v}");
+    }
+    let get = modern_task_rpc(&alice, "tasks/get", &task, json!({"taskId": task}));
+    let (_, _, v) = send(&app, get).await;
+    assert_eq!(v["result"]["taskId"], task, "{v}");
+}
+
 #[tokio::test]
 async fn a_request_state_minted_for_one_principal_is_refused_for_another() {
     let issuer = issuer();

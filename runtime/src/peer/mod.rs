@@ -369,7 +369,6 @@ impl Peer {
 
     /// A token cancelled when the connection closes; the outbound driver writes what was
     /// queued and stops.
-    #[cfg(feature = "http")]
     pub fn shutdown_token(&self) -> &CancellationToken {
         &self.shutdown
     }

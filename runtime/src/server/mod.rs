@@ -13,9 +13,9 @@ mod tool;
 mod uri_template;
 
 pub use modern::CacheHint;
+pub(crate) use modern::{MODERN_PROTOCOL_VERSIONS, admit, is_modern};
 #[cfg(feature = "http")]
-pub(crate) use modern::{MODERN_PROTOCOL_VERSIONS, RequestMeta, requested_version};
-pub(crate) use modern::{admit, is_modern};
+pub(crate) use modern::{RequestMeta, requested_version};
 pub use prompt::{PromptFn, PromptHandler};
 pub use register::{
     ByFn, ByValue, Generated, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Tagged,
@@ -563,6 +563,9 @@ impl ServerHandle {
         found.unwrap_or_else(|| Arc::from(Vec::new()))
     }
 
+    /// The `x-mcp-header` parameters of tool `name`: each one's path of `properties` keys
+    /// from the schema root and its header name (`Mcp-Param-{name}`).
+    #[cfg(feature = "http")]
     pub(crate) fn mirrored_parameters(&self, name: &str) -> Vec<(Vec<String>, String)> {
         // Keys are borrowed on the way down and copied only for a parameter that has a
         // header (most tools have none): this runs on every modern `tools/call`.

@@ -307,9 +307,9 @@ impl ServerSession {
                     .list_templates(&caller, params)
                     .map(|v| this.cacheable(v)),
                 methods::COMPLETION_COMPLETE => this.complete(params).await,
-                SUBSCRIPTIONS_LISTEN => this.listen(request_id, params).await,
+                SUBSCRIPTIONS_LISTEN => this.listen(request_id, params, caller.owner()).await,
                 crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
-                    this.task_method(&method, params).await
+                    this.task_method(&method, params, caller.owner()).await
                 }
                 methods::TOOLS_CALL | methods::PROMPTS_GET => {
                     this.in_rounds(&method, request_id, progress_token, token, params, caller)
@@ -342,6 +342,7 @@ impl ServerSession {
         self: &Arc<Self>,
         id: RequestId,
         params: Option<Value>,
+        owner: Option<String>,
     ) -> Result<Value, ErrorObject> {
         let filter = params
             .as_ref()
@@ -372,6 +373,15 @@ impl ServerSession {
         if !task_ids.is_empty() && !self.declares_tasks_extension() {
             return Err(crate::task::missing_extension("notifications/tasks"));
         }
+        // Another principal's tasks are not found: their ids are left out of the stream.
+        let mut visible = Vec::with_capacity(task_ids.len());
+        for task_id in task_ids {
+            let tasks = &self.server.inner.tasks;
+            if !tasks.extension_foreign(&task_id, owner.as_deref()).await {
+                visible.push(task_id);
+            }
+        }
+        let task_ids = visible;
         // Subscribed before the acknowledgement: no change after it is missed.
         let mut statuses = (!task_ids.is_empty()).then(|| self.server.inner.tasks.task_statuses());
         let mut honoured = JsonObject::new();
@@ -405,7 +415,8 @@ impl ServerSession {
         // `notifications/tasks`: each task's state now, then every change.
         let tag = |detail: Value| self.listen.get().and_then(|l| l.tag(Some(detail)));
         for id in &task_ids {
-            if let Some(detail) = self.server.inner.tasks.extension_detail(id).await {
+            let tasks = &self.server.inner.tasks;
+            if let Some(detail) = tasks.extension_detail(id, owner.as_deref()).await {
                 self.peer
                     .notify(TASK_STATUS_NOTIFICATION, tag(detail), None)
                     .await;
@@ -428,15 +439,21 @@ impl ServerSession {
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` of the tasks extension: `-32021` for a
     /// client that did not declare it.
-    async fn task_method(&self, method: &str, params: Option<Value>) -> Result<Value, ErrorObject> {
+    async fn task_method(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        owner: Option<String>,
+    ) -> Result<Value, ErrorObject> {
         if !self.declares_tasks_extension() {
             return Err(crate::task::missing_extension(method));
         }
         let tasks = &self.server.inner.tasks;
+        let owner = owner.as_deref();
         match method {
-            crate::task::TASKS_GET => tasks.extension_get(params).await,
-            crate::task::TASKS_UPDATE => tasks.extension_update(params).await,
-            _ => tasks.extension_cancel(params).await,
+            crate::task::TASKS_GET => tasks.extension_get(params, owner).await,
+            crate::task::TASKS_UPDATE => tasks.extension_update(params, owner).await,
+            _ => tasks.extension_cancel(params, owner).await,
         }
     }
 
@@ -656,11 +673,15 @@ impl ServerSession {
                 let mut handler: futures::future::BoxFuture<'static, _> = Box::pin(handler);
                 if !before_task {
                     // The call is a task before the tool runs.
-                    return tasks.start_extension(rounds, cancel, handler, call).await;
+                    return tasks
+                        .start_extension(rounds, cancel, handler, call, owner)
+                        .await;
                 }
                 let ended = one_round(handler.as_mut(), &rounds, true).await;
                 if ended.is_none() {
-                    return tasks.start_extension(rounds, cancel, handler, call).await;
+                    return tasks
+                        .start_extension(rounds, cancel, handler, call, owner)
+                        .await;
                 }
                 ended
             }

@@ -203,6 +203,7 @@ impl TaskEngine {
         cancel: CancellationToken,
         work: BoxFuture<'static, Result<Value, ErrorObject>>,
         call: Option<Value>,
+        owner: Option<String>,
     ) -> Result<Value, ErrorObject> {
         self.purge().await;
         if self.running() >= self.options().max_running {
@@ -231,9 +232,8 @@ impl TaskEngine {
             expires_at,
             input_requests: None,
             resume: None,
-            // Not bound to a principal yet: the extension's tasks/get, tasks/update and
-            // tasks/cancel do not check one (see docs/auth.md).
-            owner: None,
+            // Only this principal finds it (tasks/get, tasks/update, tasks/cancel, listen).
+            owner,
         };
         record.resume = self.seal_replay(&record, call.as_ref(), &rounds);
         self.store()
@@ -488,9 +488,13 @@ impl TaskEngine {
         self.statuses.subscribe()
     }
 
-    /// The current `DetailedTask` of `id`, if it is known.
-    pub(crate) async fn extension_detail(self: &Arc<Self>, id: &str) -> Option<Value> {
-        match self.find(id).await.ok()? {
+    /// The current `DetailedTask` of `id`, if it is known to `owner`.
+    pub(crate) async fn extension_detail(
+        self: &Arc<Self>,
+        id: &str,
+        owner: Option<&str>,
+    ) -> Option<Value> {
+        match self.find(id, owner).await.ok()? {
             Found::Running(running) => Some(detailed(&*running.record.lock().await)),
             Found::Stored(record) => Some(detailed(&record)),
         }
@@ -500,10 +504,36 @@ impl TaskEngine {
         lock(&self.extension).get(id).cloned()
     }
 
+    /// Whether task `id` is known and belongs to a caller other than `owner`.
+    pub(crate) async fn extension_foreign(&self, id: &str, owner: Option<&str>) -> bool {
+        let task_owner = match self.running_extension(id) {
+            Some(running) => running.record.lock().await.owner.clone(),
+            None => match self.store().get(id).await {
+                Ok(Some(record)) => record.owner,
+                _ => return false,
+            },
+        };
+        task_owner.as_deref() != owner
+    }
+
+    /// The task `id` as `owner` may see it: another principal's task is not found, as an
+    /// unknown one.
+    async fn find(self: &Arc<Self>, id: &str, owner: Option<&str>) -> Result<Found, ErrorObject> {
+        let found = self.find_any(id).await?;
+        let task_owner = match &found {
+            Found::Running(running) => running.record.lock().await.owner.clone(),
+            Found::Stored(record) => record.owner.clone(),
+        };
+        if task_owner.as_deref() != owner {
+            return Err(not_found(id));
+        }
+        Ok(found)
+    }
+
     /// The task `id`: running here (perhaps resumed just now), or its stored record (not
     /// found if unknown or expired; a task no process runs and that cannot be resumed is
     /// settled as failed).
-    async fn find(self: &Arc<Self>, id: &str) -> Result<Found, ErrorObject> {
+    async fn find_any(self: &Arc<Self>, id: &str) -> Result<Found, ErrorObject> {
         if let Some(running) = self.running_extension(id) {
             return Ok(Found::Running(running));
         }
@@ -535,9 +565,10 @@ impl TaskEngine {
     pub(crate) async fn extension_get(
         self: &Arc<Self>,
         params: Option<Value>,
+        owner: Option<&str>,
     ) -> Result<Value, ErrorObject> {
         let id = task_id_param(&params)?;
-        Ok(match self.find(&id).await? {
+        Ok(match self.find(&id, owner).await? {
             Found::Running(running) => detailed(&*running.record.lock().await),
             Found::Stored(record) => detailed(&record),
         })
@@ -548,6 +579,7 @@ impl TaskEngine {
     pub(crate) async fn extension_update(
         self: &Arc<Self>,
         params: Option<Value>,
+        owner: Option<&str>,
     ) -> Result<Value, ErrorObject> {
         let id = task_id_param(&params)?;
         let responses = match params.as_ref().and_then(|p| p.get("inputResponses")) {
@@ -560,7 +592,7 @@ impl TaskEngine {
             }
         };
         // A finished task ignores answers.
-        if let Found::Running(running) = self.find(&id).await?
+        if let Found::Running(running) = self.find(&id, owner).await?
             && !running.rounds.answer(&responses).is_empty()
         {
             self.sync_questions(&running).await;
@@ -572,9 +604,10 @@ impl TaskEngine {
     pub(crate) async fn extension_cancel(
         self: &Arc<Self>,
         params: Option<Value>,
+        owner: Option<&str>,
     ) -> Result<Value, ErrorObject> {
         let id = task_id_param(&params)?;
-        if let Found::Running(running) = self.find(&id).await? {
+        if let Found::Running(running) = self.find(&id, owner).await? {
             running.cancel.cancel();
         }
         Ok(json!({}))
