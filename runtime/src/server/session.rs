@@ -403,23 +403,23 @@ impl ServerSession {
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         // The arguments map is taken out as it is: decoding it into `CallToolRequestParams`
-        // would rebuild it entry by entry (re-hashing every key) only to hand it on.
+        // would rebuild it entry by entry (re-hashing every key) only to hand it on. `_meta`
+        // is dropped for the same reason (on 2026-07-28 it carries the client's capabilities
+        // and identity): what it says reached the context already, and `p.meta` is unread.
         let mut params = params;
         let arguments = match params.as_mut().and_then(Value::as_object_mut) {
-            Some(map) => match map.remove("arguments") {
-                None | Some(Value::Null) => None,
-                Some(Value::Object(arguments)) => Some(arguments),
-                Some(_) => {
-                    return Err(ErrorObject::invalid_params("`arguments` must be an object"));
+            Some(map) => {
+                map.remove("_meta");
+                match map.remove("arguments") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Object(arguments)) => Some(arguments),
+                    Some(_) => {
+                        return Err(ErrorObject::invalid_params("`arguments` must be an object"));
+                    }
                 }
-            },
+            }
             None => None,
         };
-        // `_meta` likewise (on 2026-07-28 it carries the client's capabilities and identity):
-        // what it says reached the context already, and `p.meta` is not read below.
-        if let Some(map) = params.as_mut().and_then(Value::as_object_mut) {
-            map.remove("_meta");
-        }
         let mut p: CallToolRequestParams = decode(params)?;
         p.arguments = arguments;
         // Only the handler and its task support leave the lock: cloning the descriptor
