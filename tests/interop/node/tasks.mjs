@@ -90,9 +90,18 @@ async function scenarios(label, { client, seen }) {
   const asked = seen.elicitations.at(-1);
   check(`${label}: elicitation tagged with the task`, asked?._meta?.[RELATED]?.taskId === deployId && asked.message === "Deploy api?", JSON.stringify(asked));
   check(`${label}: approved deploy completes`, messages.at(-1).type === "result" && textOf(messages.at(-1).result) === "deployed api", JSON.stringify(messages.at(-1)));
-  for (let i = 0; i < 40 && !seen.statuses.some((s) => s.taskId === deployId && s.status === "completed"); i++) await sleep(25);
-  const walk = seen.statuses.filter((s) => s.taskId === deployId).map((s) => s.status);
-  check(`${label}: notifications/tasks/status walked input_required → working → completed`, JSON.stringify(walk) === JSON.stringify(["input_required", "working", "completed"]), JSON.stringify(walk));
+  // Over Streamable HTTP the three notifications may travel on different streams (the
+  // standalone GET stream while no tasks/result is pending, then the tasks/result stream), and
+  // two connections do not keep order between them: wait for all three, then check the order
+  // the server emitted them in (lastUpdatedAt) rather than the order they arrived.
+  const deployStatuses = () => seen.statuses.filter((s) => s.taskId === deployId);
+  for (let i = 0; i < 200 && deployStatuses().length < 3; i++) await sleep(25);
+  const order = { input_required: 0, working: 1, completed: 2 };
+  const emitted = deployStatuses().slice().sort((a, b) => order[a.status] - order[b.status]);
+  const walk = emitted.map((s) => s.status);
+  const times = emitted.map((s) => Date.parse(s.lastUpdatedAt));
+  const monotone = times.every((t, i) => Number.isFinite(t) && (i === 0 || t >= times[i - 1]));
+  check(`${label}: notifications/tasks/status walked input_required → working → completed`, JSON.stringify(walk) === JSON.stringify(["input_required", "working", "completed"]) && monotone, JSON.stringify(deployStatuses()));
 
   // A failing tool: the task fails, its result is the tool's isError result.
   messages = await collect(client.experimental.tasks.callToolStream({ name: "flaky", arguments: {} }, CallToolResultSchema, { task: {} }));
