@@ -32,6 +32,8 @@ pub struct SubscriptionFilter {
     resources_list_changed: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     resource_subscriptions: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    task_ids: Vec<String>,
 }
 
 impl SubscriptionFilter {
@@ -59,6 +61,13 @@ impl SubscriptionFilter {
         self
     }
 
+    /// `notifications/tasks` for task `task_id` (tasks extension; on a 2025 session,
+    /// `notifications/tasks/status` arrive without asking).
+    pub fn task(mut self, task_id: impl Into<String>) -> Self {
+        self.task_ids.push(task_id.into());
+        self
+    }
+
     /// The resource URIs subscribed to.
     pub fn resources(&self) -> &[String] {
         &self.resource_subscriptions
@@ -77,6 +86,14 @@ impl SubscriptionFilter {
                     .and_then(|p| p.get("uri"))
                     .and_then(Value::as_str);
                 uri.is_some_and(|u| self.resource_subscriptions.iter().any(|r| r == u))
+            }
+            "notifications/tasks" | methods::TASKS_STATUS => {
+                let id = notification
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("taskId"))
+                    .and_then(Value::as_str);
+                id.is_some_and(|i| self.task_ids.iter().any(|t| t == i))
             }
             _ => false,
         }
