@@ -195,7 +195,7 @@ impl<'c> TaskCall<'c> {
 pub struct TaskHandle<'c> {
     client: &'c Client,
     kind: Kind,
-    created: TaskState,
+    created: Box<TaskState>,
     /// `inputRequests` keys already answered (never answered twice).
     answered: Mutex<HashSet<String>>,
 }
@@ -205,7 +205,7 @@ impl<'c> TaskHandle<'c> {
         TaskHandle {
             client,
             kind,
-            created,
+            created: Box::new(created),
             answered: Mutex::new(HashSet::new()),
         }
     }
