@@ -1,6 +1,9 @@
 //! An MCP client on the same engine as the server: it answers the server's sampling,
 //! elicitation and roots requests through handlers you provide, and exposes typed calls.
 //!
+//! Tasks have one API in both eras ([`Client::call_tool_task`], [`TaskHandle`]): 2025-11-25
+//! tasks and the 2026-07-28 tasks extension ([`ClientBuilder::tasks_extension`]).
+//!
 //! Used by tests (pair it with a server in memory with [`connect_in_memory`](crate::host::connect_in_memory)) and by
 //! anyone who wants to drive an MCP server from Rust.
 //!
