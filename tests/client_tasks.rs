@@ -429,3 +429,37 @@ async fn without_the_extension_a_stateless_call_is_not_a_task() {
         TaskCall::Task(task) => panic!("a task for a client without the extension: {task:?}"),
     }
 }
+
+#[tokio::test]
+async fn each_question_is_answered_once_and_task_states_arrive_on_a_listen_stream() {
+    use tracksuit::client::SubscriptionFilter;
+    let url = start(server()).await;
+    let asked = Asked::default();
+    let client = connect(&url, asked.client(Era::Stateless)).await;
+    let call = within("tools/call", client.call_tool_task("one_word", json!({}), None)).await;
+    let task = task_of(call.expect("created"));
+    // subscriptions/listen with the task's id: acknowledged, then its state now.
+    let mut listen = within(
+        "listen",
+        client.subscribe_to(SubscriptionFilter::default().task(task.id())),
+    )
+    .await
+    .expect("acknowledged");
+    assert!(listen.honours_task(task.id()), "{:?}", listen.acknowledged());
+    assert!(!listen.honours_task("another-task"));
+    let note = within("notifications/tasks", listen.next()).await.expect("open");
+    assert_eq!(note.method, "notifications/tasks");
+    assert_eq!(note.params.as_ref().expect("params")["taskId"], task.id());
+    let question = wait_for("the question", || async {
+        let state = task.poll().await.expect("polled");
+        (state.status() == TaskStatus::InputRequired).then_some(state)
+    })
+    .await;
+    // The same state seen twice (a poll racing the server) is answered once.
+    assert_eq!(task.answer(&question).await.expect("answered"), 1);
+    assert_eq!(task.answer(&question).await.expect("nothing new"), 0);
+    assert_eq!(asked.elicitations.load(Ordering::SeqCst), 1);
+    let result = within("the result", task.result()).await;
+    assert_eq!(text(&result.expect("completed")), "got w1");
+    assert_eq!(asked.elicitations.load(Ordering::SeqCst), 1);
+}

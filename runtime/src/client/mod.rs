@@ -754,6 +754,7 @@ impl Client {
             return Ok(Subscription {
                 filter,
                 notifications,
+                acknowledged: None,
                 _end: Some(end.drop_guard()),
             });
         };
@@ -771,15 +772,15 @@ impl Client {
         let acknowledged = async {
             loop {
                 match notifications.recv().await {
-                    Ok(n) if n.method == SUBSCRIPTIONS_ACKNOWLEDGED => return Ok(()),
+                    Ok(n) if n.method == SUBSCRIPTIONS_ACKNOWLEDGED => return Ok(n.params),
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
                     Err(broadcast::error::RecvError::Closed) => return Err(RequestError::Closed),
                 }
             }
         };
-        tokio::select! {
+        let ack = tokio::select! {
             ack = tokio::time::timeout(self.timeout, acknowledged) => {
-                ack.map_err(|_| RequestError::Timeout(self.timeout))??;
+                ack.map_err(|_| RequestError::Timeout(self.timeout))??
             }
             outcome = &mut failed => {
                 return Err(match outcome {
@@ -787,10 +788,11 @@ impl Client {
                     _ => RequestError::Closed,
                 });
             }
-        }
+        };
         Ok(Subscription {
             filter,
             notifications,
+            acknowledged: ack,
             _end: Some(end.drop_guard()),
         })
     }

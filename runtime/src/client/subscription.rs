@@ -107,6 +107,8 @@ impl SubscriptionFilter {
 pub struct Subscription {
     pub(crate) filter: SubscriptionFilter,
     pub(crate) notifications: broadcast::Receiver<JsonRpcNotification>,
+    /// The params of `notifications/subscriptions/acknowledged` (2026-07-28).
+    pub(crate) acknowledged: Option<Value>,
     /// Ends the subscription when dropped.
     pub(crate) _end: Option<tokio_util::sync::DropGuard>,
 }
@@ -126,5 +128,21 @@ impl Subscription {
     /// What this subscription asked for.
     pub fn filter(&self) -> &SubscriptionFilter {
         &self.filter
+    }
+
+    /// What the server said it honours (the `notifications` of its
+    /// `notifications/subscriptions/acknowledged`, 2026-07-28); `None` on a 2025 session.
+    pub fn acknowledged(&self) -> Option<&JsonObject> {
+        self.acknowledged
+            .as_ref()?
+            .get("notifications")?
+            .as_object()
+    }
+
+    /// Whether the server acknowledged `notifications/tasks` for `task_id`.
+    pub fn honours_task(&self, task_id: &str) -> bool {
+        let ids = self.acknowledged().and_then(|a| a.get("taskIds"));
+        ids.and_then(Value::as_array)
+            .is_some_and(|ids| ids.iter().any(|i| i.as_str() == Some(task_id)))
     }
 }

@@ -411,8 +411,10 @@ impl<'c> TaskUpdates<'c> {
             self.started = true;
             if self.kind == Kind::Extension {
                 let filter = SubscriptionFilter::default().task(self.task_id.clone());
-                // A server without task notifications refuses: polling alone, then.
-                self.listen = self.client.subscribe_to(filter).await.ok();
+                // A server without task notifications refuses, or leaves the task out of
+                // its acknowledgement: polling alone, then.
+                self.listen = (self.client.subscribe_to(filter).await.ok())
+                    .filter(|listen| listen.honours_task(&self.task_id));
             }
             if self.listen.is_none() {
                 let now = poll(self.client, self.kind, &self.task_id).await;
