@@ -436,7 +436,11 @@ async fn each_question_is_answered_once_and_task_states_arrive_on_a_listen_strea
     let url = start(server()).await;
     let asked = Asked::default();
     let client = connect(&url, asked.client(Era::Stateless)).await;
-    let call = within("tools/call", client.call_tool_task("one_word", json!({}), None)).await;
+    let call = within(
+        "tools/call",
+        client.call_tool_task("one_word", json!({}), None),
+    )
+    .await;
     let task = task_of(call.expect("created"));
     // subscriptions/listen with the task's id: acknowledged, then its state now.
     let mut listen = within(
@@ -445,9 +449,15 @@ async fn each_question_is_answered_once_and_task_states_arrive_on_a_listen_strea
     )
     .await
     .expect("acknowledged");
-    assert!(listen.honours_task(task.id()), "{:?}", listen.acknowledged());
+    assert!(
+        listen.honours_task(task.id()),
+        "{:?}",
+        listen.acknowledged()
+    );
     assert!(!listen.honours_task("another-task"));
-    let note = within("notifications/tasks", listen.next()).await.expect("open");
+    let note = within("notifications/tasks", listen.next())
+        .await
+        .expect("open");
     assert_eq!(note.method, "notifications/tasks");
     assert_eq!(note.params.as_ref().expect("params")["taskId"], task.id());
     let question = wait_for("the question", || async {
