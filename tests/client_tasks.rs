@@ -473,3 +473,52 @@ async fn each_question_is_answered_once_and_task_states_arrive_on_a_listen_strea
     assert_eq!(text(&result.expect("completed")), "got w1");
     assert_eq!(asked.elicitations.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn without_task_notifications_the_states_come_from_polls() {
+    use axum::body::{Body, to_bytes};
+    use axum::http::Request;
+    use axum::response::IntoResponse;
+    use tower::ServiceExt;
+    // A front refusing `subscriptions/listen`; everything else goes to tracksuit's server.
+    let listens = Arc::new(AtomicUsize::new(0));
+    let seen = listens.clone();
+    let inner = StreamableHttp::new(server(), HttpOptions::default()).router("/mcp");
+    let front = axum::Router::new().fallback(move |request: Request<Body>| {
+        let (inner, seen) = (inner.clone(), seen.clone());
+        async move {
+            let (parts, body) = request.into_parts();
+            let bytes = to_bytes(body, 1 << 20).await.unwrap_or_default();
+            let message: Value = serde_json::from_slice(&bytes).unwrap_or_default();
+            if message["method"] == "subscriptions/listen" {
+                seen.fetch_add(1, Ordering::SeqCst);
+                let error = json!({"jsonrpc": "2.0", "id": message["id"],
+                    "error": {"code": -32601, "message": "Method not found"}});
+                return axum::Json(error).into_response();
+            }
+            match inner
+                .oneshot(Request::from_parts(parts, Body::from(bytes)))
+                .await
+            {
+                Ok(response) => response.into_response(),
+                Err(never) => match never {},
+            }
+        }
+    });
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
+    tokio::spawn(tracksuit::host::http::serve(listener, front));
+    let asked = Asked::default();
+    let client = connect(&url, asked.client(Era::Stateless)).await;
+    let call = client.call_tool_task("asker", json!({}), None);
+    let task = task_of(within("tools/call", call).await.expect("created"));
+    let result = within("the task's result, by polling", task.result()).await;
+    let text = text(&result.expect("completed"));
+    assert!(text.starts_with("w1 spoon "), "{text}");
+    assert_eq!(asked.elicitations.load(Ordering::SeqCst), 3);
+    assert_eq!(
+        listens.load(Ordering::SeqCst),
+        1,
+        "one listen tried, then polls"
+    );
+}
