@@ -147,6 +147,8 @@ pub(crate) fn name_of<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a
     let field = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        // SEP-2663: requests about a task are routed by its id.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
     params?.get(field)?.as_str()

@@ -1,6 +1,9 @@
 //! An MCP client on the same engine as the server: it answers the server's sampling,
 //! elicitation and roots requests through handlers you provide, and exposes typed calls.
 //!
+//! Tasks have one API in both eras ([`Client::call_tool_task`], [`TaskHandle`]): 2025-11-25
+//! tasks and the 2026-07-28 tasks extension ([`ClientBuilder::tasks_extension`]).
+//!
 //! Used by tests (pair it with a server in memory with [`connect_in_memory`](crate::host::connect_in_memory)) and by
 //! anyone who wants to drive an MCP server from Rust.
 //!
@@ -27,6 +30,7 @@ mod modern;
 #[cfg(feature = "http")]
 mod sse;
 mod subscription;
+mod task;
 
 pub use child::{ChildStream, ChildTransport};
 #[cfg(feature = "http")]
@@ -35,6 +39,9 @@ pub use modern::{
     DiscoverResult, Era, MODERN_PROTOCOL_VERSION, SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN,
 };
 pub use subscription::{SUBSCRIPTIONS_ACKNOWLEDGED, Subscription, SubscriptionFilter};
+pub use task::{
+    TASKS_EXTENSION, TASKS_NOTIFICATION, TASKS_UPDATE, TaskCall, TaskHandle, TaskState, TaskUpdates,
+};
 
 use crate::peer::outbound_queue;
 use crate::peer::{Peer, RequestError};
@@ -167,6 +174,30 @@ impl ClientBuilder {
         self.capabilities.roots = Some(RootsCapability {
             list_changed: Some(true),
         });
+        self
+    }
+
+    /// Declares the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`) in the
+    /// capabilities every request carries: the server may then answer a `tools/call` with a
+    /// task (see [`Client::call_tool_task`]; [`Client::call_tool`] follows it to its end).
+    ///
+    /// ```
+    /// use tracksuit::client::{Client, Era, TASKS_EXTENSION};
+    /// let builder = Client::builder().era(Era::Stateless).tasks_extension();
+    /// # let _ = builder;
+    /// ```
+    pub fn tasks_extension(mut self) -> Self {
+        let extensions = self
+            .capabilities
+            .extra
+            .entry("extensions")
+            .or_insert_with(|| Value::Object(JsonObject::new()));
+        if !extensions.is_object() {
+            *extensions = Value::Object(JsonObject::new());
+        }
+        if let Value::Object(map) = extensions {
+            map.insert(TASKS_EXTENSION.into(), Value::Object(JsonObject::new()));
+        }
         self
     }
 
@@ -465,11 +496,11 @@ impl Client {
                 return Ok(result);
             }
             if rounds >= self.max_rounds {
-                let error = ErrorObject::new(
-                    INTERNAL_ERROR,
-                    format!("`{method}` still required input after {rounds} rounds"),
-                );
-                return Err(RequestError::Peer(error.with_data(result)));
+                return Err(RequestError::InputRoundsExceeded {
+                    method: method.to_owned(),
+                    rounds,
+                    last: Box::new(result),
+                });
             }
             rounds += 1;
             let responses = self.answer_inputs(&result).await?;
@@ -539,17 +570,15 @@ impl Client {
         Ok(result)
     }
 
-    /// `tools/call` with JSON arguments.
+    /// `tools/call` with JSON arguments. If the server runs it as a task (tasks
+    /// extension), the task is followed to its end (see [`TaskHandle::result`]).
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, RequestError> {
-        self.request(
-            methods::TOOLS_CALL,
-            json!({ "name": name, "arguments": arguments }),
-        )
-        .await
+        self.call_tool_value(json!({ "name": name, "arguments": arguments }))
+            .await
     }
 
     /// `tools/call` asking for progress notifications with `token`.
@@ -561,11 +590,12 @@ impl Client {
     ) -> Result<CallToolResult, RequestError> {
         let params =
             json!({ "name": name, "arguments": arguments, "_meta": { "progressToken": token } });
-        self.request(methods::TOOLS_CALL, params).await
+        self.call_tool_value(params).await
     }
 
-    /// `tools/call` as a task (`task: {ttl}`): the server answers at once with the task;
-    /// follow it with [`Client::get_task`] and [`Client::task_result`].
+    /// 2025-11-25 `tools/call` as a task (`task: {ttl}`), the wire call: the server answers
+    /// at once with the task; follow it with [`Client::get_task`] and
+    /// [`Client::task_result`]. [`Client::call_tool_task`] does this in either era.
     pub async fn call_tool_as_task(
         &self,
         name: &str,
@@ -724,6 +754,7 @@ impl Client {
             return Ok(Subscription {
                 filter,
                 notifications,
+                acknowledged: None,
                 _end: Some(end.drop_guard()),
             });
         };
@@ -741,15 +772,15 @@ impl Client {
         let acknowledged = async {
             loop {
                 match notifications.recv().await {
-                    Ok(n) if n.method == SUBSCRIPTIONS_ACKNOWLEDGED => return Ok(()),
+                    Ok(n) if n.method == SUBSCRIPTIONS_ACKNOWLEDGED => return Ok(n.params),
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
                     Err(broadcast::error::RecvError::Closed) => return Err(RequestError::Closed),
                 }
             }
         };
-        tokio::select! {
+        let ack = tokio::select! {
             ack = tokio::time::timeout(self.timeout, acknowledged) => {
-                ack.map_err(|_| RequestError::Timeout(self.timeout))??;
+                ack.map_err(|_| RequestError::Timeout(self.timeout))??
             }
             outcome = &mut failed => {
                 return Err(match outcome {
@@ -757,20 +788,13 @@ impl Client {
                     _ => RequestError::Closed,
                 });
             }
-        }
+        };
         Ok(Subscription {
             filter,
             notifications,
+            acknowledged: ack,
             _end: Some(end.drop_guard()),
         })
-    }
-
-    /// `notifications/tasks/status` for task `task_id`, as they arrive.
-    pub fn task_updates(&self, task_id: &str) -> TaskUpdates {
-        TaskUpdates {
-            task_id: task_id.to_owned(),
-            notifications: self.notifications.subscribe(),
-        }
     }
 
     /// `logging/setLevel`; in the 2026-07-28 era, the log level every later request names
@@ -803,32 +827,6 @@ impl Client {
     /// Whether the connection is closed.
     pub fn is_closed(&self) -> bool {
         self.peer.is_closed()
-    }
-}
-
-/// The status notifications of one task (see [`Client::task_updates`]).
-#[derive(Debug)]
-pub struct TaskUpdates {
-    task_id: String,
-    notifications: broadcast::Receiver<JsonRpcNotification>,
-}
-
-impl TaskUpdates {
-    /// The task's next status (the notification's params: `taskId`, `status`, …); `None`
-    /// once the connection is closed.
-    pub async fn next(&mut self) -> Option<Value> {
-        loop {
-            match self.notifications.recv().await {
-                Ok(n) if n.method == methods::TASKS_STATUS => {
-                    let params = n.params.unwrap_or_default();
-                    if params.get("taskId").and_then(Value::as_str) == Some(&self.task_id) {
-                        return Some(params);
-                    }
-                }
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(broadcast::error::RecvError::Closed) => return None,
-            }
-        }
     }
 }
 

@@ -32,6 +32,8 @@ pub struct SubscriptionFilter {
     resources_list_changed: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     resource_subscriptions: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    task_ids: Vec<String>,
 }
 
 impl SubscriptionFilter {
@@ -59,6 +61,13 @@ impl SubscriptionFilter {
         self
     }
 
+    /// `notifications/tasks` for task `task_id` (tasks extension; on a 2025 session,
+    /// `notifications/tasks/status` arrive without asking).
+    pub fn task(mut self, task_id: impl Into<String>) -> Self {
+        self.task_ids.push(task_id.into());
+        self
+    }
+
     /// The resource URIs subscribed to.
     pub fn resources(&self) -> &[String] {
         &self.resource_subscriptions
@@ -78,6 +87,14 @@ impl SubscriptionFilter {
                     .and_then(Value::as_str);
                 uri.is_some_and(|u| self.resource_subscriptions.iter().any(|r| r == u))
             }
+            "notifications/tasks" | methods::TASKS_STATUS => {
+                let id = notification
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("taskId"))
+                    .and_then(Value::as_str);
+                id.is_some_and(|i| self.task_ids.iter().any(|t| t == i))
+            }
             _ => false,
         }
     }
@@ -90,6 +107,8 @@ impl SubscriptionFilter {
 pub struct Subscription {
     pub(crate) filter: SubscriptionFilter,
     pub(crate) notifications: broadcast::Receiver<JsonRpcNotification>,
+    /// The params of `notifications/subscriptions/acknowledged` (2026-07-28).
+    pub(crate) acknowledged: Option<Value>,
     /// Ends the subscription when dropped.
     pub(crate) _end: Option<tokio_util::sync::DropGuard>,
 }
@@ -109,5 +128,21 @@ impl Subscription {
     /// What this subscription asked for.
     pub fn filter(&self) -> &SubscriptionFilter {
         &self.filter
+    }
+
+    /// What the server said it honours (the `notifications` of its
+    /// `notifications/subscriptions/acknowledged`, 2026-07-28); `None` on a 2025 session.
+    pub fn acknowledged(&self) -> Option<&JsonObject> {
+        self.acknowledged
+            .as_ref()?
+            .get("notifications")?
+            .as_object()
+    }
+
+    /// Whether the server acknowledged `notifications/tasks` for `task_id`.
+    pub fn honours_task(&self, task_id: &str) -> bool {
+        let ids = self.acknowledged().and_then(|a| a.get("taskIds"));
+        ids.and_then(Value::as_array)
+            .is_some_and(|ids| ids.iter().any(|i| i.as_str() == Some(task_id)))
     }
 }

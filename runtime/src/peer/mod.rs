@@ -92,6 +92,17 @@ pub enum RequestError {
     /// The transport cannot carry requests in this direction (e.g. stateless HTTP).
     #[error("this transport cannot carry server-to-client requests")]
     Unsupported,
+    /// A 2026-07-28 request still answered `input_required` after the client's round cap
+    /// (`ClientBuilder::max_input_rounds`): `last` is that last `InputRequiredResult`.
+    #[error("`{method}` still required input after {rounds} rounds")]
+    InputRoundsExceeded {
+        /// The request's method.
+        method: String,
+        /// The rounds answered before giving up.
+        rounds: usize,
+        /// The last `input_required` result, as the server sent it.
+        last: Box<Value>,
+    },
 }
 
 /// One end of a JSON-RPC connection.
