@@ -280,35 +280,36 @@ impl Args {
     }
 }
 
-/// The `scopes()` method of a handler whose attribute says `scopes = ["a", "b"]` (each a
-/// checked scope token, no duplicates); nothing when the key is absent.
-pub fn scopes_method(cx: &Ctxt, args: &Args) -> TokenStream {
-    let Some(list) = args.list(SCOPES) else {
-        return TokenStream::new();
-    };
-    if list.is_empty() {
-        if let Some((key, _)) = args.get(SCOPES) {
+/// `scopes = ["a", "b"]`: the OAuth scopes a caller's token must grant, each checked as a
+/// scope token, without duplicates; empty when the key is absent. (`common.rs` turns it
+/// into the handler's `scopes()` method.)
+#[derive(Default)]
+pub struct Scopes(pub Vec<LitStr>);
+
+impl Scopes {
+    pub fn from_args(cx: &Ctxt, args: &Args) -> Scopes {
+        let Some(list) = args.list(SCOPES) else {
+            return Scopes::default();
+        };
+        if list.is_empty()
+            && let Some((key, _)) = args.get(SCOPES)
+        {
             cx.error_spanned_by(
                 key,
                 "`scopes = []` requires nothing: list at least one scope, or leave `scopes` out",
             );
         }
-        return TokenStream::new();
-    }
-    let mut seen = Vec::new();
-    for lit in list {
-        let scope = lit.value();
-        if let Err(e) = super::check::scope_token(&scope) {
-            cx.error_spanned_by(lit, e);
-        } else if seen.contains(&scope) {
-            cx.error_spanned_by(lit, format!("scope {scope:?} is listed twice"));
+        let mut seen = Vec::new();
+        for lit in list {
+            let scope = lit.value();
+            if let Err(e) = super::check::scope_token(&scope) {
+                cx.error_spanned_by(lit, e);
+            } else if seen.contains(&scope) {
+                cx.error_spanned_by(lit, format!("scope {scope:?} is listed twice"));
+            }
+            seen.push(scope);
         }
-        seen.push(scope);
-    }
-    quote::quote! {
-        fn scopes(&self) -> ::std::vec::Vec<::std::string::String> {
-            ::std::vec![#(::std::string::String::from(#list)),*]
-        }
+        Scopes(list.to_vec())
     }
 }
 
@@ -346,8 +347,7 @@ pub struct ToolAttrs {
     pub elicits: Option<syn::Path>,
     /// `Forbidden` / `Optional` / `Required`, when declared.
     pub task_support: Option<Ident>,
-    /// The handler's `scopes()` method, when `scopes = [..]` is given.
-    pub scopes: TokenStream,
+    pub scopes: Scopes,
     pub krate: TokenStream,
 }
 
@@ -401,7 +401,7 @@ impl ToolAttrs {
             name,
             name_span,
             task_support,
-            scopes: scopes_method(cx, args),
+            scopes: Scopes::from_args(cx, args),
             title: args.str(TITLE).map(LitStr::value),
             description: args
                 .str(DESCRIPTION)
@@ -453,7 +453,7 @@ pub struct PromptAttrs {
     pub description: Option<String>,
     /// The completion function.
     pub complete: Option<syn::Path>,
-    pub scopes: TokenStream,
+    pub scopes: Scopes,
 }
 
 impl PromptAttrs {
@@ -469,7 +469,7 @@ impl PromptAttrs {
             title: args.str(TITLE).map(LitStr::value),
             description: description(args, docs),
             complete: args.path(COMPLETE).cloned(),
-            scopes: scopes_method(cx, args),
+            scopes: Scopes::from_args(cx, args),
         }
     }
 }
@@ -498,7 +498,7 @@ pub struct ResourceAttrs {
     pub mime_type: Option<String>,
     /// The completion function (templates).
     pub complete: Option<syn::Path>,
-    pub scopes: TokenStream,
+    pub scopes: Scopes,
 }
 
 impl ResourceAttrs {
@@ -514,7 +514,7 @@ impl ResourceAttrs {
             description: description(args, docs),
             mime_type: args.str(MIME_TYPE).map(LitStr::value),
             complete: args.path(COMPLETE).cloned(),
-            scopes: scopes_method(cx, args),
+            scopes: Scopes::from_args(cx, args),
         }
     }
 }
