@@ -176,3 +176,17 @@ pub fn version_check(krate: &TokenStream) -> TokenStream {
     );
     quote!(const _: () = #krate::__private::#marker;)
 }
+
+/// The handler's `scopes()` method; nothing when no scopes are required.
+impl quote::ToTokens for crate::internals::attr::Scopes {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        let list = &self.0;
+        if !list.is_empty() {
+            out.extend(quote! {
+                fn scopes(&self) -> ::std::vec::Vec<::std::string::String> {
+                    ::std::vec![#(::std::string::String::from(#list)),*]
+                }
+            });
+        }
+    }
+}

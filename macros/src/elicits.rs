@@ -1,50 +1,17 @@
 //! `#[derive(Elicits)]`: a struct becomes an elicitation form, a unit-variant enum a select
 //! field, and an enum with `#[elicit(response = T)]` variants a keyed elicitation set.
 
-use crate::common::{krate, with_errors};
+use crate::common::with_errors;
 use crate::internals::ast::is_option;
 use crate::internals::attr::{
-    Args, CRATE, DEFAULT, FORMAT, Kind, LEGACY_TITLES, MAX, MAX_ITEMS, MAX_LENGTH, MESSAGE, MIN,
-    MIN_ITEMS, MIN_LENGTH, RENAME, RESPONSE, Symbol, TITLE, Value,
+    ContainerAttrs, FieldAttrs, KeyAttrs, OptionAttrs, RESPONSE, Value, elicit_has,
 };
 use crate::internals::ctxt::Ctxt;
 use crate::internals::docs;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Type};
-
-const CONTAINER_KEYS: &[(Symbol, Kind)] = &[(CRATE, Kind::Path), (LEGACY_TITLES, Kind::Flag)];
-const FIELD_KEYS: &[(Symbol, Kind)] = &[
-    (TITLE, Kind::Str),
-    (FORMAT, Kind::Str),
-    (MIN_LENGTH, Kind::Int),
-    (MAX_LENGTH, Kind::Int),
-    (MIN, Kind::Num),
-    (MAX, Kind::Num),
-    (MIN_ITEMS, Kind::Int),
-    (MAX_ITEMS, Kind::Int),
-    (DEFAULT, Kind::Lit),
-];
-const OPTION_KEYS: &[(Symbol, Kind)] = &[(TITLE, Kind::Str), (RENAME, Kind::Str)];
-const KEY_KEYS: &[(Symbol, Kind)] = &[(RESPONSE, Kind::Path), (MESSAGE, Kind::Str)];
-
-/// The tokens of `#[elicit(...)]` attributes among `attrs` (all of them, in order).
-fn elicit_tokens(attrs: &[syn::Attribute], cx: &Ctxt) -> TokenStream {
-    let mut out = TokenStream::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("elicit")) {
-        match &attr.meta {
-            syn::Meta::List(l) => {
-                if !out.is_empty() {
-                    out.extend(quote!(,));
-                }
-                out.extend(l.tokens.clone());
-            }
-            other => cx.error_spanned_by(other, "use `#[elicit(key = value, ...)]`"),
-        }
-    }
-    out
-}
 
 /// `#[serde(rename = "...")]` / `#[serde(rename_all = "...")]` among `attrs`.
 fn serde_attr(attrs: &[syn::Attribute], key: &str) -> Option<String> {
@@ -123,14 +90,21 @@ fn unoption(ty: &Type) -> &Type {
     ty
 }
 
+/// The entry point: the impls, or the errors alone.
 pub fn expand(input: TokenStream) -> TokenStream {
     let input: DeriveInput = match syn::parse2(input) {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
     };
+    derive(&input).unwrap_or_else(|e| with_errors(e, TokenStream::new()))
+}
+
+/// A struct is a form, an enum of unit variants a select field, an enum whose variants say
+/// `response = ..` a key set.
+fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     let cx = Ctxt::new();
-    let container = Args::parse(elicit_tokens(&input.attrs, &cx), CONTAINER_KEYS, &cx);
-    let krate = krate(container.path(CRATE));
+    let container = ContainerAttrs::from_attrs(&cx, &input.attrs);
+    let krate = &container.krate;
     if !input.generics.params.is_empty() {
         cx.error_spanned_by(
             &input.generics,
@@ -138,19 +112,14 @@ pub fn expand(input: TokenStream) -> TokenStream {
         );
     }
     let out = match &input.data {
-        Data::Struct(s) => form(&cx, &input, &s.fields, &krate),
+        Data::Struct(s) => form(&cx, input, &s.fields, krate),
         Data::Enum(e)
             if e.variants.iter().all(|v| matches!(v.fields, Fields::Unit))
-                && !e.variants.iter().any(|v| {
-                    v.attrs.iter().any(|a| {
-                        a.path().is_ident("elicit")
-                            && a.to_token_stream_string().contains("response")
-                    })
-                }) =>
+                && !e.variants.iter().any(|v| elicit_has(&v.attrs, RESPONSE)) =>
         {
-            select(&cx, &input, e, &krate, container.flag(LEGACY_TITLES))
+            select(&cx, input, e, krate, container.legacy_titles)
         }
-        Data::Enum(e) => key_set(&cx, &input, e, &krate),
+        Data::Enum(e) => key_set(&cx, input, e, krate),
         Data::Union(u) => {
             cx.error_spanned_by(
                 u.union_token,
@@ -159,23 +128,9 @@ pub fn expand(input: TokenStream) -> TokenStream {
             TokenStream::new()
         }
     };
-    match cx.check() {
-        Ok(()) => {
-            let version = crate::common::version_check(&krate);
-            quote!(#version #out)
-        }
-        Err(e) => with_errors(e, TokenStream::new()),
-    }
-}
-
-trait AttrString {
-    fn to_token_stream_string(&self) -> String;
-}
-
-impl AttrString for syn::Attribute {
-    fn to_token_stream_string(&self) -> String {
-        quote!(#self).to_string()
-    }
+    cx.check()?;
+    let version = crate::common::version_check(krate);
+    Ok(quote!(#version #out))
 }
 
 fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) -> TokenStream {
@@ -200,138 +155,9 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
         };
         let name = serde_attr(&field.attrs, "rename")
             .unwrap_or_else(|| rename_all(&rust_name, rule.as_deref(), false));
-        let args = Args::parse(elicit_tokens(&field.attrs, cx), FIELD_KEYS, cx);
-        let ty = &field.ty;
-        let base = last_ident(unoption(ty)).unwrap_or_default();
-        let is_text = base == "String";
-        let is_bool = base == "bool";
-        let is_number = matches!(
-            base.as_str(),
-            "i8" | "i16"
-                | "i32"
-                | "i64"
-                | "u8"
-                | "u16"
-                | "u32"
-                | "u64"
-                | "isize"
-                | "usize"
-                | "f32"
-                | "f64"
-        );
-        if let Some(lit) = args.str(FORMAT) {
-            if !matches!(lit.value().as_str(), "email" | "uri" | "date" | "date-time") {
-                cx.error_spanned_by(
-                    lit,
-                    "`format` is one of \"email\", \"uri\", \"date\", \"date-time\"",
-                );
-            } else if !is_text {
-                cx.error_spanned_by(lit, "`format` applies to `String` fields");
-            }
-        }
-        for key in [MIN_LENGTH, MAX_LENGTH] {
-            if args.num(key).is_some() && !is_text {
-                cx.error_spanned_by(ty, format!("`{key}` applies to `String` fields"));
-            }
-        }
-        for key in [MIN, MAX] {
-            if args.num(key).is_some() && !is_number {
-                cx.error_spanned_by(ty, format!("`{key}` applies to number fields"));
-            }
-        }
-        let default = match args.value(DEFAULT) {
-            None => quote!(::core::option::Option::None),
-            Some(Value::Str(s)) => {
-                if is_bool || is_number {
-                    cx.error_spanned_by(
-                        s,
-                        format!("this default is a string, but `{name}` is not"),
-                    );
-                }
-                quote!(::core::option::Option::Some(#krate::__private::serde_json::Value::from(#s)))
-            }
-            Some(Value::Bool(b, span)) => {
-                if !is_bool {
-                    cx.syn_error(syn::Error::new(
-                        *span,
-                        format!("this default is a boolean, but `{name}` is not"),
-                    ));
-                }
-                quote!(::core::option::Option::Some(#krate::__private::serde_json::Value::from(#b)))
-            }
-            Some(Value::Num(v, int, span)) => {
-                if !is_number {
-                    cx.syn_error(syn::Error::new(
-                        *span,
-                        format!("this default is a number, but `{name}` is not"),
-                    ));
-                }
-                if *int {
-                    let v = *v as i64;
-                    quote!(::core::option::Option::Some(#krate::__private::serde_json::Value::from(#v)))
-                } else {
-                    let v = *v;
-                    quote!(::core::option::Option::Some(#krate::__private::serde_json::Value::from(#v)))
-                }
-            }
-            Some(_) => quote!(::core::option::Option::None),
-        };
-        let opt_str = |v: Option<String>| match v {
-            Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
-            None => quote!(::core::option::Option::None),
-        };
-        let opt_u64 = |v: Option<f64>| match v {
-            Some(n) => {
-                let n = n as u64;
-                quote!(::core::option::Option::Some(#n))
-            }
-            None => quote!(::core::option::Option::None),
-        };
-        let opt_f64 = |v: Option<f64>| match v {
-            Some(n) => quote!(::core::option::Option::Some(#n)),
-            None => quote!(::core::option::Option::None),
-        };
-        let title = opt_str(args.str(TITLE).map(|l| l.value()));
-        let description = opt_str(docs::collect(&field.attrs));
-        let format = match args.str(FORMAT) {
-            Some(l) => {
-                let f = l.value();
-                quote!(::core::option::Option::Some(#f))
-            }
-            None => quote!(::core::option::Option::None),
-        };
-        let (min_length, max_length) =
-            (opt_u64(args.num(MIN_LENGTH)), opt_u64(args.num(MAX_LENGTH)));
-        let (min_items, max_items) = (opt_u64(args.num(MIN_ITEMS)), opt_u64(args.num(MAX_ITEMS)));
-        let (minimum, maximum) = (opt_f64(args.num(MIN)), opt_f64(args.num(MAX)));
-        // Only the fields that are set; the rest come from `FieldMeta::default()`.
-        let none = quote!(::core::option::Option::None).to_string();
-        let set = [
-            ("title", title),
-            ("description", description),
-            ("min_length", min_length),
-            ("max_length", max_length),
-            ("format", format),
-            ("minimum", minimum),
-            ("maximum", maximum),
-            ("min_items", min_items),
-            ("max_items", max_items),
-            ("default", default),
-        ]
-        .into_iter()
-        .filter(|(_, v)| v.to_string() != none)
-        .map(|(f, v)| {
-            let f = format_ident!("{f}");
-            quote!(#f: #v,)
-        });
-        let schema = quote_spanned! {ty.span()=>
-            <#ty as #krate::elicitation::FormField>::field_schema(#krate::__private::FieldMeta {
-                #(#set)*
-                ..::core::default::Default::default()
-            })
-        };
+        let schema = field_schema(cx, field, &name, krate);
         inserts.push(quote!(properties.insert(::std::string::String::from(#name), #schema);));
-        if !is_option(ty) {
+        if !is_option(&field.ty) {
             required.push(name);
         }
     }
@@ -352,6 +178,130 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
     }
 }
 
+/// What a field's type is, as far as its `#[elicit(..)]` checks care.
+#[derive(Clone, Copy, PartialEq)]
+enum FieldKind {
+    Text,
+    Bool,
+    Number,
+    Other,
+}
+
+impl FieldKind {
+    fn of(ty: &Type) -> Self {
+        match last_ident(unoption(ty)).unwrap_or_default().as_str() {
+            "String" => FieldKind::Text,
+            "bool" => FieldKind::Bool,
+            "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "isize" | "usize"
+            | "f32" | "f64" => FieldKind::Number,
+            _ => FieldKind::Other,
+        }
+    }
+}
+
+/// A field's schema: `<Ty as FormField>::field_schema(FieldMeta { .. })`, with the keys of
+/// its `#[elicit(..)]` checked against its type.
+fn field_schema(cx: &Ctxt, field: &syn::Field, name: &str, krate: &TokenStream) -> TokenStream {
+    let attrs = FieldAttrs::from_attrs(cx, &field.attrs);
+    let ty = &field.ty;
+    let kind = FieldKind::of(ty);
+    if let Some(lit) = &attrs.format {
+        if !matches!(lit.value().as_str(), "email" | "uri" | "date" | "date-time") {
+            cx.error_spanned_by(
+                lit,
+                "`format` is one of \"email\", \"uri\", \"date\", \"date-time\"",
+            );
+        } else if kind != FieldKind::Text {
+            cx.error_spanned_by(lit, "`format` applies to `String` fields");
+        }
+    }
+    for (key, v) in attrs.lengths {
+        if v.is_some() && kind != FieldKind::Text {
+            cx.error_spanned_by(ty, format!("`{key}` applies to `String` fields"));
+        }
+    }
+    for (key, v) in attrs.bounds {
+        if v.is_some() && kind != FieldKind::Number {
+            cx.error_spanned_by(ty, format!("`{key}` applies to number fields"));
+        }
+    }
+    let default = attrs
+        .default
+        .as_ref()
+        .and_then(|v| default_value(cx, v, name, kind, krate));
+    // Only the fields that are set; the rest come from `FieldMeta::default()`.
+    let some = |v: TokenStream| Some(quote!(::core::option::Option::Some(#v)));
+    let string = |s: Option<String>| s.and_then(|s| some(quote!(::std::string::String::from(#s))));
+    let int = |v: Option<f64>| {
+        v.and_then(|n| {
+            let n = n as u64;
+            some(quote!(#n))
+        })
+    };
+    let float = |v: Option<f64>| v.and_then(|n| some(quote!(#n)));
+    let set = [
+        ("title", string(attrs.title.clone())),
+        ("description", string(docs::collect(&field.attrs))),
+        ("min_length", int(attrs.lengths[0].1)),
+        ("max_length", int(attrs.lengths[1].1)),
+        (
+            "format",
+            attrs
+                .format
+                .as_ref()
+                .and_then(|l| some(l.value().to_token_stream())),
+        ),
+        ("minimum", float(attrs.bounds[0].1)),
+        ("maximum", float(attrs.bounds[1].1)),
+        ("min_items", int(attrs.items[0].1)),
+        ("max_items", int(attrs.items[1].1)),
+        ("default", default.and_then(some)),
+    ]
+    .into_iter()
+    .filter_map(|(f, v)| {
+        let f = format_ident!("{f}");
+        v.map(|v| quote!(#f: #v,))
+    });
+    quote_spanned! {ty.span()=>
+        <#ty as #krate::elicitation::FormField>::field_schema(#krate::__private::FieldMeta {
+            #(#set)*
+            ..::core::default::Default::default()
+        })
+    }
+}
+
+/// `serde_json::Value::from(..)` of a field's default, checked against the field's kind.
+fn default_value(
+    cx: &Ctxt,
+    value: &Value,
+    name: &str,
+    kind: FieldKind,
+    krate: &TokenStream,
+) -> Option<TokenStream> {
+    let (what, span, ok, v) = match value {
+        Value::Str(s) => (
+            "a string",
+            s.span(),
+            !matches!(kind, FieldKind::Bool | FieldKind::Number),
+            quote!(#s),
+        ),
+        Value::Bool(b, span) => ("a boolean", *span, kind == FieldKind::Bool, quote!(#b)),
+        Value::Num(v, true, span) => {
+            let v = *v as i64;
+            ("a number", *span, kind == FieldKind::Number, quote!(#v))
+        }
+        Value::Num(v, false, span) => ("a number", *span, kind == FieldKind::Number, quote!(#v)),
+        _ => return None,
+    };
+    if !ok {
+        cx.syn_error(syn::Error::new(
+            span,
+            format!("this default is {what}, but `{name}` is not"),
+        ));
+    }
+    Some(quote!(#krate::__private::serde_json::Value::from(#v)))
+}
+
 fn select(
     cx: &Ctxt,
     input: &DeriveInput,
@@ -365,13 +315,12 @@ fn select(
         .variants
         .iter()
         .map(|v| {
-            let args = Args::parse(elicit_tokens(&v.attrs, cx), OPTION_KEYS, cx);
-            let value = args
-                .str(RENAME)
-                .map(|l| l.value())
+            let attrs = OptionAttrs::from_attrs(cx, &v.attrs);
+            let value = attrs
+                .rename
                 .or_else(|| serde_attr(&v.attrs, "rename"))
                 .unwrap_or_else(|| rename_all(&v.ident.to_string(), rule.as_deref(), true));
-            let title = match args.str(TITLE) {
+            let title = match attrs.title {
                 Some(t) => quote!(::core::option::Option::Some(#t)),
                 None => quote!(::core::option::Option::None),
             };
@@ -418,97 +367,139 @@ fn snake_case(name: &str) -> String {
     out
 }
 
+/// One key of a set, generated: its constructor, and its arms / entry in the
+/// `ElicitKeySet` impl.
+struct KeyParts {
+    constructor: TokenStream,
+    name: TokenStream,
+    message: TokenStream,
+    context: TokenStream,
+    described: TokenStream,
+}
+
+/// A key (variant) of a set; `None` after reporting a mistake.
+fn key(
+    cx: &Ctxt,
+    v: &syn::Variant,
+    vis: &syn::Visibility,
+    krate: &TokenStream,
+) -> Option<KeyParts> {
+    let attrs = KeyAttrs::from_attrs(cx, &v.attrs);
+    let key = &v.ident;
+    let key_name = key.to_string();
+    let doc = docs::collect(&v.attrs);
+    let Some(response) = &attrs.response else {
+        cx.error_spanned_by(
+            key,
+            "each key needs `#[elicit(response = Type)]`: the form the user answers with",
+        );
+        return None;
+    };
+    let fields = match &v.fields {
+        Fields::Named(n) => n.named.iter().collect::<Vec<_>>(),
+        Fields::Unit => Vec::new(),
+        Fields::Unnamed(u) => {
+            cx.error_spanned_by(u, "a key's context needs named fields (`Key { board: Board }`) so they can be published");
+            return None;
+        }
+    };
+    let idents: Vec<_> = fields.iter().map(|f| &f.ident).collect();
+    let types: Vec<_> = fields.iter().map(|f| &f.ty).collect();
+    let message = attrs
+        .message
+        .or(doc.clone())
+        .unwrap_or_else(|| key_name.clone());
+    let ctor = format_ident!("{}", snake_case(&key_name), span = key.span());
+    let ctor_doc = format!("Asks for the key `{key_name}` (its fields are the context).");
+    let docs_attrs = v.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let key_ty = quote_spanned!(response.span()=> #krate::elicitation::Key<Self, #response>);
+    let constructor = quote! {
+        #(#docs_attrs)*
+        #[doc = ""]
+        #[doc = #ctor_doc]
+        #[allow(dead_code, clippy::too_many_arguments)]
+        #vis fn #ctor(#(#idents: #types),*) -> #key_ty {
+            #krate::__private::key(Self::#key { #(#idents),* })
+        }
+    };
+    Some(KeyParts {
+        constructor,
+        name: quote!(Self::#key { .. } => #key_name,),
+        message: quote!(Self::#key { .. } => ::std::string::String::from(#message),),
+        context: key_context(key, &idents, &types, krate),
+        described: key_description(key, &fields, response, doc.as_deref(), krate),
+    })
+}
+
+/// The `context()` arm of a key: its fields serialised through a local struct.
+fn key_context(
+    key: &syn::Ident,
+    idents: &[&Option<syn::Ident>],
+    types: &[&Type],
+    krate: &TokenStream,
+) -> TokenStream {
+    if idents.is_empty() {
+        return quote!(Self::#key { .. } => #krate::__private::serde_json::Value::Object(::core::default::Default::default()),);
+    }
+    let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
+    quote! {
+        Self::#key { #(#idents),* } => {
+            #[derive(#krate::__private::serde::Serialize)]
+            #[serde(crate = #serde_crate)]
+            struct Context<'__a> { #(#idents: &'__a #types),* }
+            #krate::__private::serde_json::to_value(Context { #(#idents),* })
+                .unwrap_or(#krate::__private::serde_json::Value::Null)
+        }
+    }
+}
+
+/// A key's entry in `keys()`: name, description, response schema and context schema (from
+/// a local struct with the fields' docs).
+fn key_description(
+    key: &syn::Ident,
+    fields: &[&syn::Field],
+    response: &syn::Path,
+    doc: Option<&str>,
+    krate: &TokenStream,
+) -> TokenStream {
+    let key_name = key.to_string();
+    let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
+    let description = match doc {
+        Some(d) => quote!(::core::option::Option::Some(#d)),
+        None => quote!(::core::option::Option::None),
+    };
+    let context_fields = fields.iter().map(|f| {
+        let docs = f.attrs.iter().filter(|a| a.path().is_ident("doc"));
+        let (ident, ty) = (&f.ident, &f.ty);
+        quote!(#(#docs)* #ident: #ty)
+    });
+    quote! {{
+        #[derive(#krate::__private::schemars::JsonSchema)]
+        #[schemars(crate = #schemars_crate)]
+        #[allow(dead_code)]
+        struct Context { #(#context_fields),* }
+        #krate::__private::describe_key::<#response>(#key_name, #description, #krate::schema_for::<Context>())
+    }}
+}
+
 /// A keyed set. Adds impls only: `ElicitKeySet` for the enum and one inherent constructor
 /// per key (`Keys::pick_move(..) -> Key<Keys, Response>`), which types the answer; the
 /// context's schema and serialisation use structs local to the impl's functions.
 fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStream) -> TokenStream {
     let set = &input.ident;
-    let vis = &input.vis;
-    let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
-    let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
-    let mut constructors = Vec::new();
-    let mut described = Vec::new();
-    let mut names = Vec::new();
-    let mut messages = Vec::new();
-    let mut contexts = Vec::new();
-    for v in &e.variants {
-        let args = Args::parse(elicit_tokens(&v.attrs, cx), KEY_KEYS, cx);
-        let key = &v.ident;
-        let key_name = key.to_string();
-        let doc = docs::collect(&v.attrs);
-        let Some(response) = args.path(RESPONSE) else {
-            cx.error_spanned_by(
-                key,
-                "each key needs `#[elicit(response = Type)]`: the form the user answers with",
-            );
-            continue;
-        };
-        let fields = match &v.fields {
-            Fields::Named(n) => n.named.iter().collect::<Vec<_>>(),
-            Fields::Unit => Vec::new(),
-            Fields::Unnamed(u) => {
-                cx.error_spanned_by(u, "a key's context needs named fields (`Key { board: Board }`) so they can be published");
-                continue;
-            }
-        };
-        let idents: Vec<_> = fields.iter().map(|f| &f.ident).collect();
-        let types: Vec<_> = fields.iter().map(|f| &f.ty).collect();
-        let field_docs: Vec<Vec<_>> = fields
-            .iter()
-            .map(|f| {
-                f.attrs
-                    .iter()
-                    .filter(|a| a.path().is_ident("doc"))
-                    .collect()
-            })
-            .collect();
-        let message = match args.str(MESSAGE).map(|l| l.value()).or(doc.clone()) {
-            Some(m) => quote!(::std::string::String::from(#m)),
-            None => quote!(::std::string::String::from(#key_name)),
-        };
-        let description = match &doc {
-            Some(d) => quote!(::core::option::Option::Some(#d)),
-            None => quote!(::core::option::Option::None),
-        };
-        let ctor = format_ident!("{}", snake_case(&key_name), span = key.span());
-        let ctor_doc = format!("Asks for the key `{key_name}` (its fields are the context).");
-        let docs_attrs = v.attrs.iter().filter(|a| a.path().is_ident("doc"));
-        let key_ty = quote_spanned!(response.span()=> #krate::elicitation::Key<Self, #response>);
-        constructors.push(quote! {
-            #(#docs_attrs)*
-            #[doc = ""]
-            #[doc = #ctor_doc]
-            #[allow(dead_code, clippy::too_many_arguments)]
-            #vis fn #ctor(#(#idents: #types),*) -> #key_ty {
-                #krate::__private::key(Self::#key { #(#idents),* })
-            }
-        });
-        names.push(quote!(Self::#key { .. } => #key_name,));
-        messages.push(quote!(Self::#key { .. } => #message,));
-        contexts.push(if idents.is_empty() {
-            quote!(Self::#key { .. } => #krate::__private::serde_json::Value::Object(::core::default::Default::default()),)
-        } else {
-            quote! {
-            Self::#key { #(#idents),* } => {
-                #[derive(#krate::__private::serde::Serialize)]
-                #[serde(crate = #serde_crate)]
-                struct Context<'__a> { #(#idents: &'__a #types),* }
-                #krate::__private::serde_json::to_value(Context { #(#idents),* })
-                    .unwrap_or(#krate::__private::serde_json::Value::Null)
-            }
-            }
-        });
-        described.push(quote! {{
-            #[derive(#krate::__private::schemars::JsonSchema)]
-            #[schemars(crate = #schemars_crate)]
-            #[allow(dead_code)]
-            struct Context { #(#(#field_docs)* #idents: #types),* }
-            #krate::__private::describe_key::<#response>(#key_name, #description, #krate::schema_for::<Context>())
-        }});
-    }
+    let keys: Vec<KeyParts> = e
+        .variants
+        .iter()
+        .filter_map(|v| key(cx, v, &input.vis, krate))
+        .collect();
     if e.variants.is_empty() {
         cx.error_spanned_by(set, "a key set needs at least one key");
     }
+    let constructors = keys.iter().map(|k| &k.constructor);
+    let described = keys.iter().map(|k| &k.described);
+    let names = keys.iter().map(|k| &k.name);
+    let messages = keys.iter().map(|k| &k.message);
+    let contexts = keys.iter().map(|k| &k.context);
     quote! {
         #[automatically_derived]
         impl #set {

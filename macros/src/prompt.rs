@@ -2,22 +2,11 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::{Function, ParamKind, is_option, output_span};
-use crate::internals::attr::{
-    Args, COMPLETE, CRATE, DESCRIPTION, Kind, NAME, SCOPES, Symbol, TITLE, scopes_method,
-};
+use crate::internals::attr::{Args, CRATE, PROMPT_KEYS, PromptAttrs};
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::{ItemFn, LitStr, Type};
-
-pub const KEYS: &[(Symbol, Kind)] = &[
-    (NAME, Kind::Str),
-    (TITLE, Kind::Str),
-    (DESCRIPTION, Kind::Str),
-    (COMPLETE, Kind::Path),
-    (SCOPES, Kind::StrList),
-    (CRATE, Kind::Path),
-];
+use syn::{ItemFn, Type};
 
 /// `String` or `Option<String>`.
 fn is_string(ty: &Type) -> bool {
@@ -45,19 +34,9 @@ pub struct Prompt {
     pub items: TokenStream,
 }
 
-/// Reads and checks a prompt's attribute and signature (errors go to `cx`). `method` is
-/// whether it is an `#[mcp_server]` method (which takes `&self`); `invoke` turns the call
-/// arguments into the call of the user's function.
-pub fn prompt(
-    cx: &Ctxt,
-    args: &Args,
-    fn_attrs: &[syn::Attribute],
-    sig: &mut syn::Signature,
-    krate: &TokenStream,
-    method: bool,
-    invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
-) -> Prompt {
-    let parsed = Function::from_sig(cx, fn_attrs, sig, "prompt");
+/// The signature's checks: string arguments, no `#[params]` or cancellation token, and a
+/// receiver exactly on `#[mcp_server]` methods.
+fn check(cx: &Ctxt, parsed: &Function, sig: &syn::Signature, method: bool) {
     for p in &parsed.params {
         match p.kind {
             ParamKind::Arg if !is_string(&p.ty) => cx.error_spanned_by(
@@ -74,26 +53,18 @@ pub fn prompt(
         (None, true) => cx.error_spanned_by(&sig.ident, "a prompt in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`"),
         _ => {}
     }
-    let ident = sig.ident.clone();
-    let (name, name_span) = match args.str(NAME) {
-        Some(l) => (l.value(), l.span()),
-        None => (ident.to_string(), ident.span()),
-    };
-    let opt = |v: Option<String>| crate::common::opt_string(v.as_deref());
-    let title = crate::common::set_opt("p", "title", args.str(TITLE).map(LitStr::value).as_deref());
-    let description = crate::common::set_opt(
-        "p",
-        "description",
-        args.str(DESCRIPTION)
-            .map(LitStr::value)
-            .or(parsed.docs.clone())
-            .as_deref(),
-    );
+}
+
+/// The `descriptor` method.
+fn descriptor(parsed: &Function, attrs: &PromptAttrs, krate: &TokenStream) -> TokenStream {
+    let name = &attrs.name;
+    let title = crate::common::set_opt("p", "title", attrs.title.as_deref());
+    let description = crate::common::set_opt("p", "description", attrs.description.as_deref());
     let arg_descriptors: Vec<_> = parsed
         .args()
         .map(|p| {
             let n = p.ident.to_string();
-            let d = opt(p.docs.clone());
+            let d = crate::common::opt_string(p.docs.as_deref());
             let required = !is_option(&p.ty);
             quote! {{
                 let mut a = #krate::protocol::PromptArgument::new(#n);
@@ -103,13 +74,53 @@ pub fn prompt(
             }}
         })
         .collect();
-    let arguments = if arg_descriptors.is_empty() {
-        TokenStream::new()
-    } else {
+    let arguments = (!arg_descriptors.is_empty()).then(|| {
         quote!(p.arguments = ::core::option::Option::Some(
             ::std::vec![#(#arg_descriptors),*]
         );)
-    };
+    });
+    quote! {
+        fn descriptor(&self) -> #krate::protocol::Prompt {
+            let mut p = #krate::protocol::Prompt::new(#name);
+            #title
+            #description
+            #arguments
+            p
+        }
+    }
+}
+
+/// The `complete` method, when `complete = path` is given.
+fn complete(attrs: &PromptAttrs, krate: &TokenStream) -> Option<TokenStream> {
+    attrs.complete.as_ref().map(|path| {
+        quote! {
+            fn complete<'__a>(
+                &'__a self,
+                argument: &'__a str,
+                value: &'__a str,
+                _context: &'__a ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+            ) -> #krate::__private::BoxFuture<'__a, ::std::vec::Vec<::std::string::String>> {
+                ::std::boxed::Box::pin(#path(argument, value))
+            }
+        }
+    })
+}
+
+/// Reads and checks a prompt's attribute and signature (errors go to `cx`). `method` is
+/// whether it is an `#[mcp_server]` method (which takes `&self`); `invoke` turns the call
+/// arguments into the call of the user's function.
+pub fn prompt(
+    cx: &Ctxt,
+    args: &Args,
+    fn_attrs: &[syn::Attribute],
+    sig: &mut syn::Signature,
+    krate: &TokenStream,
+    method: bool,
+    invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
+) -> Prompt {
+    let parsed = Function::from_sig(cx, fn_attrs, sig, "prompt");
+    check(cx, &parsed, sig, method);
+    let attrs = PromptAttrs::from_args(cx, args, &sig.ident, parsed.docs.as_ref());
     let call_args = parsed
         .params
         .iter()
@@ -128,29 +139,13 @@ pub fn prompt(
         syn::ReturnType::Default => quote!(()),
     };
     let into = quote_spanned!(output_span(sig)=> <#ret as #krate::IntoPromptResult>::into_prompt_result(__out));
-    let complete = args.path(COMPLETE).map(|path| {
-        quote! {
-            fn complete<'__a>(
-                &'__a self,
-                argument: &'__a str,
-                value: &'__a str,
-                _context: &'__a ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-            ) -> #krate::__private::BoxFuture<'__a, ::std::vec::Vec<::std::string::String>> {
-                ::std::boxed::Box::pin(#path(argument, value))
-            }
-        }
-    });
     let call = invoke(call_args);
-    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#call));
-    let scopes = scopes_method(cx, args);
+    let user_future = quote_spanned!(sig.ident.span()=> #krate::__private::box_send_future(#call));
+    let descriptor = descriptor(&parsed, &attrs, krate);
+    let complete = complete(&attrs, krate);
+    let scopes = &attrs.scopes;
     let items = quote! {
-        fn descriptor(&self) -> #krate::protocol::Prompt {
-            let mut p = #krate::protocol::Prompt::new(#name);
-            #title
-            #description
-            #arguments
-            p
-        }
+        #descriptor
 
         #scopes
 
@@ -169,8 +164,8 @@ pub fn prompt(
         #complete
     };
     Prompt {
-        name,
-        name_span,
+        name: attrs.name,
+        name_span: attrs.name_span,
         items,
     }
 }
@@ -186,6 +181,7 @@ pub fn stub(krate: &TokenStream, ident: &syn::Ident) -> TokenStream {
     }
 }
 
+/// The entry point: the prompt, or the function beside the errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: ItemFn = match syn::parse2(item) {
         Ok(f) => f,
@@ -195,37 +191,37 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let cx = Ctxt::new();
-    let args = Args::parse(attr, KEYS, &cx);
+    let args = Args::parse(attr, PROMPT_KEYS, &cx);
     let krate = krate(args.path(CRATE));
+    match free_prompt(cx, &args, &mut func, &krate) {
+        Ok(tokens) => tokens,
+        Err(e) if func.sig.receiver().is_some() => with_errors(e, quote!(#func)),
+        Err(e) => {
+            let stub = stub(&krate, &func.sig.ident);
+            let fallback =
+                crate::common::tagged_fn(&func, &krate, "PromptHandler", TokenStream::new(), stub);
+            with_errors(e, fallback)
+        }
+    }
+}
+
+/// A prompt on a free function: the function, with its handler inside.
+fn free_prompt(
+    cx: Ctxt,
+    args: &Args,
+    func: &mut ItemFn,
+    krate: &TokenStream,
+) -> syn::Result<TokenStream> {
     let ident = func.sig.ident.clone();
     let fn_attrs = func.attrs.clone();
-    let prompt = prompt(
-        &cx,
-        &args,
-        &fn_attrs,
-        &mut func.sig,
-        &krate,
-        false,
-        |a| quote_spanned!(ident.span()=> #ident(#(#a),*)),
-    );
-    if let Err(e) = cx.check() {
-        if func.sig.receiver().is_some() {
-            return with_errors(e, quote!(#func));
-        }
-        let fallback = crate::common::tagged_fn(
-            &func,
-            &krate,
-            "PromptHandler",
-            TokenStream::new(),
-            stub(&krate, &ident),
-        );
-        return with_errors(e, fallback);
-    }
-    crate::common::tagged_fn(
-        &func,
-        &krate,
+    let invoke = |a: Vec<TokenStream>| quote_spanned!(ident.span()=> #ident(#(#a),*));
+    let prompt = prompt(&cx, args, &fn_attrs, &mut func.sig, krate, false, invoke);
+    cx.check()?;
+    Ok(crate::common::tagged_fn(
+        func,
+        krate,
         "PromptHandler",
         TokenStream::new(),
         prompt.items,
-    )
+    ))
 }

@@ -3,26 +3,12 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::{Function, ParamKind, output_span};
-use crate::internals::attr::{
-    Args, COMPLETE, CRATE, DESCRIPTION, Kind, MIME_TYPE, NAME, SCOPES, Symbol, TITLE, URI,
-    scopes_method,
-};
+use crate::internals::attr::{Args, CRATE, RESOURCE_KEYS, ResourceAttrs};
 use crate::internals::check;
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{ItemFn, LitStr};
-
-pub const KEYS: &[(Symbol, Kind)] = &[
-    (URI, Kind::Str),
-    (NAME, Kind::Str),
-    (TITLE, Kind::Str),
-    (DESCRIPTION, Kind::Str),
-    (MIME_TYPE, Kind::Str),
-    (COMPLETE, Kind::Path),
-    (SCOPES, Kind::StrList),
-    (CRATE, Kind::Path),
-];
 
 /// A checked resource or resource template: its handler trait and impl items.
 pub struct Resource {
@@ -32,6 +18,160 @@ pub struct Resource {
     /// `ResourceHandler` or `ResourceTemplateHandler`.
     pub handler: &'static str,
     pub items: TokenStream,
+}
+
+/// The statements parsing each template variable into its parameter's type.
+fn parse_vars(parsed: &Function, krate: &TokenStream) -> TokenStream {
+    parsed
+        .args()
+        .map(|p| {
+            let n = p.ident.to_string();
+            let i = &p.ident;
+            let ty = &p.ty;
+            quote_spanned! {syn::spanned::Spanned::span(ty)=>
+                let #i: #ty = match __vars.get(#n).map(|v| v.parse::<#ty>()) {
+                    ::core::option::Option::Some(::core::result::Result::Ok(v)) => v,
+                    ::core::option::Option::Some(::core::result::Result::Err(e)) => {
+                        return ::core::result::Result::Err(#krate::protocol::ErrorObject::invalid_params(
+                            ::std::format!("invalid value for `{}` in {}: {}", #n, __uri, e),
+                        ));
+                    }
+                    ::core::option::Option::None => {
+                        return ::core::result::Result::Err(#krate::protocol::ErrorObject::invalid_params(
+                            ::std::format!("missing `{}` in {}", #n, __uri),
+                        ));
+                    }
+                };
+            }
+        })
+        .collect()
+}
+
+/// The body of `read`: variables parsed, the user's function called, its result converted.
+fn read_body(
+    parsed: &Function,
+    attrs: &ResourceAttrs,
+    sig: &syn::Signature,
+    krate: &TokenStream,
+    invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
+) -> TokenStream {
+    let call_args = parsed.params.iter().map(|p| {
+        let i = &p.ident;
+        match p.kind {
+            ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
+            ParamKind::Ctx { by_ref: false } => quote!(::core::clone::Clone::clone(&__ctx)),
+            _ => quote!(#i),
+        }
+    });
+    let ret = match &sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let mime_ref = match &attrs.mime_type {
+        Some(m) => quote!(::core::option::Option::Some(#m)),
+        None => quote!(::core::option::Option::None),
+    };
+    let into = quote_spanned!(output_span(sig)=> <#ret as #krate::IntoResourceResult>::into_resource_result(__out, &__uri, #mime_ref));
+    let call = invoke(call_args.collect());
+    let user_future = quote_spanned!(sig.ident.span()=> #krate::__private::box_send_future(#call));
+    let parse_vars = parse_vars(parsed, krate);
+    quote! {
+        ::std::boxed::Box::pin(async move {
+            #parse_vars
+            let __out = #user_future.await;
+            #into
+        })
+    }
+}
+
+/// The `descriptor` statements setting what the attribute and docs give (`var` is the
+/// descriptor's variable).
+fn descriptor_sets(attrs: &ResourceAttrs, var: &str) -> TokenStream {
+    [
+        ("title", &attrs.title),
+        ("description", &attrs.description),
+        ("mime_type", &attrs.mime_type),
+    ]
+    .iter()
+    .map(|(f, v)| crate::common::set_opt(var, f, v.as_deref()))
+    .collect()
+}
+
+/// A template's handler items.
+fn template_items(
+    attrs: &ResourceAttrs,
+    uri: &str,
+    body: TokenStream,
+    krate: &TokenStream,
+) -> TokenStream {
+    let name = &attrs.name;
+    let sets = descriptor_sets(attrs, "t");
+    let scopes = &attrs.scopes;
+    let complete = attrs.complete.as_ref().map(|path| {
+        quote! {
+            fn complete<'__a>(
+                &'__a self,
+                variable: &'__a str,
+                value: &'__a str,
+                _context: &'__a ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+            ) -> #krate::__private::BoxFuture<'__a, ::std::vec::Vec<::std::string::String>> {
+                ::std::boxed::Box::pin(#path(variable, value))
+            }
+        }
+    });
+    quote! {
+        fn descriptor(&self) -> #krate::protocol::ResourceTemplate {
+            let mut t = #krate::protocol::ResourceTemplate::new(#uri, #name);
+            #sets
+            t
+        }
+
+        #scopes
+
+        fn template(&self) -> &#krate::UriTemplate {
+            static TEMPLATE: ::std::sync::OnceLock<#krate::UriTemplate> = ::std::sync::OnceLock::new();
+            TEMPLATE.get_or_init(|| #krate::__private::checked_template(#uri))
+        }
+
+        fn read<'__a>(
+            &'__a self,
+            __ctx: #krate::Ctx,
+            __uri: &'__a str,
+            __vars: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+        ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {
+            let __uri = __uri.to_owned();
+            #body
+        }
+
+        #complete
+    }
+}
+
+/// A fixed resource's handler items.
+fn fixed_items(
+    attrs: &ResourceAttrs,
+    uri: &str,
+    body: TokenStream,
+    krate: &TokenStream,
+) -> TokenStream {
+    let name = &attrs.name;
+    let sets = descriptor_sets(attrs, "r");
+    let scopes = &attrs.scopes;
+    quote! {
+        fn descriptor(&self) -> #krate::protocol::Resource {
+            let mut r = #krate::protocol::Resource::new(#uri, #name);
+            #sets
+            r
+        }
+
+        #scopes
+
+        fn read<'__a>(&'__a self, __ctx: #krate::Ctx)
+            -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {
+            let __uri = ::std::string::String::from(#uri);
+            #body
+        }
+    }
 }
 
 /// Reads and checks a resource's attribute and signature (errors go to `cx`); see
@@ -46,162 +186,38 @@ pub fn resource(
     invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
 ) -> Resource {
     let parsed = Function::from_sig(cx, fn_attrs, sig, "resource");
-    let ident = sig.ident.clone();
-    let (uri, vars) = check(cx, args, &parsed, &ident, method);
-    let templated = !vars.is_empty();
-    let uri_span = uri.as_ref().map_or(ident.span(), LitStr::span);
-    let uri = uri.map(|l| l.value()).unwrap_or_default();
-    let name = args
-        .str(NAME)
-        .map(LitStr::value)
-        .unwrap_or_else(|| ident.to_string());
-    let title = args.str(TITLE).map(LitStr::value);
-    let description = args
-        .str(DESCRIPTION)
-        .map(LitStr::value)
-        .or(parsed.docs.clone());
-    let mime = args.str(MIME_TYPE).map(LitStr::value);
-    let fields = [
-        ("title", &title),
-        ("description", &description),
-        ("mime_type", &mime),
-    ];
-    let t_sets: Vec<_> = fields
-        .iter()
-        .map(|(f, v)| crate::common::set_opt("t", f, v.as_deref()))
-        .collect();
-    let r_sets: Vec<_> = fields
-        .iter()
-        .map(|(f, v)| crate::common::set_opt("r", f, v.as_deref()))
-        .collect();
-    let mime_ref = match &mime {
-        Some(m) => quote!(::core::option::Option::Some(#m)),
-        None => quote!(::core::option::Option::None),
-    };
-    let parse_vars = parsed.args().map(|p| {
-        let n = p.ident.to_string();
-        let i = &p.ident;
-        let ty = &p.ty;
-        quote_spanned! {ty.span_for()=>
-            let #i: #ty = match __vars.get(#n).map(|v| v.parse::<#ty>()) {
-                ::core::option::Option::Some(::core::result::Result::Ok(v)) => v,
-                ::core::option::Option::Some(::core::result::Result::Err(e)) => {
-                    return ::core::result::Result::Err(#krate::protocol::ErrorObject::invalid_params(
-                        ::std::format!("invalid value for `{}` in {}: {}", #n, __uri, e),
-                    ));
-                }
-                ::core::option::Option::None => {
-                    return ::core::result::Result::Err(#krate::protocol::ErrorObject::invalid_params(
-                        ::std::format!("missing `{}` in {}", #n, __uri),
-                    ));
-                }
-            };
-        }
-    });
-    let call_args = parsed.params.iter().map(|p| {
-        let i = &p.ident;
-        match p.kind {
-            ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
-            ParamKind::Ctx { by_ref: false } => quote!(::core::clone::Clone::clone(&__ctx)),
-            _ => quote!(#i),
-        }
-    });
-    let ret = match &sig.output {
-        syn::ReturnType::Type(_, ty) => quote!(#ty),
-        syn::ReturnType::Default => quote!(()),
-    };
-    let into = quote_spanned!(output_span(sig)=> <#ret as #krate::IntoResourceResult>::into_resource_result(__out, &__uri, #mime_ref));
-    let call = invoke(call_args.collect());
-    let user_future = quote_spanned!(ident.span()=> #krate::__private::box_send_future(#call));
-    let body = quote! {
-        ::std::boxed::Box::pin(async move {
-            #(#parse_vars)*
-            let __out = #user_future.await;
-            #into
-        })
-    };
-    let scopes = scopes_method(cx, args);
-    if templated {
-        let complete = args.path(COMPLETE).map(|path| {
-            quote! {
-                fn complete<'__a>(
-                    &'__a self,
-                    variable: &'__a str,
-                    value: &'__a str,
-                    _context: &'__a ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-                ) -> #krate::__private::BoxFuture<'__a, ::std::vec::Vec<::std::string::String>> {
-                    ::std::boxed::Box::pin(#path(variable, value))
-                }
-            }
-        });
-        let items = quote! {
-                fn descriptor(&self) -> #krate::protocol::ResourceTemplate {
-                    let mut t = #krate::protocol::ResourceTemplate::new(#uri, #name);
-                    #(#t_sets)*
-                    t
-                }
-
-                #scopes
-
-                fn template(&self) -> &#krate::UriTemplate {
-                    static TEMPLATE: ::std::sync::OnceLock<#krate::UriTemplate> = ::std::sync::OnceLock::new();
-                    TEMPLATE.get_or_init(|| #krate::__private::checked_template(#uri))
-                }
-
-                fn read<'__a>(
-                    &'__a self,
-                    __ctx: #krate::Ctx,
-                    __uri: &'__a str,
-                    __vars: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-                ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {
-                    let __uri = __uri.to_owned();
-                    #body
-                }
-
-                #complete
-        };
-        Resource {
-            uri,
-            uri_span,
-            handler: "ResourceTemplateHandler",
-            items,
-        }
+    let attrs = ResourceAttrs::from_args(cx, args, &sig.ident, parsed.docs.as_ref());
+    let vars = check(cx, &attrs, &parsed, &sig.ident, method);
+    let uri_span = attrs.uri.as_ref().map_or(sig.ident.span(), LitStr::span);
+    let uri = attrs.uri.as_ref().map(LitStr::value).unwrap_or_default();
+    let body = read_body(&parsed, &attrs, sig, krate, invoke);
+    let (handler, items) = if vars.is_empty() {
+        ("ResourceHandler", fixed_items(&attrs, &uri, body, krate))
     } else {
-        let items = quote! {
-                fn descriptor(&self) -> #krate::protocol::Resource {
-                    let mut r = #krate::protocol::Resource::new(#uri, #name);
-                    #(#r_sets)*
-                    r
-                }
-
-                #scopes
-
-                fn read<'__a>(&'__a self, __ctx: #krate::Ctx)
-                    -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::ReadResourceResult, #krate::protocol::ErrorObject>> {
-                    let __uri = ::std::string::String::from(#uri);
-                    #body
-                }
-        };
-        Resource {
-            uri,
-            uri_span,
-            handler: "ResourceHandler",
-            items,
-        }
+        (
+            "ResourceTemplateHandler",
+            template_items(&attrs, &uri, body, krate),
+        )
+    };
+    Resource {
+        uri,
+        uri_span,
+        handler,
+        items,
     }
 }
 
 /// The resource's checks: a URI (or valid template) whose variables are exactly the
-/// function's arguments, and a receiver only on `#[mcp_server]` methods. Returns the URI
-/// literal and the template's variables.
+/// function's arguments, and a receiver only on `#[mcp_server]` methods. Returns the
+/// template's variables.
 fn check(
     cx: &Ctxt,
-    args: &Args,
+    attrs: &ResourceAttrs,
     parsed: &Function,
     ident: &syn::Ident,
     method: bool,
-) -> (Option<LitStr>, Vec<String>) {
-    let uri = args.str(URI).cloned();
+) -> Vec<String> {
+    let uri = &attrs.uri;
     let mut template_ok = true;
     let vars = match &uri {
         None => {
@@ -256,9 +272,10 @@ fn check(
         (None, true) => cx.error_spanned_by(ident, "a resource in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`"),
         _ => {}
     }
-    (uri, vars)
+    vars
 }
 
+/// The entry point: the resource, or the function beside the errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: ItemFn = match syn::parse2(item) {
         Ok(f) => f,
@@ -268,39 +285,35 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let cx = Ctxt::new();
-    let args = Args::parse(attr, KEYS, &cx);
+    let args = Args::parse(attr, RESOURCE_KEYS, &cx);
     let krate = krate(args.path(CRATE));
+    match free_resource(cx, &args, &mut func, &krate) {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            // No handler: without a valid URI it is unknown whether this is a template.
+            func.attrs.insert(0, syn::parse_quote!(#[allow(dead_code)]));
+            with_errors(e, quote!(#func))
+        }
+    }
+}
+
+/// A resource on a free function: the function, with its handler inside.
+fn free_resource(
+    cx: Ctxt,
+    args: &Args,
+    func: &mut ItemFn,
+    krate: &TokenStream,
+) -> syn::Result<TokenStream> {
     let ident = func.sig.ident.clone();
     let fn_attrs = func.attrs.clone();
-    let resource = resource(
-        &cx,
-        &args,
-        &fn_attrs,
-        &mut func.sig,
-        &krate,
-        false,
-        |a| quote_spanned!(ident.span()=> #ident(#(#a),*)),
-    );
-    if let Err(e) = cx.check() {
-        // No handler: without a valid URI it is unknown whether this is a template.
-        func.attrs.insert(0, syn::parse_quote!(#[allow(dead_code)]));
-        return with_errors(e, quote!(#func));
-    }
-    crate::common::tagged_fn(
-        &func,
-        &krate,
+    let invoke = |a: Vec<TokenStream>| quote_spanned!(ident.span()=> #ident(#(#a),*));
+    let resource = resource(&cx, args, &fn_attrs, &mut func.sig, krate, false, invoke);
+    cx.check()?;
+    Ok(crate::common::tagged_fn(
+        func,
+        krate,
         resource.handler,
         TokenStream::new(),
         resource.items,
-    )
-}
-
-trait SpanFor {
-    fn span_for(&self) -> proc_macro2::Span;
-}
-
-impl SpanFor for syn::Type {
-    fn span_for(&self) -> proc_macro2::Span {
-        syn::spanned::Spanned::span(self)
-    }
+    ))
 }

@@ -5,8 +5,9 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::Function;
-use crate::internals::attr::ToolAttrs;
-use crate::internals::attr::{Args, CRATE, Kind, Symbol};
+use crate::internals::attr::{
+    Args, CRATE, Kind, PROMPT_KEYS, RESOURCE_KEYS, Symbol, TOOL_KEYS, ToolAttrs,
+};
 use crate::internals::ctxt::Ctxt;
 use crate::tool::{Generated, generate};
 use proc_macro2::{Span, TokenStream};
@@ -41,6 +42,8 @@ impl Role {
     ];
 }
 
+/// The entry point: the block, with the handlers and registration beside it, or the block
+/// beside the errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut block: ItemImpl = match syn::parse2(item) {
         Ok(b) => b,
@@ -49,6 +52,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 .to_compile_error();
         }
     };
+    match server(attr, &mut block) {
+        Ok(tokens) => tokens,
+        Err(e) => with_errors(e, quote!(#block)),
+    }
+}
+
+/// Checks the block and generates a handler per annotated method (their attributes are
+/// removed from `block`).
+fn server(attr: TokenStream, block: &mut ItemImpl) -> syn::Result<TokenStream> {
     let cx = Ctxt::new();
     let args = Args::parse(attr, KEYS, &cx);
     let krate = krate(args.path(CRATE));
@@ -72,9 +84,25 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             members.push(member);
         }
     }
-    match cx.check() {
-        Ok(()) => generate_server(&block, &krate, &members),
-        Err(e) => with_errors(e, quote!(#block)),
+    cx.check()?;
+    Ok(generate_server(block, &krate, &members))
+}
+
+/// The `#[mcp_*]` attribute of a method, removed: its role and its tokens.
+fn take_role(cx: &Ctxt, method: &mut ImplItemFn) -> Option<(Role, TokenStream)> {
+    let (pos, role) = method.attrs.iter().enumerate().find_map(|(i, a)| {
+        Role::ALL
+            .iter()
+            .find(|(_, name)| a.path().is_ident(name))
+            .map(|(role, _)| (i, *role))
+    })?;
+    match method.attrs.remove(pos).meta {
+        syn::Meta::Path(_) => Some((role, TokenStream::new())),
+        syn::Meta::List(l) => Some((role, l.tokens)),
+        syn::Meta::NameValue(nv) => {
+            cx.error_spanned_by(nv, "use `#[mcp_...]` or `#[mcp_...(...)]`");
+            None
+        }
     }
 }
 
@@ -86,66 +114,11 @@ fn member(
     krate: &TokenStream,
     seen: &mut Vec<(Role, String)>,
 ) -> Option<Member> {
-    let (pos, role) = method.attrs.iter().enumerate().find_map(|(i, a)| {
-        Role::ALL
-            .iter()
-            .find(|(_, name)| a.path().is_ident(name))
-            .map(|(role, _)| (i, *role))
-    })?;
-    let attr = method.attrs.remove(pos);
-    let tokens = match &attr.meta {
-        syn::Meta::Path(_) => TokenStream::new(),
-        syn::Meta::List(l) => l.tokens.clone(),
-        syn::Meta::NameValue(nv) => {
-            cx.error_spanned_by(nv, "use `#[mcp_...]` or `#[mcp_...(...)]`");
-            return None;
-        }
-    };
-    let ident = method.sig.ident.clone();
-    let invoke = |a: Vec<TokenStream>| quote!(self.0.#ident(#(#a),*));
-    let fn_attrs = method.attrs.clone();
+    let (role, tokens) = take_role(cx, method)?;
     let (key, span, member) = match role {
         Role::Tool => tool_member(cx, tokens, method, krate),
-        Role::Prompt => {
-            let args = Args::parse(tokens, crate::prompt::KEYS, cx);
-            let p =
-                crate::prompt::prompt(cx, &args, &fn_attrs, &mut method.sig, krate, true, invoke);
-            let wrapper = format_ident!("__TracksuitPrompt_{}", ident);
-            let member = Member {
-                wrapper,
-                handler: "PromptHandler",
-                part: "prompts",
-                support: TokenStream::new(),
-                items: p.items,
-            };
-            (p.name, p.name_span, member)
-        }
-        Role::Resource => {
-            let args = Args::parse(tokens, crate::resource::KEYS, cx);
-            let r = crate::resource::resource(
-                cx,
-                &args,
-                &fn_attrs,
-                &mut method.sig,
-                krate,
-                true,
-                invoke,
-            );
-            let wrapper = format_ident!("__TracksuitResource_{}", ident);
-            let part = if r.handler == "ResourceHandler" {
-                "resources"
-            } else {
-                "templates"
-            };
-            let member = Member {
-                wrapper,
-                handler: r.handler,
-                part,
-                support: TokenStream::new(),
-                items: r.items,
-            };
-            (r.uri, r.uri_span, member)
-        }
+        Role::Prompt => prompt_member(cx, tokens, method, krate),
+        Role::Resource => resource_member(cx, tokens, method, krate),
     };
     if seen.iter().any(|(r, k)| *r == role && *k == key) {
         let what = match role {
@@ -163,6 +136,69 @@ fn member(
     Some(member)
 }
 
+/// An `#[mcp_prompt]` method: its name, the name's span, and its handler.
+fn prompt_member(
+    cx: &Ctxt,
+    tokens: TokenStream,
+    method: &mut ImplItemFn,
+    krate: &TokenStream,
+) -> (String, Span, Member) {
+    let args = Args::parse(tokens, PROMPT_KEYS, cx);
+    let ident = method.sig.ident.clone();
+    let invoke = |a: Vec<TokenStream>| quote!(self.0.#ident(#(#a),*));
+    let p = crate::prompt::prompt(
+        cx,
+        &args,
+        &method.attrs,
+        &mut method.sig,
+        krate,
+        true,
+        invoke,
+    );
+    let member = Member {
+        wrapper: format_ident!("__TracksuitPrompt_{}", ident),
+        handler: "PromptHandler",
+        part: "prompts",
+        support: TokenStream::new(),
+        items: p.items,
+    };
+    (p.name, p.name_span, member)
+}
+
+/// An `#[mcp_resource]` method: its URI, the URI's span, and its handler.
+fn resource_member(
+    cx: &Ctxt,
+    tokens: TokenStream,
+    method: &mut ImplItemFn,
+    krate: &TokenStream,
+) -> (String, Span, Member) {
+    let args = Args::parse(tokens, RESOURCE_KEYS, cx);
+    let ident = method.sig.ident.clone();
+    let invoke = |a: Vec<TokenStream>| quote!(self.0.#ident(#(#a),*));
+    let r = crate::resource::resource(
+        cx,
+        &args,
+        &method.attrs,
+        &mut method.sig,
+        krate,
+        true,
+        invoke,
+    );
+    let part = if r.handler == "ResourceHandler" {
+        "resources"
+    } else {
+        "templates"
+    };
+    let member = Member {
+        wrapper: format_ident!("__TracksuitResource_{}", ident),
+        handler: r.handler,
+        part,
+        support: TokenStream::new(),
+        items: r.items,
+    };
+    (r.uri, r.uri_span, member)
+}
+
 /// An `#[mcp_tool]` method: its name, the name's span, and its handler.
 fn tool_member(
     cx: &Ctxt,
@@ -170,7 +206,7 @@ fn tool_member(
     method: &mut ImplItemFn,
     krate: &TokenStream,
 ) -> (String, Span, Member) {
-    let tool_args = Args::parse(tokens, crate::internals::attr::TOOL_KEYS, cx);
+    let tool_args = Args::parse(tokens, TOOL_KEYS, cx);
     let parsed = Function::from_sig(cx, &method.attrs, &mut method.sig, "tool");
     if parsed.receiver.is_none() {
         cx.error_spanned_by(&method.sig.ident, "a tool in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`");

@@ -1,8 +1,8 @@
 //! `#[mcp_tool]` expansion.
 
-use crate::common::with_errors;
-use crate::internals::ast::{Function, ParamKind, output_span};
-use crate::internals::attr::{Args, TOOL_KEYS, ToolAttrs};
+use crate::common::{krate, with_errors};
+use crate::internals::ast::{Function, Input, ParamKind, output_span};
+use crate::internals::attr::{Args, CRATE, TOOL_KEYS, ToolAttrs};
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -118,6 +118,55 @@ pub struct Generated {
     pub tool_items: TokenStream,
 }
 
+/// The arguments type and its declaration: the `#[params]` type, or a struct of the
+/// model-facing parameters.
+fn arguments(func: &Function, krate: &TokenStream) -> (TokenStream, TokenStream) {
+    if let Some(whole) = func.whole() {
+        let ty = &whole.ty;
+        return (quote!(#ty), TokenStream::new());
+    }
+    let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
+    let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
+    let fields = func.args().map(|p| {
+        let ident = &p.ident;
+        let ty = &p.ty;
+        let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
+        quote!(#doc #ident: #ty)
+    });
+    let decl = quote! {
+        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[serde(crate = #serde_crate)]
+        #[schemars(crate = #schemars_crate)]
+        #[allow(dead_code)]
+        struct __TracksuitArgs { #(#fields,)* }
+    };
+    (quote!(__TracksuitArgs), decl)
+}
+
+/// The expression each parameter is called with.
+fn call_args(func: &Function, attrs: &ToolAttrs) -> Vec<TokenStream> {
+    let keys = match &attrs.elicits {
+        Some(k) => quote!(#k),
+        None => quote!(()),
+    };
+    func.params
+        .iter()
+        .map(|p| {
+            let ident = &p.ident;
+            match p.kind {
+                ParamKind::Arg => quote!(__args.#ident),
+                ParamKind::Whole => quote!(__args),
+                ParamKind::Ctx { by_ref } => {
+                    let amp = if by_ref { quote!(&) } else { quote!() };
+                    let ty_span = syn::spanned::Spanned::span(&p.ty);
+                    quote_spanned!(ty_span=> #amp __ctx.with_keys::<#keys>())
+                }
+                ParamKind::Cancel => quote!(__ctx.cancellation_token()),
+            }
+        })
+        .collect()
+}
+
 /// Generates the argument struct and the `Tool` methods. `invoke` is a function from the
 /// argument expressions to the call expression (`name(a, b)` or `self.0.name(a, b)`).
 pub fn generate(
@@ -127,61 +176,18 @@ pub fn generate(
     invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
 ) -> Generated {
     let krate = &attrs.krate;
-    let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
-    let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
-    let args_ty: TokenStream;
-    let args_struct: TokenStream;
-    let mut call_args = Vec::new();
-    if let Some(whole) = func.whole() {
-        let ty = &whole.ty;
-        args_ty = quote!(#ty);
-        args_struct = TokenStream::new();
-    } else {
-        let fields = func.args().map(|p| {
-            let ident = &p.ident;
-            let ty = &p.ty;
-            let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
-            quote!(#doc #ident: #ty)
-        });
-        args_ty = quote!(__TracksuitArgs);
-        args_struct = quote! {
-            #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
-            #[serde(crate = #serde_crate)]
-            #[schemars(crate = #schemars_crate)]
-            #[allow(dead_code)]
-            struct __TracksuitArgs { #(#fields,)* }
-        };
-    }
-    for p in &func.params {
-        let ident = &p.ident;
-        call_args.push(match p.kind {
-            ParamKind::Arg => quote!(__args.#ident),
-            ParamKind::Whole => quote!(__args),
-            ParamKind::Ctx { by_ref } => {
-                let keys = match &attrs.elicits {
-                    Some(k) => quote!(#k),
-                    None => quote!(()),
-                };
-                let amp = if by_ref { quote!(&) } else { quote!() };
-                let ty_span = syn::spanned::Spanned::span(&p.ty);
-                quote_spanned!(ty_span=> #amp __ctx.with_keys::<#keys>())
-            }
-            ParamKind::Cancel => quote!(__ctx.cancellation_token()),
-        });
-    }
+    let (args_ty, args_struct) = arguments(func, krate);
     let ret = match &sig.output {
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
     };
-    let ret_span = output_span(sig);
     let output_schema = quote! {{
         #[allow(unused_imports)]
         use #krate::__private::{NoOutputSchema as _, OutputSchemaOf as _};
         (&&#krate::__private::ReturnOf::<#ret>::new()).output_schema()
     }};
-    let finish =
-        quote_spanned!(ret_span=> #krate::__private::finish_tool::<#ret>(&__SCHEMAS, __out));
-    let call = invoke(call_args);
+    let finish = quote_spanned!(output_span(sig)=> #krate::__private::finish_tool::<#ret>(&__SCHEMAS, __out));
+    let call = invoke(call_args(func, attrs));
     let name = &attrs.name;
     // One box for the whole call: arguments are decoded before it, and the user's future
     // sits inside it unboxed. The box is spanned at the function's name, so a non-`Send`
@@ -191,15 +197,6 @@ pub fn generate(
             let __out = #call.await;
             #finish
         })
-    };
-    let boxed = quote! {
-        let __args: #args_ty = match __SCHEMAS.decode::<#args_ty>(#name, __arguments) {
-            ::core::result::Result::Ok(args) => args,
-            ::core::result::Result::Err(e) => {
-                return ::std::boxed::Box::pin(::core::future::ready(::core::result::Result::Err(e)));
-            }
-        };
-        #boxed_call
     };
     let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
     // Without a `Ctx` the body cannot ask the client anything.
@@ -223,7 +220,13 @@ pub fn generate(
             __ctx: #krate::Ctx,
             __arguments: #krate::protocol::JsonObject,
         ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
-            #boxed
+            let __args: #args_ty = match __SCHEMAS.decode::<#args_ty>(#name, __arguments) {
+                ::core::result::Result::Ok(args) => args,
+                ::core::result::Result::Err(e) => {
+                    return ::std::boxed::Box::pin(::core::future::ready(::core::result::Result::Err(e)));
+                }
+            };
+            #boxed_call
         }
     };
     Generated {
@@ -232,52 +235,39 @@ pub fn generate(
     }
 }
 
+/// The entry point: a function is a tool, an `impl` block a handoff tool (one parse).
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    // Parsed once: a fn is a tool, an impl block a handoff tool.
-    let mut func: ItemFn = match syn::parse2::<syn::Item>(item) {
-        Ok(syn::Item::Fn(f)) => f,
-        Ok(syn::Item::Impl(block)) => return crate::handoff::expand(attr, block),
-        Ok(other) => {
-            return syn::Error::new_spanned(
-                other,
-                "`#[mcp_tool]` goes on an `async fn` (or on methods inside an `#[mcp_server]` impl block)",
-            )
-            .to_compile_error();
-        }
+    let mut func = match Input::parse(item) {
+        Ok(Input::Fn(f)) => f,
+        Ok(Input::Impl(block)) => return crate::handoff::expand(attr, block),
         Err(e) => return e.to_compile_error(),
     };
     let cx = Ctxt::new();
     let args = Args::parse(attr, TOOL_KEYS, &cx);
+    let krate = krate(args.path(CRATE));
+    match tool(cx, &args, &mut func) {
+        Ok(tokens) => tokens,
+        // A method (in a plain impl block) stays in place so the impl stays valid.
+        Err(e) if func.sig.receiver().is_some() => with_errors(e, quote!(#func)),
+        Err(e) => with_errors(e, stub(&func, &krate)),
+    }
+}
+
+/// The tool: the function, still a function, with its handler inside.
+fn tool(cx: Ctxt, args: &Args, func: &mut ItemFn) -> syn::Result<TokenStream> {
     let parsed = Function::from_sig(&cx, &func.attrs, &mut func.sig, "tool");
     if let Some(r) = &parsed.receiver {
-        // Inside a plain impl block: leave the method in place so the impl stays valid.
         cx.error_spanned_by(
             r,
             "`#[mcp_tool]` on a method needs `#[mcp_server]` on its impl block",
         );
-        return match cx.check() {
-            Ok(()) => quote!(#func),
-            Err(e) => with_errors(e, quote!(#func)),
-        };
+        // Always an error: the method is emitted as it is, beside it.
+        return cx.check().map(|()| TokenStream::new());
     }
-    let attrs = ToolAttrs::from_args(&cx, &args, &func.sig.ident, parsed.docs.as_ref());
+    let attrs = ToolAttrs::from_args(&cx, args, &func.sig.ident, parsed.docs.as_ref());
     check_key_set(&cx, &parsed, &attrs);
+    cx.check()?;
     let ident = func.sig.ident.clone();
-    let krate = attrs.krate.clone();
-    if let Err(e) = cx.check() {
-        let stub = quote! {
-            fn descriptor(&self) -> #krate::protocol::Tool {
-                #krate::protocol::Tool::new(::core::stringify!(#ident), ::core::default::Default::default())
-            }
-            fn call<'__a>(&'__a self, _: #krate::Ctx, _: #krate::protocol::JsonObject)
-                -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
-                ::std::boxed::Box::pin(async { ::core::result::Result::Err(#krate::ToolError::new("this tool failed to compile")) })
-            }
-        };
-        let fallback =
-            crate::common::tagged_fn(&func, &krate, "ToolHandler", TokenStream::new(), stub);
-        return with_errors(e, fallback);
-    }
     let Generated {
         args_struct,
         tool_items,
@@ -287,9 +277,32 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         &func.sig,
         |call_args| quote_spanned!(ident.span()=> #ident(#(#call_args),*)),
     );
+    let krate = &attrs.krate;
     let support = quote! {
         #args_struct
         static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
     };
-    crate::common::tagged_fn(&func, &krate, "ToolHandler", support, tool_items)
+    Ok(crate::common::tagged_fn(
+        func,
+        krate,
+        "ToolHandler",
+        support,
+        tool_items,
+    ))
+}
+
+/// The function beside the errors, with a handler that only reports it failed to compile
+/// (so `.tool(name)` elsewhere raises no second error).
+fn stub(func: &ItemFn, krate: &TokenStream) -> TokenStream {
+    let ident = &func.sig.ident;
+    let items = quote! {
+        fn descriptor(&self) -> #krate::protocol::Tool {
+            #krate::protocol::Tool::new(::core::stringify!(#ident), ::core::default::Default::default())
+        }
+        fn call<'__a>(&'__a self, _: #krate::Ctx, _: #krate::protocol::JsonObject)
+            -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
+            ::std::boxed::Box::pin(async { ::core::result::Result::Err(#krate::ToolError::new("this tool failed to compile")) })
+        }
+    };
+    crate::common::tagged_fn(func, krate, "ToolHandler", TokenStream::new(), items)
 }

@@ -91,77 +91,92 @@ impl Function {
         if let Some(v) = &sig.variadic {
             cx.error_spanned_by(v, "variadic parameters are not supported");
         }
-        let mut params: Vec<Param> = Vec::new();
-        let mut receiver = None;
-        let mut context_seen: Option<Ident> = None;
-        let mut whole_seen = false;
+        let mut function = Function {
+            docs: docs::collect(attrs),
+            params: Vec::new(),
+            receiver: None,
+        };
         for input in sig.inputs.iter_mut() {
-            let arg = match input {
+            match input {
                 FnArg::Receiver(r) => {
                     if r.reference.is_none() || r.mutability.is_some() {
                         cx.error_spanned_by(&*r, format!("an MCP {what} method takes `&self` (the server state is shared between calls)"));
                     }
-                    receiver = Some(r.clone());
-                    continue;
+                    function.receiver = Some(r.clone());
                 }
-                FnArg::Typed(arg) => arg,
-            };
-            let whole = take_attr(&mut arg.attrs, "params");
-            let param_docs = docs::collect(&arg.attrs);
-            arg.attrs.retain(|a| !a.path().is_ident("doc"));
-            let ident = match &*arg.pat {
-                Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
-                other => {
-                    cx.error_spanned_by(other, format!("MCP {what} parameters must be plain names (`name: Type`) so they can name the schema's properties"));
-                    continue;
+                FnArg::Typed(arg) => {
+                    if let Some(param) = function.param(cx, arg, what) {
+                        function.params.push(param);
+                    }
                 }
-            };
-            let ty = (*arg.ty).clone();
-            let kind = if let Some(kind) = context_kind(&ty) {
-                if let Some(first) = &context_seen
-                    && matches!(kind, ParamKind::Ctx { .. })
+            }
+        }
+        function
+    }
+
+    /// Reads one parameter, given those before it; `None` after reporting a mistake.
+    fn param(&self, cx: &Ctxt, arg: &mut syn::PatType, what: &str) -> Option<Param> {
+        let whole = take_attr(&mut arg.attrs, "params");
+        let param_docs = docs::collect(&arg.attrs);
+        arg.attrs.retain(|a| !a.path().is_ident("doc"));
+        let ident = match &*arg.pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+            other => {
+                cx.error_spanned_by(other, format!("MCP {what} parameters must be plain names (`name: Type`) so they can name the schema's properties"));
+                return None;
+            }
+        };
+        let ty = (*arg.ty).clone();
+        let whole_seen = self.whole().is_some();
+        let only_argument = "a `#[params]` parameter receives the whole argument object, so it must be the only argument";
+        let kind = match context_kind(&ty) {
+            Some(kind @ ParamKind::Ctx { .. }) => {
+                if let Some(first) = self
+                    .params
+                    .iter()
+                    .find(|p| matches!(p.kind, ParamKind::Ctx { .. }))
                 {
+                    let first = &first.ident;
                     cx.error_spanned_by(&arg.ty, format!("only one context parameter is allowed; `{first}` already receives the `Ctx`"));
-                    continue;
-                }
-                if matches!(kind, ParamKind::Ctx { .. }) {
-                    context_seen = Some(ident.clone());
+                    return None;
                 }
                 kind
-            } else if whole {
-                if whole_seen || params.iter().any(|p| matches!(p.kind, ParamKind::Arg)) {
-                    cx.error_spanned_by(&arg.pat, "a `#[params]` parameter receives the whole argument object, so it must be the only argument");
-                    continue;
+            }
+            Some(kind) => kind,
+            None if whole => {
+                if whole_seen || self.args().next().is_some() {
+                    cx.error_spanned_by(&arg.pat, only_argument);
+                    return None;
                 }
-                whole_seen = true;
                 ParamKind::Whole
-            } else {
-                if whole_seen {
-                    cx.error_spanned_by(&arg.pat, "a `#[params]` parameter receives the whole argument object, so it must be the only argument");
-                    continue;
-                }
-                if let Type::Reference(r) = &ty {
-                    cx.error_spanned_by(r, "arguments are deserialised from the request, so they must be owned types (e.g. `String`, not `&str`)");
-                    continue;
-                }
-                if let Type::ImplTrait(t) = &ty {
-                    cx.error_spanned_by(t, "`impl Trait` arguments are not supported: the schema needs a concrete type");
-                    continue;
+            }
+            None => {
+                let problem = match &ty {
+                    _ if whole_seen => Some(only_argument),
+                    Type::Reference(_) => Some(
+                        "arguments are deserialised from the request, so they must be owned types (e.g. `String`, not `&str`)",
+                    ),
+                    Type::ImplTrait(_) => Some(
+                        "`impl Trait` arguments are not supported: the schema needs a concrete type",
+                    ),
+                    _ => None,
+                };
+                if let Some(problem) = problem {
+                    match &ty {
+                        _ if whole_seen => cx.error_spanned_by(&arg.pat, problem),
+                        _ => cx.error_spanned_by(&ty, problem),
+                    }
+                    return None;
                 }
                 ParamKind::Arg
-            };
-            params.push(Param {
-                ident,
-                ty,
-                docs: param_docs,
-                kind,
-            });
-        }
-        Function {
-            docs: docs::collect(attrs),
-            params,
-            receiver,
-        }
+            }
+        };
+        Some(Param {
+            ident,
+            ty,
+            docs: param_docs,
+            kind,
+        })
     }
 
     /// The model-facing arguments.
@@ -190,5 +205,212 @@ pub fn output_span(sig: &Signature) -> proc_macro2::Span {
     match &sig.output {
         syn::ReturnType::Type(_, ty) => ty.span(),
         syn::ReturnType::Default => sig.ident.span(),
+    }
+}
+
+/// What `#[mcp_tool]` is attached to, parsed once: a function (a tool) or an `impl` block
+/// (a handoff tool, whose phases are read into a [`Handoff`]).
+pub enum Input {
+    Fn(syn::ItemFn),
+    Impl(syn::ItemImpl),
+}
+
+impl Input {
+    /// Parses the annotated item; anything else is an error at the item.
+    pub fn parse(item: proc_macro2::TokenStream) -> syn::Result<Input> {
+        match syn::parse2::<syn::Item>(item)? {
+            syn::Item::Fn(f) => Ok(Input::Fn(f)),
+            syn::Item::Impl(block) => Ok(Input::Impl(block)),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "`#[mcp_tool]` goes on an `async fn` (or on methods inside an `#[mcp_server]` impl block)",
+            )),
+        }
+    }
+}
+
+/// What a handoff phase's parameter receives. Roles come from the signature's structure,
+/// not from type names: a reference is the context unless it borrows the state (in
+/// `client`); owned parameters are the arguments (`before`), or the state then the client's
+/// output (`after`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PhaseParam {
+    /// `&PhaseCtx` in `before` / `after`, `&Ctx<Keys>` in `client`.
+    Ctx,
+    /// The tool's arguments (`before`), deserialised from the call.
+    Params,
+    /// The state `before` returned: `&State` in `client`, `State` in `after`.
+    State,
+    /// What `client` returned (`after`).
+    Out,
+}
+
+/// One phase of a handoff tool.
+pub struct Phase {
+    pub ident: Ident,
+    /// Each parameter's role and type, in order.
+    pub params: Vec<(PhaseParam, Type)>,
+    /// The declared return type.
+    pub output: Option<Type>,
+}
+
+/// A handoff tool: an `impl` of a named type with `before`, `client` and `after`, checked.
+pub struct Handoff {
+    pub self_ty: Type,
+    pub ident: Ident,
+    pub docs: Option<String>,
+    pub before: Phase,
+    pub client: Phase,
+    pub after: Phase,
+    /// `State` of `before`'s `Result<State, E>`.
+    pub state: Type,
+    /// `Out` of `client`'s `Result<Out, E>`.
+    pub out: Type,
+}
+
+/// The three phases of a handoff impl, each an `async fn` without `self`.
+fn phases<'a>(cx: &Ctxt, block: &'a syn::ItemImpl) -> Option<[&'a Signature; 3]> {
+    let find = |name: &str| {
+        block.items.iter().find_map(|i| match i {
+            syn::ImplItem::Fn(f) if f.sig.ident == name => Some(&f.sig),
+            _ => None,
+        })
+    };
+    let (Some(before), Some(client), Some(after)) = (find("before"), find("client"), find("after"))
+    else {
+        cx.error_spanned_by(&block.self_ty, "a handoff tool's impl needs three phases: `async fn before`, `async fn client` and `async fn after`");
+        return None;
+    };
+    for sig in [before, client, after] {
+        if sig.asyncness.is_none() {
+            cx.error_spanned_by(
+                sig.fn_token,
+                format!("the `{}` phase must be an `async fn`", sig.ident),
+            );
+        }
+        if let Some(FnArg::Receiver(r)) = sig.inputs.first() {
+            cx.error_spanned_by(
+                r,
+                "handoff phases are associated functions: the state is passed in, not `self`",
+            );
+        }
+    }
+    Some([before, client, after])
+}
+
+impl Phase {
+    /// Reads a phase's parameters; `role` gets each one's type and how many owned
+    /// parameters came before it, and says what it receives (or what is wrong).
+    fn read(
+        cx: &Ctxt,
+        sig: &Signature,
+        role: impl Fn(&Type, usize) -> Result<PhaseParam, &'static str>,
+    ) -> Phase {
+        let mut owned = 0;
+        let mut params = Vec::new();
+        for arg in sig.inputs.iter() {
+            let FnArg::Typed(arg) = arg else { continue };
+            match role(&arg.ty, owned) {
+                Ok(role) => params.push((role, (*arg.ty).clone())),
+                Err(e) => cx.error_spanned_by(&arg.ty, e),
+            }
+            owned += usize::from(!matches!(*arg.ty, Type::Reference(_)));
+        }
+        Phase {
+            ident: sig.ident.clone(),
+            params,
+            output: Phase::output(sig),
+        }
+    }
+
+    fn output(sig: &Signature) -> Option<Type> {
+        match &sig.output {
+            syn::ReturnType::Type(_, t) => Some((**t).clone()),
+            syn::ReturnType::Default => None,
+        }
+    }
+}
+
+/// `T` of `Result<T, E>`.
+fn ok_type(ty: &Type) -> Option<&Type> {
+    let seg = last_segment(ty)?;
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) if seg.ident == "Result" => match a.args.first() {
+            Some(syn::GenericArgument::Type(t)) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn same_type(a: &Type, b: &Type) -> bool {
+    quote::quote!(#a).to_string() == quote::quote!(#b).to_string()
+}
+
+impl Handoff {
+    /// Reads the phases of `block`; every mistake goes to `cx` (spanned at the user's
+    /// token), and `None` means there is nothing to generate.
+    pub fn from_impl(cx: &Ctxt, block: &syn::ItemImpl) -> Option<Handoff> {
+        let Some(ident) = (match &*block.self_ty {
+            Type::Path(p) => p.path.segments.last().map(|s| s.ident.clone()),
+            _ => None,
+        }) else {
+            cx.error_spanned_by(
+                &block.self_ty,
+                "a handoff tool is an `impl` of a named type",
+            );
+            return None;
+        };
+        let [before, client, after] = phases(cx, block)?;
+        let state = Phase::output(before)
+            .as_ref()
+            .and_then(|t| ok_type(t).cloned());
+        let out = Phase::output(client)
+            .as_ref()
+            .and_then(|t| ok_type(t).cloned());
+        if state.is_none() {
+            cx.error_spanned_by(before, "`before` returns `Result<State, E>`");
+        }
+        if out.is_none() {
+            cx.error_spanned_by(client, "`client` returns `Result<Out, E>`");
+        }
+        let (state, out) = (state?, out?);
+        let before = Phase::read(cx, before, |ty, owned| match (ty, owned) {
+            (Type::Reference(_), _) => Ok(PhaseParam::Ctx),
+            (_, 0) => Ok(PhaseParam::Params),
+            _ => Err("`before` takes the tool's arguments (one owned type) and `&PhaseCtx`"),
+        });
+        let client = Phase::read(cx, client, |ty, _| match ty {
+            Type::Reference(r) if same_type(&r.elem, &state) => Ok(PhaseParam::State),
+            Type::Reference(_) => Ok(PhaseParam::Ctx),
+            _ => Err(
+                "`client` borrows the state (`&State`, the type `before` returns) and the context (`&Ctx<Keys>`)",
+            ),
+        });
+        let after = Phase::read(cx, after, |ty, owned| match (ty, owned) {
+            (Type::Reference(_), _) => Ok(PhaseParam::Ctx),
+            (_, 0) => Ok(PhaseParam::State),
+            (_, 1) => Ok(PhaseParam::Out),
+            _ => Err("`after` takes the state, the client's output and `&PhaseCtx`"),
+        });
+        Some(Handoff {
+            self_ty: (*block.self_ty).clone(),
+            ident,
+            docs: docs::collect(&block.attrs),
+            before,
+            client,
+            after,
+            state,
+            out,
+        })
+    }
+
+    /// The tool's arguments type, if `before` takes one.
+    pub fn params(&self) -> Option<&Type> {
+        self.before
+            .params
+            .iter()
+            .find(|(role, _)| *role == PhaseParam::Params)
+            .map(|(_, ty)| ty)
     }
 }

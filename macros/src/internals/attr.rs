@@ -79,6 +79,7 @@ pub enum Kind {
 }
 
 /// A parsed value.
+#[derive(Clone)]
 pub enum Value {
     Flag,
     Str(LitStr),
@@ -279,35 +280,36 @@ impl Args {
     }
 }
 
-/// The `scopes()` method of a handler whose attribute says `scopes = ["a", "b"]` (each a
-/// checked scope token, no duplicates); nothing when the key is absent.
-pub fn scopes_method(cx: &Ctxt, args: &Args) -> TokenStream {
-    let Some(list) = args.list(SCOPES) else {
-        return TokenStream::new();
-    };
-    if list.is_empty() {
-        if let Some((key, _)) = args.get(SCOPES) {
+/// `scopes = ["a", "b"]`: the OAuth scopes a caller's token must grant, each checked as a
+/// scope token, without duplicates; empty when the key is absent. (`common.rs` turns it
+/// into the handler's `scopes()` method.)
+#[derive(Default)]
+pub struct Scopes(pub Vec<LitStr>);
+
+impl Scopes {
+    pub fn from_args(cx: &Ctxt, args: &Args) -> Scopes {
+        let Some(list) = args.list(SCOPES) else {
+            return Scopes::default();
+        };
+        if list.is_empty()
+            && let Some((key, _)) = args.get(SCOPES)
+        {
             cx.error_spanned_by(
                 key,
                 "`scopes = []` requires nothing: list at least one scope, or leave `scopes` out",
             );
         }
-        return TokenStream::new();
-    }
-    let mut seen = Vec::new();
-    for lit in list {
-        let scope = lit.value();
-        if let Err(e) = super::check::scope_token(&scope) {
-            cx.error_spanned_by(lit, e);
-        } else if seen.contains(&scope) {
-            cx.error_spanned_by(lit, format!("scope {scope:?} is listed twice"));
+        let mut seen = Vec::new();
+        for lit in list {
+            let scope = lit.value();
+            if let Err(e) = super::check::scope_token(&scope) {
+                cx.error_spanned_by(lit, e);
+            } else if seen.contains(&scope) {
+                cx.error_spanned_by(lit, format!("scope {scope:?} is listed twice"));
+            }
+            seen.push(scope);
         }
-        seen.push(scope);
-    }
-    quote::quote! {
-        fn scopes(&self) -> ::std::vec::Vec<::std::string::String> {
-            ::std::vec![#(::std::string::String::from(#list)),*]
-        }
+        Scopes(list.to_vec())
     }
 }
 
@@ -345,8 +347,7 @@ pub struct ToolAttrs {
     pub elicits: Option<syn::Path>,
     /// `Forbidden` / `Optional` / `Required`, when declared.
     pub task_support: Option<Ident>,
-    /// The handler's `scopes()` method, when `scopes = [..]` is given.
-    pub scopes: TokenStream,
+    pub scopes: Scopes,
     pub krate: TokenStream,
 }
 
@@ -400,7 +401,7 @@ impl ToolAttrs {
             name,
             name_span,
             task_support,
-            scopes: scopes_method(cx, args),
+            scopes: Scopes::from_args(cx, args),
             title: args.str(TITLE).map(LitStr::value),
             description: args
                 .str(DESCRIPTION)
@@ -421,6 +422,232 @@ impl ToolAttrs {
             meta,
             elicits: args.path(ELICITS).cloned(),
             krate: crate::common::krate(args.path(CRATE)),
+        }
+    }
+}
+
+/// `description = ".."`, else the item's docs.
+fn description(args: &Args, docs: Option<&String>) -> Option<String> {
+    args.str(DESCRIPTION)
+        .map(LitStr::value)
+        .or_else(|| docs.cloned())
+}
+
+// ---- `#[mcp_prompt(...)]` ----
+
+/// The keys `#[mcp_prompt(...)]` accepts.
+pub const PROMPT_KEYS: &[(Symbol, Kind)] = &[
+    (NAME, Kind::Str),
+    (TITLE, Kind::Str),
+    (DESCRIPTION, Kind::Str),
+    (COMPLETE, Kind::Path),
+    (SCOPES, Kind::StrList),
+    (CRATE, Kind::Path),
+];
+
+/// What the prompt descriptor and handler need from the attribute, checked.
+pub struct PromptAttrs {
+    pub name: String,
+    pub name_span: Span,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// The completion function.
+    pub complete: Option<syn::Path>,
+    pub scopes: Scopes,
+}
+
+impl PromptAttrs {
+    /// Reads the attribute; `ident` is the function's name (the default prompt name).
+    pub fn from_args(cx: &Ctxt, args: &Args, ident: &Ident, docs: Option<&String>) -> Self {
+        let (name, name_span) = match args.str(NAME) {
+            Some(l) => (l.value(), l.span()),
+            None => (ident.to_string(), ident.span()),
+        };
+        PromptAttrs {
+            name,
+            name_span,
+            title: args.str(TITLE).map(LitStr::value),
+            description: description(args, docs),
+            complete: args.path(COMPLETE).cloned(),
+            scopes: Scopes::from_args(cx, args),
+        }
+    }
+}
+
+// ---- `#[mcp_resource(...)]` ----
+
+/// The keys `#[mcp_resource(...)]` accepts.
+pub const RESOURCE_KEYS: &[(Symbol, Kind)] = &[
+    (URI, Kind::Str),
+    (NAME, Kind::Str),
+    (TITLE, Kind::Str),
+    (DESCRIPTION, Kind::Str),
+    (MIME_TYPE, Kind::Str),
+    (COMPLETE, Kind::Path),
+    (SCOPES, Kind::StrList),
+    (CRATE, Kind::Path),
+];
+
+/// What the resource descriptor and handler need from the attribute, checked (the URI's
+/// template is checked against the signature in `resource.rs`).
+pub struct ResourceAttrs {
+    pub uri: Option<LitStr>,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub mime_type: Option<String>,
+    /// The completion function (templates).
+    pub complete: Option<syn::Path>,
+    pub scopes: Scopes,
+}
+
+impl ResourceAttrs {
+    /// Reads the attribute; `ident` is the function's name (the default resource name).
+    pub fn from_args(cx: &Ctxt, args: &Args, ident: &Ident, docs: Option<&String>) -> Self {
+        ResourceAttrs {
+            uri: args.str(URI).cloned(),
+            name: args
+                .str(NAME)
+                .map(LitStr::value)
+                .unwrap_or_else(|| ident.to_string()),
+            title: args.str(TITLE).map(LitStr::value),
+            description: description(args, docs),
+            mime_type: args.str(MIME_TYPE).map(LitStr::value),
+            complete: args.path(COMPLETE).cloned(),
+            scopes: Scopes::from_args(cx, args),
+        }
+    }
+}
+
+// ---- `#[derive(Elicits)]`: `#[elicit(...)]` on the container, fields and variants ----
+
+/// The tokens of the `#[elicit(...)]` attributes among `attrs`, joined (a malformed one is
+/// reported into `cx`).
+fn elicit_tokens(attrs: &[syn::Attribute], cx: &Ctxt) -> TokenStream {
+    let mut out = TokenStream::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("elicit")) {
+        match &attr.meta {
+            syn::Meta::List(l) => {
+                if !out.is_empty() {
+                    out.extend(quote::quote!(,));
+                }
+                out.extend(l.tokens.clone());
+            }
+            other => cx.error_spanned_by(other, "use `#[elicit(key = value, ...)]`"),
+        }
+    }
+    out
+}
+
+/// Whether any `#[elicit(...)]` among `attrs` names `key` (read without reporting: the
+/// attribute is parsed for real later).
+pub fn elicit_has(attrs: &[syn::Attribute], key: Symbol) -> bool {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("elicit"))
+        .any(|a| {
+            let mut found = false;
+            let _ = a.parse_nested_meta(|meta| {
+                found |= meta.path.is_ident(key.as_str());
+                if meta.input.peek(Token![=]) {
+                    let _: syn::Expr = meta.value()?.parse()?;
+                }
+                Ok(())
+            });
+            found
+        })
+}
+
+const CONTAINER_KEYS: &[(Symbol, Kind)] = &[(CRATE, Kind::Path), (LEGACY_TITLES, Kind::Flag)];
+
+/// `#[elicit(crate = path, legacy_titles)]` on the deriving type.
+pub struct ContainerAttrs {
+    pub krate: TokenStream,
+    pub legacy_titles: bool,
+}
+
+impl ContainerAttrs {
+    pub fn from_attrs(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
+        let args = Args::parse(elicit_tokens(attrs, cx), CONTAINER_KEYS, cx);
+        ContainerAttrs {
+            krate: crate::common::krate(args.path(CRATE)),
+            legacy_titles: args.flag(LEGACY_TITLES),
+        }
+    }
+}
+
+const FIELD_KEYS: &[(Symbol, Kind)] = &[
+    (TITLE, Kind::Str),
+    (FORMAT, Kind::Str),
+    (MIN_LENGTH, Kind::Int),
+    (MAX_LENGTH, Kind::Int),
+    (MIN, Kind::Num),
+    (MAX, Kind::Num),
+    (MIN_ITEMS, Kind::Int),
+    (MAX_ITEMS, Kind::Int),
+    (DEFAULT, Kind::Lit),
+];
+
+/// `#[elicit(...)]` on a form's field. Bounds are `(key, value)` so checks can name the key.
+pub struct FieldAttrs {
+    pub title: Option<String>,
+    pub format: Option<LitStr>,
+    /// `min_length`, `max_length`.
+    pub lengths: [(Symbol, Option<f64>); 2],
+    /// `min`, `max`.
+    pub bounds: [(Symbol, Option<f64>); 2],
+    /// `min_items`, `max_items`.
+    pub items: [(Symbol, Option<f64>); 2],
+    pub default: Option<Value>,
+}
+
+impl FieldAttrs {
+    pub fn from_attrs(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
+        let args = Args::parse(elicit_tokens(attrs, cx), FIELD_KEYS, cx);
+        let pair = |a: Symbol, b: Symbol| [(a, args.num(a)), (b, args.num(b))];
+        FieldAttrs {
+            title: args.str(TITLE).map(LitStr::value),
+            format: args.str(FORMAT).cloned(),
+            lengths: pair(MIN_LENGTH, MAX_LENGTH),
+            bounds: pair(MIN, MAX),
+            items: pair(MIN_ITEMS, MAX_ITEMS),
+            default: args.value(DEFAULT).cloned(),
+        }
+    }
+}
+
+const OPTION_KEYS: &[(Symbol, Kind)] = &[(TITLE, Kind::Str), (RENAME, Kind::Str)];
+
+/// `#[elicit(title = "..", rename = "..")]` on a select enum's variant.
+pub struct OptionAttrs {
+    pub title: Option<LitStr>,
+    pub rename: Option<String>,
+}
+
+impl OptionAttrs {
+    pub fn from_attrs(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
+        let args = Args::parse(elicit_tokens(attrs, cx), OPTION_KEYS, cx);
+        OptionAttrs {
+            title: args.str(TITLE).cloned(),
+            rename: args.str(RENAME).map(LitStr::value),
+        }
+    }
+}
+
+const KEY_KEYS: &[(Symbol, Kind)] = &[(RESPONSE, Kind::Path), (MESSAGE, Kind::Str)];
+
+/// `#[elicit(response = Form, message = "..")]` on a key set's variant.
+pub struct KeyAttrs {
+    pub response: Option<syn::Path>,
+    pub message: Option<String>,
+}
+
+impl KeyAttrs {
+    pub fn from_attrs(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
+        let args = Args::parse(elicit_tokens(attrs, cx), KEY_KEYS, cx);
+        KeyAttrs {
+            response: args.path(RESPONSE).cloned(),
+            message: args.str(MESSAGE).map(LitStr::value),
         }
     }
 }

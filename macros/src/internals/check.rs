@@ -37,7 +37,10 @@ pub fn scope_token(scope: &str) -> Result<(), String> {
 
 /// The runtime's URI template parser, the same file (as serde_derive shares
 /// `serde_derive_internals`): what the macro accepts is exactly what the runtime parses.
-#[path = "../../../runtime/src/server/uri_template/syntax.rs"]
+/// `uri_syntax.rs` is a symlink to `runtime/src/server/uri_template/syntax.rs`, so the file
+/// lies inside this crate and `cargo package` includes it (serde_derive_internals' `src`
+/// is such a symlink too).
+#[path = "uri_syntax.rs"]
 #[allow(dead_code)]
 mod uri_syntax;
 

@@ -56,3 +56,33 @@ impl Drop for Ctxt {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Ctxt;
+
+    /// Every error is reported: the collector combines them in order.
+    #[test]
+    fn check_combines_every_error() {
+        let cx = Ctxt::new();
+        cx.error_spanned_by(quote::quote!(a), "first");
+        cx.error_spanned_by(quote::quote!(b), "second");
+        let messages: Vec<String> = cx
+            .check()
+            .expect_err("two errors")
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(messages, ["first", "second"]);
+        assert!(Ctxt::new().check().is_ok());
+    }
+
+    /// A collector dropped without `check` is a bug in the macros, and panics.
+    #[test]
+    #[should_panic(expected = "Ctxt dropped without check()")]
+    fn dropped_unchecked_panics() {
+        let cx = Ctxt::new();
+        cx.error_spanned_by(quote::quote!(a), "lost");
+        drop(cx);
+    }
+}

@@ -1,0 +1,1 @@
+../../../runtime/src/server/uri_template/syntax.rs
