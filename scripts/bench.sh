@@ -55,3 +55,11 @@ echo "--- load, floor, memory and robustness runs" >&2
     --machine "$work/machine.txt" \
     --out "$root/docs/performance.md" \
     "${extra[@]}" "$@"
+
+# The task rows (tasks extension; in-memory, SQLite, PostgreSQL; 1 vs 3 replicas behind
+# HAProxy), appended as a section of their own.
+if [ "${BENCH_SKIP_TASKS:-0}" != 1 ]; then
+    echo "--- task rows (scripts/bench-tasks.sh)" >&2
+    bash "$root/scripts/bench-tasks.sh" "$work/tasks.md"
+    { echo; cat "$work/tasks.md"; } >> "$root/docs/performance.md"
+fi

@@ -723,16 +723,16 @@ impl Trip {
     async fn before(
         args: TripStart,
         _ctx: &tracksuit::PhaseCtx,
-    ) -> Result<String, tracksuit::ToolError> {
+    ) -> Result<Origin, tracksuit::ToolError> {
         trip_ran("before", &args.from);
-        Ok(args.from)
+        Ok(Origin(args.from))
     }
 
     async fn client(
-        from: &String,
+        from: &Origin,
         ctx: &tracksuit::Ctx,
     ) -> Result<Vec<String>, tracksuit::ToolError> {
-        let mut stops = vec![from.clone()];
+        let mut stops = vec![from.0.clone()];
         for n in 1..=2 {
             let answer = ctx.elicit_form::<Stop>(format!("stop {n}?")).await?;
             stops.push(answer.accepted().map(|w| w.word).unwrap_or_default());
@@ -741,14 +741,18 @@ impl Trip {
     }
 
     async fn after(
-        from: String,
+        from: Origin,
         stops: Vec<String>,
         _ctx: &tracksuit::PhaseCtx,
     ) -> Result<String, tracksuit::ToolError> {
-        trip_ran("after", &from);
+        trip_ran("after", &from.0);
         Ok(stops.join(" / "))
     }
 }
+
+/// What `before` hands on.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Origin(String);
 
 /// Where a trip starts.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
