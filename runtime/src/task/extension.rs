@@ -560,20 +560,10 @@ impl TaskEngine {
             .map_err(ErrorObject::internal)?
         {
             Some(claim) => self.adopt(claim.record, claim.cancel_requested).await,
-            // It finished meanwhile, or a live replica runs it: the store has its state.
-            None => {
-                let record = self
-                    .store()
-                    .get(id)
-                    .await
-                    .map_err(ErrorObject::internal)?
-                    .ok_or_else(|| not_found(id))?;
-                Ok(if record.is_terminal() {
-                    Found::Stored(Box::new(record))
-                } else {
-                    Found::Elsewhere(Box::new(record))
-                })
-            }
+            // A live replica runs it (or it finished just now): the record read above is
+            // its state as of this request (a finished task ignores answers and
+            // cancellation, which the store checks).
+            None => Ok(Found::Elsewhere(Box::new(record))),
         }
     }
 
