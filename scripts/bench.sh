@@ -13,6 +13,8 @@
 # Extra arguments go to the driver (`--skip stdio,http,modern,floor,idle,hold,robust`,
 # `--scale-down N`, `--repeat N` runs per load scenario (default 3, median shown),
 # `--robust-rounds N` (default 10)). Nothing else should run on the machine meanwhile.
+# The task rows (scripts/bench-tasks.sh: PostgreSQL and HAProxy started there) are
+# appended last; BENCH_SKIP_TASKS=1 leaves them out.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/bench"
