@@ -13,6 +13,8 @@
 # Extra arguments go to the driver (`--skip stdio,http,modern,floor,idle,hold,robust`,
 # `--scale-down N`, `--repeat N` runs per load scenario (default 3, median shown),
 # `--robust-rounds N` (default 10)). Nothing else should run on the machine meanwhile.
+# The task rows (scripts/bench-tasks.sh: PostgreSQL and HAProxy started there) are
+# appended last; BENCH_SKIP_TASKS=1 leaves them out.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/bench"
@@ -55,3 +57,11 @@ echo "--- load, floor, memory and robustness runs" >&2
     --machine "$work/machine.txt" \
     --out "$root/docs/performance.md" \
     "${extra[@]}" "$@"
+
+# The task rows (tasks extension; in-memory, SQLite, PostgreSQL; 1 vs 3 replicas behind
+# HAProxy), appended as a section of their own.
+if [ "${BENCH_SKIP_TASKS:-0}" != 1 ]; then
+    echo "--- task rows (scripts/bench-tasks.sh)" >&2
+    bash "$root/scripts/bench-tasks.sh" "$work/tasks.md"
+    { echo; cat "$work/tasks.md"; } >> "$root/docs/performance.md"
+fi

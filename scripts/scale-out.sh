@@ -2,7 +2,9 @@
 # Three tracksuit replicas (examples/src/bin/replica.rs, feature `postgres`) behind HAProxy,
 # sharing a throwaway PostgreSQL and one TRACKSUIT_STATE_KEYS secret. Two HAProxy fronts:
 # round-robin without stickiness (the modern, stateless revision) and sticky on
-# Mcp-Session-Id (2025-11-25 sessions) — the configuration docs/scaling.md shows. The checks
+# Mcp-Session-Id (2025-11-25 sessions) — the configuration docs/scaling.md shows. Replicas
+# log the `journey` tool's phases under the work directory (before.log / after.log), so the
+# SIGKILL check counts them across processes. The checks
 # (tests/scale/client.py, plain HTTP; tests/scale/sdk.py, the Python `mcp` 2.x client) are
 # described there. Installs haproxy and postgresql (Debian) when missing.
 set -euo pipefail
@@ -57,7 +59,7 @@ pid_map=
 for n in 1 2 3; do
     port=$(free_port)
     "$replica_bin" --port "$port" --name "r$n" --lease-ms "$lease_ms" \
-        --database-url "$TRACKSUIT_TEST_DATABASE_URL" 2>"$work/r$n.log" &
+        --database-url "$TRACKSUIT_TEST_DATABASE_URL" --log-dir "$work" 2>"$work/r$n.log" &
     pid=$!
     pids+=("$pid")
     wait_port "$port" "$pid" "replica r$n"
@@ -118,8 +120,8 @@ venv="$root/.tools/venv-mcp2"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/interop/python2/requirements.txt
 "$venv/bin/python" tests/scale/sdk.py --url "http://127.0.0.1:$front/mcp" || status=1
-echo "--- plain HTTP: rounds, listen streams, a replica killed mid-task"
-python3 tests/scale/client.py --front "$front" --sticky "$sticky" --pids "$pid_map" --lease-ms "$lease_ms" || status=1
+echo "--- plain HTTP: rounds, listen streams, extension tasks across replicas, replicas killed mid-task"
+python3 tests/scale/client.py --front "$front" --sticky "$sticky" --pids "$pid_map" --lease-ms "$lease_ms" --log-dir "$work" || status=1
 if [ "$status" != 0 ]; then
     for f in "$work"/*.log; do echo "--- $f"; tail -20 "$f"; done
 fi

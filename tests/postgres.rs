@@ -684,3 +684,292 @@ async fn a_cancellation_asked_on_another_replica_stops_the_task_where_it_runs() 
     let got = client.get_task(&fast_path).await.expect("get").task;
     assert_eq!(got.status, TaskStatus::Cancelled);
 }
+
+// --- The tasks extension (2026-07-28) across replicas --------------------------------------
+
+/// A word.
+#[derive(serde::Deserialize, tracksuit::Elicits)]
+struct Stop {
+    /// A stop
+    word: String,
+}
+
+/// `before` / `after` runs of `trip` by starting point, across every replica of this test
+/// process (the tests run in parallel, each from a place of its own).
+static TRIP_RUNS: std::sync::Mutex<Vec<(&'static str, String)>> = std::sync::Mutex::new(Vec::new());
+
+fn trip_ran(phase: &'static str, from: &str) {
+    TRIP_RUNS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((phase, from.to_owned()));
+}
+
+fn trip_runs(phase: &str, from: &str) -> usize {
+    TRIP_RUNS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .filter(|(p, f)| *p == phase && f == from)
+        .count()
+}
+
+/// A handoff tool asking two stops between a counted `before` and `after`.
+struct Trip;
+
+/// A trip of two stops.
+#[tracksuit::mcp_tool(name = "trip", task_support = "optional")]
+impl Trip {
+    async fn before(
+        args: TripStart,
+        _ctx: &tracksuit::PhaseCtx,
+    ) -> Result<Origin, tracksuit::ToolError> {
+        trip_ran("before", &args.from);
+        Ok(Origin(args.from))
+    }
+
+    async fn client(
+        from: &Origin,
+        ctx: &tracksuit::Ctx,
+    ) -> Result<Vec<String>, tracksuit::ToolError> {
+        let mut stops = vec![from.0.clone()];
+        for n in 1..=2 {
+            let answer = ctx.elicit_form::<Stop>(format!("stop {n}?")).await?;
+            stops.push(answer.accepted().map(|w| w.word).unwrap_or_default());
+        }
+        Ok(stops)
+    }
+
+    async fn after(
+        from: Origin,
+        stops: Vec<String>,
+        _ctx: &tracksuit::PhaseCtx,
+    ) -> Result<String, tracksuit::ToolError> {
+        trip_ran("after", &from.0);
+        Ok(stops.join(" / "))
+    }
+}
+
+/// What `before` hands on.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Origin(String);
+
+/// Where a trip starts.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct TripStart {
+    /// The starting point
+    from: String,
+}
+
+/// A modern request of a client that declares the tasks extension and form elicitation.
+fn task_request(method: &str, mut params: Value, name: &str) -> Request<Body> {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+        },
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .body(Body::from(body.to_string()))
+        .expect("request")
+}
+
+/// Sends a request to `app` and returns the JSON-RPC result (panics on an error).
+async fn call(app: &axum::Router, method: &str, params: Value, name: &str) -> Value {
+    let resp = within(
+        method,
+        app.clone().oneshot(task_request(method, params, name)),
+    )
+    .await
+    .expect("infallible");
+    let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+        .await
+        .expect("body");
+    let text = String::from_utf8_lossy(&bytes);
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let reply: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {text}"));
+    reply
+        .get("result")
+        .cloned()
+        .unwrap_or_else(|| panic!("{method} failed: {reply}"))
+}
+
+/// The key of the one question `task` asks, once it asks `message` (polled on `app`).
+async fn asked(app: &axum::Router, task: &str, message: &str) -> String {
+    wait_for(&format!("the task asks {message:?}"), || async {
+        let got = call(app, "tasks/get", json!({"taskId": task}), task).await;
+        let requests = got["inputRequests"].as_object()?;
+        (got["status"] == "input_required"
+            && requests.len() == 1
+            && requests.values().all(|q| q["params"]["message"] == message))
+        .then(|| requests.keys().next().cloned())
+        .flatten()
+    })
+    .await
+}
+
+async fn answer(app: &axum::Router, task: &str, key: &str, word: &str) {
+    let ack = call(
+        app,
+        "tasks/update",
+        json!({"taskId": task, "inputResponses": {key: {"action": "accept", "content": {"word": word}}}}),
+        task,
+    )
+    .await;
+    assert_eq!(ack["resultType"], "complete", "{ack}");
+}
+
+/// A replica serving `trip` over HTTP, tasks and events in PostgreSQL, the given keys.
+async fn trip_replica(
+    url: &str,
+    channel: &str,
+    owner: &str,
+    lease_ms: u64,
+) -> (ServerHandle, axum::Router, PostgresTaskStore) {
+    let store = store(url, owner, lease_ms).await;
+    let bus = PgEventBus::connect_channel(url, channel)
+        .await
+        .expect("bus");
+    let keys = tracksuit::StateKeys::from_secret(&[42u8; 32]).expect("keys");
+    let server = Server::with_options(
+        Implementation::new("pg-trip-replica", "1"),
+        tracksuit::ServerOptions::default().state_keys(keys),
+    )
+    .tool(Trip)
+    .task_store(store.clone())
+    .event_bus(Arc::new(bus))
+    .build()
+    .expect("server");
+    let app = StreamableHttp::new(server.clone(), HttpOptions::default()).router("/mcp");
+    (server, app, store)
+}
+
+#[tokio::test]
+async fn an_extension_task_is_polled_updated_and_cancelled_through_another_replica() {
+    let (_, url) = schema().await;
+    let channel = format!("ext_{}", uuid_like());
+    let (a, app_a, a_store) = trip_replica(&url, &channel, "a", 10_000).await;
+    let (b, app_b, _) = trip_replica(&url, &channel, "b", 10_000).await;
+
+    let created = call(
+        &app_a,
+        "tools/call",
+        json!({"name": "trip", "arguments": {"from": "Lyon"}}),
+        "trip",
+    )
+    .await;
+    assert_eq!(created["resultType"], "task", "{created}");
+    let task = created["taskId"].as_str().expect("taskId").to_owned();
+    // B sees A's question in the store, and leaves the task to A (its lease).
+    let first = asked(&app_b, &task, "stop 1?").await;
+    assert_eq!(
+        a_store.lease(&task).await.expect("lease").map(|l| l.owner),
+        Some("a".to_owned())
+    );
+    assert_eq!((a.running_tasks(), b.running_tasks()), (1, 0));
+    // The answer given to B reaches A, which asks the next question before B acknowledges.
+    answer(&app_b, &task, &first, "Dijon").await;
+    let got = call(&app_b, "tasks/get", json!({"taskId": task}), &task).await;
+    let requests = got["inputRequests"].as_object().expect("inputRequests");
+    assert!(
+        requests
+            .values()
+            .all(|q| q["params"]["message"] == "stop 2?"),
+        "{got}"
+    );
+    assert_eq!(
+        (a.running_tasks(), b.running_tasks()),
+        (1, 0),
+        "A still runs it"
+    );
+    // Cancelled through B: A stops it.
+    let ack = call(&app_b, "tasks/cancel", json!({"taskId": task}), &task).await;
+    assert_eq!(ack["resultType"], "complete", "{ack}");
+    wait_for("A cancels the task", || async {
+        let got = call(&app_b, "tasks/get", json!({"taskId": task}), &task).await;
+        (got["status"] == "cancelled").then_some(())
+    })
+    .await;
+    tracksuit_tests::support::wait_until(|| a.running_tasks() == 0, "A's task stopped").await;
+}
+
+#[tokio::test]
+async fn a_dead_replicas_extension_task_is_resumed_by_exactly_one_survivor() {
+    let (_, url) = schema().await;
+    let channel = format!("res_{}", uuid_like());
+    // A runs on a runtime of its own: shutting it down is its process dying (its tasks
+    // stop, its leases are not renewed any more).
+    let a_runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let (a_url, a_channel) = (url.clone(), channel.clone());
+    let (a, app_a, _) = a_runtime
+        .spawn(async move { trip_replica(&a_url, &a_channel, "a", 400).await })
+        .await
+        .expect("replica a");
+    let on_a = |method: &'static str, params: Value, name: String| {
+        let app = app_a.clone();
+        a_runtime.spawn(async move { call(&app, method, params, &name).await })
+    };
+    let created = on_a(
+        "tools/call",
+        json!({"name": "trip", "arguments": {"from": "Paris"}}),
+        "trip".into(),
+    )
+    .await
+    .expect("call");
+    let task = created["taskId"].as_str().expect("taskId").to_owned();
+
+    let (b, app_b, b_store) = trip_replica(&url, &channel, "b", 400).await;
+    let (c, _app_c, _) = trip_replica(&url, &channel, "c", 400).await;
+    let first = asked(&app_b, &task, "stop 1?").await;
+    on_a(
+        "tasks/update",
+        json!({"taskId": task, "inputResponses": {first: {"action": "accept", "content": {"word": "Dijon"}}}}),
+        task.clone(),
+    )
+    .await
+    .expect("update");
+    let second = asked(&app_b, &task, "stop 2?").await;
+    assert_eq!(a.running_tasks(), 1);
+
+    a_runtime.shutdown_background();
+    // One survivor takes it over once the lease runs out, with nobody asking.
+    let holder = wait_for("a survivor takes the task over", || async {
+        b_store
+            .lease(&task)
+            .await
+            .expect("lease")
+            .map(|l| l.owner)
+            .filter(|o| o != "a")
+    })
+    .await;
+    assert_eq!(b.running_tasks() + c.running_tasks(), 1, "held by {holder}");
+    let got = call(&app_b, "tasks/get", json!({"taskId": task}), &task).await;
+    assert!(
+        got["inputRequests"].get(&second).is_some(),
+        "the same question, under the same key: {got}"
+    );
+    answer(&app_b, &task, &second, "Beaune").await;
+    let done = wait_for("the trip completes", || async {
+        let got = call(&app_b, "tasks/get", json!({"taskId": task}), &task).await;
+        (got["status"] == "completed").then_some(got)
+    })
+    .await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Paris / Dijon / Beaune",
+        "{done}"
+    );
+    assert_eq!(trip_runs("before", "Paris"), 1, "before ran once, on A");
+    assert_eq!(trip_runs("after", "Paris"), 1, "after ran once");
+    drop(a);
+}

@@ -5,12 +5,20 @@ plain HTTP so every round's replica is visible (HAProxy's X-Served-By header):
    different replicas and the call completes (the sealed requestState opens everywhere);
 2. a list change announced on one replica reaches a subscriptions/listen stream held open
    on another (the PostgreSQL event bus);
-3. 2025-11-25, sticky front: a session's requests stay on one replica; a task created there
+3. the tasks extension (2026-07-28), round-robin front: an interactive task (`journey`, a
+   handoff tool asking two stops) created on one replica is polled, updated with input and
+   cancelled through the others, and a listen stream on a replica that does not run it hears
+   its status changes (notifications/tasks over the PostgreSQL event bus); then the replica
+   running such a task is SIGKILLed between two answers: the survivors answer tasks/get from
+   the store, one takes it over once the lease runs out and resumes it by replay, and the
+   journey completes with `before` run once (on the dead replica) and `after` once (on the
+   survivor);
+4. 2025-11-25, sticky front: a session's requests stay on one replica; a task created there
    survives as a record when that replica is SIGKILLed: another replica does not settle it
    while the dead one's lease lasts, then reports it failed; a finished task's result stays
    readable from the survivors.
 
-Usage: client.py --front PORT --sticky PORT --pids name=pid,name=pid,... --lease-ms N
+Usage: client.py --front PORT --sticky PORT --pids name=pid,name=pid,... --lease-ms N --log-dir DIR
 Prints PASS/FAIL per check, then "N passed, M failed"; exits 1 on any failure.
 """
 
@@ -101,6 +109,8 @@ def modern_request(rid: int, method: str, params: dict, caps: dict | None = None
     headers = {"mcp-protocol-version": MODERN, "mcp-method": method}
     if method == "tools/call":
         headers["mcp-name"] = params["name"]
+    elif method.startswith("tasks/"):
+        headers["mcp-name"] = params["taskId"]
     return {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}, headers
 
 
@@ -261,16 +271,212 @@ def legacy_tasks_and_a_kill(sticky: Http, pids: dict[str, int], lease_ms: int) -
     check("2025: and stays failed", later.get("status") == "failed", later)
 
 
+TASK_CAPS = {"elicitation": {"form": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}}
+
+
+class TaskClient:
+    """A modern client of the tasks extension through the round-robin front; remembers which
+    replica served each request, and can steer the next one away from a replica (HAProxy's
+    round-robin visits the live servers in order)."""
+
+    def __init__(self, front: Http, order: list[str]) -> None:
+        self.front = front
+        self.order = order
+        self.rid = 1000
+        self.last = "?"
+
+    def rpc(self, method: str, params: dict) -> tuple[dict, str]:
+        self.rid += 1
+        body, headers = modern_request(self.rid, method, params, TASK_CAPS)
+        status, hdrs, msgs = self.front.post(body, headers)
+        self.last = hdrs.get("x-served-by", "?")
+        reply = response(msgs, self.rid) or {"error": {"http": status}}
+        return reply, self.last
+
+    def get(self, task: str) -> tuple[dict, str]:
+        reply, by = self.rpc("tasks/get", {"taskId": task})
+        return reply.get("result", reply), by
+
+    def avoid(self, replica: str, live: list[str]) -> None:
+        """Sends cheap requests until the next one should land on a replica other than
+        `replica` (at most a round)."""
+        for _ in range(len(live) + 1):
+            if self.last not in live:
+                nxt = None
+            else:
+                nxt = live[(live.index(self.last) + 1) % len(live)]
+            if nxt is not None and nxt != replica:
+                return
+            self.rpc("tools/call", {"name": "whoami", "arguments": {}})
+
+    def question(self, task: str, message: str, timeout: float = TIMEOUT) -> tuple[str | None, list[str], dict]:
+        """Polls until the task asks `message`; returns its key, the replicas that served the
+        polls, and the last state seen."""
+        served: list[str] = []
+        deadline = time.monotonic() + timeout
+        got: dict = {}
+        while time.monotonic() < deadline:
+            got, by = self.get(task)
+            served.append(by)
+            reqs = got.get("inputRequests") or {}
+            for key, req in reqs.items():
+                if got.get("status") == "input_required" and req.get("params", {}).get("message") == message:
+                    return key, served, got
+            if got.get("status") in ("completed", "failed", "cancelled"):
+                break
+            time.sleep(0.02)
+        return None, served, got
+
+    def answer(self, task: str, key: str, word: str) -> tuple[dict, str]:
+        return self.rpc("tasks/update", {"taskId": task, "inputResponses": {key: {"action": "accept", "content": {"word": word}}}})
+
+
+def log_lines(log_dir: str, name: str) -> list[str]:
+    try:
+        with open(os.path.join(log_dir, name)) as f:
+            return [line.strip() for line in f if line.strip()]
+    except FileNotFoundError:
+        return []
+
+
+def extension_task_across_replicas(front: Http, order: list[str]) -> None:
+    c = TaskClient(front, order)
+    created, creator = c.rpc("tools/call", {"name": "journey", "arguments": {"from": "Lyon"}})
+    task = created.get("result", {}).get("taskId")
+    check("extension: journey became a task", created.get("result", {}).get("resultType") == "task" and bool(task), created)
+    if not task:
+        return
+    # A listen stream on a replica that does not run the task.
+    c.avoid(creator, order)
+    body, headers = modern_request(1, "subscriptions/listen", {"notifications": {"taskIds": [task]}}, TASK_CAPS)
+    conn = http.client.HTTPConnection("127.0.0.1", front.port, timeout=TIMEOUT)
+    conn.request("POST", "/mcp", json.dumps(body), {"content-type": "application/json", "accept": "application/json, text/event-stream", **headers})
+    resp = conn.getresponse()
+    listener = resp.getheader("x-served-by", "?")
+    c.last = listener
+    stream = sse_messages(resp)
+    ack = next(stream, {})
+    check("extension: a listen stream for the task opened on another replica", ack.get("method") == "notifications/subscriptions/acknowledged" and listener not in ("?", creator), (listener, creator, ack))
+
+    key1, served, got = c.question(task, "stop 1?")
+    check("extension: the first question is visible through the balancer", key1 is not None, got)
+    others = [r for r in served if r != creator]
+    check("extension: replicas that do not run the task answer tasks/get from the store", len(others) >= 1, served)
+    c.avoid(creator, order)
+    ack1, by = c.answer(task, key1 or "?", "Dijon")
+    check(f"extension: tasks/update through {by}, not the holder {creator}, is acknowledged", by != creator and ack1.get("result", {}).get("resultType") == "complete", (by, ack1))
+    # The acknowledgement came once the holder took the answer: the next poll, wherever it
+    # lands, shows the second question.
+    after_ack, by2 = c.get(task)
+    asked2 = [r.get("params", {}).get("message") for r in (after_ack.get("inputRequests") or {}).values()]
+    check(f"extension: right after the acknowledgement, {by2} shows the next question", after_ack.get("status") == "input_required" and asked2 == ["stop 2?"], after_ack)
+
+    # notifications/tasks on the listener: the state after the answer.
+    heard: list[dict] = []
+    try:
+        for msg in stream:
+            if msg.get("method") == "notifications/tasks":
+                heard.append(msg.get("params", {}))
+                reqs = msg.get("params", {}).get("inputRequests") or {}
+                if any(r.get("params", {}).get("message") == "stop 2?" for r in reqs.values()):
+                    break
+    except (socket.timeout, TimeoutError) as e:
+        heard.append({"error": f"nothing more within {TIMEOUT}s: {e}"})
+    check(f"extension: the listen stream on {listener} heard the task move on (notifications/tasks from {creator})", any("stop 2?" in json.dumps(h) for h in heard), heard)
+
+    c.avoid(creator, order)
+    cancel, by = c.rpc("tasks/cancel", {"taskId": task})
+    check(f"extension: tasks/cancel through {by}, not the holder, is acknowledged", by != creator and "result" in cancel, (by, cancel))
+    deadline = time.monotonic() + TIMEOUT
+    final: dict = {}
+    while time.monotonic() < deadline:
+        final, _ = c.get(task)
+        if final.get("status") in ("completed", "failed", "cancelled"):
+            break
+        time.sleep(0.02)
+    check("extension: the holder cancelled it", final.get("status") == "cancelled", final)
+    got_cancel = False
+    try:
+        for msg in stream:
+            if msg.get("method") == "notifications/tasks" and msg.get("params", {}).get("status") == "cancelled":
+                got_cancel = True
+                break
+    except (socket.timeout, TimeoutError):
+        pass
+    check("extension: the listen stream heard `cancelled`", got_cancel)
+    conn.close()
+
+
+def extension_task_survives_sigkill(front: Http, order: list[str], pids: dict[str, int], lease_ms: int, log_dir: str) -> str | None:
+    """Returns the killed replica's name."""
+    before0, after0 = len(log_lines(log_dir, "before.log")), len(log_lines(log_dir, "after.log"))
+    c = TaskClient(front, order)
+    created, holder = c.rpc("tools/call", {"name": "journey", "arguments": {"from": "Lyon"}})
+    task = created.get("result", {}).get("taskId")
+    if not check("kill: journey became a task", bool(task), created):
+        return None
+    key1, _, got = c.question(task, "stop 1?")
+    c.answer(task, key1 or "?", "Dijon")
+    key2, _, got = c.question(task, "stop 2?")
+    check("kill: the user answered the first stop; the second is asked", key2 is not None, got)
+    os.kill(pids[holder], signal.SIGKILL)
+    killed_at = time.monotonic()
+    print(f"     SIGKILLed {holder} (pid {pids[holder]}), which ran task {task}, between two answers", flush=True)
+    live = [r for r in order if r != holder]
+    first, by = c.get(task)
+    within = (time.monotonic() - killed_at) * 1000 < lease_ms
+    where = "from the store, within the dead replica's lease" if within else "after the lease ran out"
+    check(f"kill: {by} answers tasks/get {where}: the same question", first.get("status") == "input_required" and key2 in (first.get("inputRequests") or {}), first)
+    # The user answers; the survivors keep the answer until one of them takes the task over.
+    ack, by = c.answer(task, key2 or "?", "Beaune")
+    check(f"kill: the second answer is acknowledged by {by}", by in live and ack.get("result", {}).get("resultType") == "complete", (by, ack))
+    deadline = time.monotonic() + lease_ms / 1000 + TIMEOUT
+    final: dict = {}
+    while time.monotonic() < deadline:
+        final, _ = c.get(task)
+        if final.get("status") in ("completed", "failed", "cancelled"):
+            break
+        time.sleep(0.05)
+    took = (time.monotonic() - killed_at) * 1000
+    result = text(final.get("result", {}))
+    check("kill: the journey completed on a survivor with every answer", final.get("status") == "completed" and result.startswith("Lyon / Dijon / Beaune (finished on ") and holder not in result, final)
+    print(f"     completed {took:.0f} ms after the kill (lease {lease_ms} ms): {result}", flush=True)
+    befores = log_lines(log_dir, "before.log")[before0:]
+    afters = log_lines(log_dir, "after.log")[after0:]
+    check(f"kill: `before` ran once, on {holder}", befores == [holder], befores)
+    check("kill: `after` ran once, on a survivor", len(afters) == 1 and afters[0] in live, afters)
+    return holder
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--front", type=int, required=True)
     ap.add_argument("--sticky", type=int, required=True)
     ap.add_argument("--pids", required=True)
     ap.add_argument("--lease-ms", type=int, required=True)
+    ap.add_argument("--log-dir", required=True)
     args = ap.parse_args()
     pids = {k: int(v) for k, v in (p.split("=") for p in args.pids.split(","))}
+    order = list(pids)
     front, sticky = Http(args.front), Http(args.sticky)
-    for step in (lambda: multi_round(front), lambda: listen_across_replicas(front), lambda: legacy_tasks_and_a_kill(sticky, pids, args.lease_ms)):
+    killed: list[str] = []
+
+    def kill_step() -> None:
+        name = extension_task_survives_sigkill(front, order, pids, args.lease_ms, args.log_dir)
+        if name:
+            killed.append(name)
+
+    def legacy_step() -> None:
+        live = {k: v for k, v in pids.items() if k not in killed}
+        legacy_tasks_and_a_kill(sticky, live, args.lease_ms)
+
+    for step in (
+        lambda: multi_round(front),
+        lambda: listen_across_replicas(front),
+        lambda: extension_task_across_replicas(front, order),
+        kill_step,
+        legacy_step,
+    ):
         try:
             step()
         except Exception as e:  # a step that raises is a failure, not a crash of the run

@@ -15,7 +15,7 @@ use std::time::Duration;
 use tracksuit::events::PgEventBus;
 use tracksuit::host::http::HttpOptions;
 use tracksuit::task::{PostgresOptions, PostgresTaskStore, TaskOptions};
-use tracksuit::{Ctx, Elicits, Server, ServerOptions, ToolError, mcp_tool};
+use tracksuit::{Ctx, Elicits, PhaseCtx, Server, ServerOptions, ToolError, mcp_tool};
 
 #[derive(Parser)]
 #[command(about = "one tracksuit replica on a shared PostgreSQL")]
@@ -32,6 +32,26 @@ struct Args {
     /// How long a task lease lasts unless renewed, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     lease_ms: u64,
+    /// Where `journey` logs its `before` and `after` phases (`before.log`, `after.log`,
+    /// one line per run naming the replica), shared by the replicas of a test.
+    #[arg(long)]
+    log_dir: Option<std::path::PathBuf>,
+}
+
+/// Where `journey` logs its phases.
+static LOG_DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+fn log_phase(file: &str) -> Result<(), ToolError> {
+    use std::io::Write as _;
+    let Some(dir) = LOG_DIR.get() else {
+        return Ok(());
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join(file))
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    writeln!(f, "{}", name()).map_err(|e| ToolError::new(e.to_string()))
 }
 
 /// The replica's name, set once at start.
@@ -68,6 +88,50 @@ async fn two_words(ctx: &Ctx) -> Result<String, ToolError> {
     ))
 }
 
+/// A handoff tool that asks the user two stops between a `before` and an `after` phase
+/// (each logged with the replica that ran it). Run as a task of the tasks extension it
+/// survives the death of its replica: another resumes it by replay — `before` is not run
+/// again, `after` runs once.
+struct Journey;
+
+/// A journey of two stops.
+#[mcp_tool(name = "journey", task_support = "optional")]
+impl Journey {
+    async fn before(args: Start, _ctx: &PhaseCtx) -> Result<Origin, ToolError> {
+        log_phase("before.log")?;
+        Ok(Origin(args.from))
+    }
+
+    async fn client(state: &Origin, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
+        let mut stops = vec![state.0.clone()];
+        for n in 1..=2 {
+            let answer = ctx.elicit_form::<Word>(format!("stop {n}?")).await?;
+            stops.push(answer.accepted().map(|w| w.word).unwrap_or_default());
+        }
+        Ok(stops)
+    }
+
+    async fn after(
+        _state: Origin,
+        stops: Vec<String>,
+        _ctx: &PhaseCtx,
+    ) -> Result<String, ToolError> {
+        log_phase("after.log")?;
+        Ok(format!("{} (finished on {})", stops.join(" / "), name()))
+    }
+}
+
+/// What `before` hands on: where the journey starts.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Origin(String);
+
+/// Where the journey starts.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Start {
+    /// The starting point
+    from: String,
+}
+
 /// Tells every replica's listeners that the tool list changed; answers this replica's name.
 #[mcp_tool]
 async fn announce(ctx: &Ctx) -> String {
@@ -93,6 +157,9 @@ async fn main() -> std::io::Result<()> {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
     let _ = NAME.set(args.name.clone());
+    if let Some(dir) = args.log_dir.clone() {
+        let _ = LOG_DIR.set(dir);
+    }
     let io = |e: &dyn std::fmt::Display| std::io::Error::other(e.to_string());
     let store = PostgresTaskStore::connect_with(
         &args.database_url,
@@ -112,6 +179,7 @@ async fn main() -> std::io::Result<()> {
         .tool(two_words)
         .tool(announce)
         .tool(slow)
+        .tool(Journey)
         .task_store(store)
         .event_bus(Arc::new(bus));
     eprintln!(

@@ -87,11 +87,15 @@ impl ServerHandle {
         if let Some(rx) = crate::peer::sync::lock(&self.inner.task_notices).take() {
             rt.spawn(notice_pump(Arc::downgrade(&self.inner), rx));
         }
+        self.inner.tasks.start_adopter();
     }
 
     /// Cancels `task_id` if it runs in this process (a request that came from another
     /// replica; a task running elsewhere, finished, or unknown is left alone).
     fn cancel_here(&self, task_id: &str) {
+        if self.inner.tasks.cancel_extension_here(task_id) {
+            return;
+        }
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
@@ -118,11 +122,22 @@ impl ServerHandle {
             Event::ResourcesListChanged => self.broadcast(methods::RESOURCES_LIST_CHANGED, None),
             Event::ResourceUpdated { uri } => self.deliver_resource_updated(uri),
             Event::TaskCancelRequested { task_id } => self.cancel_here(task_id),
-            // Posted input is collected by the tasks extension's engine (`take_input`).
-            Event::TaskInputPosted { .. } => {}
-            // Status events tell other replicas to look at the store again; this layer has
-            // no listener for them yet (the tasks extension's `notifications/tasks`).
-            Event::TaskStatus { .. } => {}
+            Event::TaskInputPosted { task_id } => self.collect_input_here(task_id),
+            // Listen streams on this replica hear it; waiting requests look again.
+            Event::TaskStatus { task_id, .. } => {
+                if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                    let (tasks, id) = (self.inner.tasks.clone(), task_id.clone());
+                    rt.spawn(async move { tasks.on_task_status(&id).await });
+                }
+            }
+        }
+    }
+
+    /// Collects the input another replica posted for `task_id`, if it runs here.
+    fn collect_input_here(&self, task_id: &str) {
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let (tasks, id) = (self.inner.tasks.clone(), task_id.to_owned());
+            rt.spawn(async move { tasks.collect_input(&id).await });
         }
     }
 }
@@ -146,7 +161,8 @@ async fn pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<Event>) {
 }
 
 /// Acts on what the task store reports from other replicas (seen at a lease renewal)
-/// while the server exists: cancels the tasks whose cancellation was requested.
+/// while the server exists: cancels the tasks whose cancellation was requested, collects
+/// the input posted for them.
 async fn notice_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<TaskNotice>) {
     loop {
         let notice = match rx.recv().await {
@@ -165,9 +181,8 @@ async fn notice_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<Task
         };
         match notice {
             TaskNotice::CancelRequested(id) => ServerHandle { inner }.cancel_here(&id),
-            // Posted input is for the tasks extension's engine, which collects it with
-            // `TaskStore::take_input`; the 2025 task API has no input to deliver.
-            TaskNotice::InputPosted(_) => {}
+            // For a task of the extension running here (the 2025 task API has no input).
+            TaskNotice::InputPosted(id) => ServerHandle { inner }.collect_input_here(&id),
         }
     }
 }

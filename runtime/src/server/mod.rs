@@ -409,6 +409,9 @@ impl Server {
                 inner
                     .tasks
                     .set_resumer(Arc::new(resume::Resume(Arc::downgrade(&inner))));
+                if let Some(bus) = &inner.bus {
+                    inner.tasks.set_bus(bus.bus.clone());
+                }
                 let handle = ServerHandle { inner };
                 handle.start_pump();
                 Ok(handle)

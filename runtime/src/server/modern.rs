@@ -414,9 +414,13 @@ impl ServerSession {
         };
         // `notifications/tasks`: each task's state now, then every change.
         let tag = |detail: Value| self.listen.get().and_then(|l| l.tag(Some(detail)));
+        // The last state sent per task: a change heard twice (the bus brings the state as it
+        // is when the event is read) is sent once.
+        let mut sent: std::collections::HashMap<String, Value> = Default::default();
         for id in &task_ids {
             let tasks = &self.server.inner.tasks;
             if let Some(detail) = tasks.extension_detail(id, owner.as_deref()).await {
+                sent.insert(id.clone(), detail.clone());
                 self.peer
                     .notify(TASK_STATUS_NOTIFICATION, tag(detail), None)
                     .await;
@@ -425,6 +429,10 @@ impl ServerSession {
         loop {
             match statuses.recv().await {
                 Ok((id, detail)) if task_ids.contains(&id) => {
+                    if sent.get(&id) == Some(&detail) {
+                        continue;
+                    }
+                    sent.insert(id, detail.clone());
                     self.peer
                         .notify(TASK_STATUS_NOTIFICATION, tag(detail), None)
                         .await;

@@ -6,6 +6,7 @@
 use super::store::{InMemoryTaskStore, TaskOutcome, TaskRecord, TaskStore};
 use super::{RELATED_TASK_META, TaskOptions};
 use crate::context::TaskScope;
+use crate::events::{Event, EventBus};
 use crate::on_demand::OnDemand;
 use crate::peer::Peer;
 use crate::peer::sync::lock;
@@ -180,6 +181,14 @@ pub(crate) struct TaskEngine {
     pub(super) statuses: tokio::sync::broadcast::Sender<(String, Value)>,
     /// How the server restarts an extension task another process left behind.
     pub(super) resumer: std::sync::OnceLock<Arc<dyn super::extension::Resumer>>,
+    /// The bus shared with the other replicas, if the server has one: status changes,
+    /// posted input and cancellation requests travel on it.
+    pub(super) bus: std::sync::OnceLock<Arc<dyn EventBus>>,
+    /// The ids of tasks whose status changed anywhere (from the bus), for requests waiting
+    /// on a task another replica runs.
+    pub(super) changes: tokio::sync::broadcast::Sender<String>,
+    /// The loop taking over the tasks of replicas that died (shared stores only).
+    adopter: std::sync::atomic::AtomicBool,
     last_purge: AtomicU64,
     expiries: Arc<Expiries>,
 }
@@ -260,6 +269,9 @@ impl TaskEngine {
             extension: Mutex::new(HashMap::new()),
             statuses: tokio::sync::broadcast::channel(256).0,
             resumer: std::sync::OnceLock::new(),
+            bus: std::sync::OnceLock::new(),
+            changes: tokio::sync::broadcast::channel(256).0,
+            adopter: std::sync::atomic::AtomicBool::new(false),
             last_purge: AtomicU64::new(0),
             expiries: Arc::default(),
         })
@@ -275,6 +287,114 @@ impl TaskEngine {
 
     pub(super) fn store(&self) -> Arc<dyn TaskStore> {
         self.store.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Sends task events to the other replicas through `bus` (set once, when the server is
+    /// built).
+    pub(crate) fn set_bus(&self, bus: Arc<dyn EventBus>) {
+        let _ = self.bus.set(bus);
+    }
+
+    /// Publishes `event` on the bus. Returns `false` when there is no bus or it failed (the
+    /// caller then acts locally; the store stays the truth either way).
+    pub(super) async fn signal(&self, event: Event) -> bool {
+        let Some(bus) = self.bus.get() else {
+            return false;
+        };
+        match bus.publish(event.clone()).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, ?event, "could not publish a task event");
+                false
+            }
+        }
+    }
+
+    /// Tells every replica that `record`'s task changed status (`Event::TaskStatus`), so
+    /// their `notifications/tasks` listeners hear it. Without a bus (or when it fails),
+    /// this process's listeners hear it directly.
+    pub(super) async fn announce(&self, record: &TaskRecord) {
+        let event = Event::TaskStatus {
+            task_id: record.task.task_id.clone(),
+            status: status_name(record.task.status).to_owned(),
+        };
+        if !self.signal(event).await {
+            let _ = self.statuses.send((
+                record.task.task_id.clone(),
+                super::extension::detailed(record),
+            ));
+        }
+    }
+
+    /// A task's status changed on some replica (an `Event::TaskStatus` off the bus, this
+    /// replica's own included): wakes the requests waiting on it, and hands its current
+    /// state to this process's `notifications/tasks` listeners, if any.
+    pub(crate) async fn on_task_status(self: &Arc<Self>, task_id: &str) {
+        let _ = self.changes.send(task_id.to_owned());
+        if self.statuses.receiver_count() == 0 {
+            return;
+        }
+        let running = lock(&self.extension).get(task_id).cloned();
+        let detail = match running {
+            Some(running) => Some(super::extension::detailed(&*running.record.lock().await)),
+            None => match self.store().get(task_id).await {
+                Ok(record) => record.map(|r| super::extension::detailed(&r)),
+                Err(e) => {
+                    tracing::warn!(task = %task_id, error = %e, "could not read a task that changed");
+                    None
+                }
+            },
+        };
+        if let Some(detail) = detail {
+            let _ = self.statuses.send((task_id.to_owned(), detail));
+        }
+    }
+
+    /// Starts, once, the loop that takes over the tasks of replicas that died, if the
+    /// store is shared ([`TaskStore::adoption_interval`]). Needs a runtime.
+    pub(crate) fn start_adopter(self: &Arc<Self>) {
+        let Some(every) = self.store().adoption_interval() else {
+            return;
+        };
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if self.adopter.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let engine = Arc::downgrade(self);
+        rt.spawn(async move {
+            let mut tick = tokio::time::interval(every.max(Duration::from_millis(10)));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(engine) = engine.upgrade() else {
+                    return;
+                };
+                engine.adopt_expired().await;
+            }
+        });
+    }
+
+    /// Takes over every task whose holder stopped renewing its lease: resumes it by replay,
+    /// or settles it (cancelled if that was asked, else failed).
+    async fn adopt_expired(self: &Arc<Self>) {
+        while self.running() < self.options.max_running {
+            match self.store().claim_expired().await {
+                Ok(Some(claim)) => {
+                    let id = claim.record.task.task_id.clone();
+                    tracing::info!(task = %id, "taking over a task whose replica stopped");
+                    if let Err(e) = self.adopt(claim.record, claim.cancel_requested).await {
+                        tracing::warn!(task = %id, error = %e.message, "could not take over a task");
+                    }
+                }
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not look for tasks to take over");
+                    return;
+                }
+            }
+        }
     }
 
     /// Tasks running in this process (of both eras).
@@ -475,8 +595,11 @@ impl TaskEngine {
             resume: None,
             owner: live.owner.clone(),
         };
-        if let Err(e) = self.store().put(record).await {
-            tracing::error!(task = %live.id, error = %e, "could not store a task transition");
+        match self.store().put(record.clone()).await {
+            Ok(()) => self.announce_legacy(&record).await,
+            Err(e) => {
+                tracing::error!(task = %live.id, error = %e, "could not store a task transition")
+            }
         }
         live.status.send_replace(status);
         if let Some(peer) = live.peer.upgrade() {
@@ -485,6 +608,18 @@ impl TaskEngine {
                 .await;
         }
         Some(task.clone())
+    }
+
+    /// Publishes a 2025-11-25 task's status change on the bus, if there is one (its own
+    /// session hears `notifications/tasks/status` directly).
+    async fn announce_legacy(&self, record: &TaskRecord) {
+        if self.bus.get().is_some() {
+            self.signal(Event::TaskStatus {
+                task_id: record.task.task_id.clone(),
+                status: status_name(record.task.status).to_owned(),
+            })
+            .await;
+        }
     }
 
     /// Puts the task in `input_required` while it has server→client requests outstanding,
@@ -554,8 +689,9 @@ impl TaskEngine {
         record.task.last_updated_at = timestamp();
         record.outcome = Some(TaskOutcome::Error(ErrorObject::internal(message)));
         match self.store().put(record.clone()).await {
+            Ok(()) => self.announce(&record).await,
             // It finished meanwhile: the store kept the terminal record, which wins.
-            Ok(()) | Err(super::TaskStoreError::Terminal(_)) => {}
+            Err(super::TaskStoreError::Terminal(_)) => {}
             Err(e) => return Err(store_error(e)),
         }
         // A shared store may not have written it (the task is leased to a live replica, or

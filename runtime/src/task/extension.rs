@@ -108,7 +108,7 @@ pub(crate) struct Running {
     /// The call, for the replay record (`None`: the task is not resumable).
     call: Option<Value>,
     /// The record as stored; holding the lock serialises the task's writes.
-    record: tokio::sync::Mutex<TaskRecord>,
+    pub(super) record: tokio::sync::Mutex<TaskRecord>,
 }
 
 /// The wire name of a status.
@@ -437,8 +437,9 @@ impl TaskEngine {
         next.resume = resume;
         match self.store().put(next.clone()).await {
             Ok(()) => {
-                self.publish(&next);
-                *record = next;
+                *record = next.clone();
+                drop(record);
+                self.announce(&next).await;
             }
             Err(e) => {
                 tracing::error!(task = %record.task.task_id, error = %e, "could not store a task change")
@@ -467,20 +468,14 @@ impl TaskEngine {
         next.outcome = outcome;
         match self.store().put(next.clone()).await {
             Ok(()) => {
-                self.publish(&next);
-                *record = next;
+                *record = next.clone();
+                drop(record);
+                self.announce(&next).await;
             }
             Err(e) => {
                 tracing::error!(task = %record.task.task_id, error = %e, "could not store a task's end")
             }
         }
-    }
-
-    /// Tells the listening streams about a task's new state.
-    fn publish(&self, record: &TaskRecord) {
-        let _ = self
-            .statuses
-            .send((record.task.task_id.clone(), detailed(record)));
     }
 
     /// Every later change of an extension task, as `(task id, DetailedTask)`.
@@ -496,7 +491,7 @@ impl TaskEngine {
     ) -> Option<Value> {
         match self.find(id, owner).await.ok()? {
             Found::Running(running) => Some(detailed(&*running.record.lock().await)),
-            Found::Stored(record) => Some(detailed(&record)),
+            Found::Stored(record) | Found::Elsewhere(record) => Some(detailed(&record)),
         }
     }
 
@@ -522,7 +517,7 @@ impl TaskEngine {
         let found = self.find_any(id).await?;
         let task_owner = match &found {
             Found::Running(running) => running.record.lock().await.owner.clone(),
-            Found::Stored(record) => record.owner.clone(),
+            Found::Stored(record) | Found::Elsewhere(record) => record.owner.clone(),
         };
         if task_owner.as_deref() != owner {
             return Err(not_found(id));
@@ -530,9 +525,14 @@ impl TaskEngine {
         Ok(found)
     }
 
-    /// The task `id`: running here (perhaps resumed just now), or its stored record (not
-    /// found if unknown or expired; a task no process runs and that cannot be resumed is
-    /// settled as failed).
+    /// The task `id`: running here (perhaps resumed just now), running on another replica
+    /// (its stored record), or its stored record (not found if unknown or expired; a task no
+    /// process runs and that cannot be resumed is settled as failed).
+    ///
+    /// A task that is not finished and does not run here is claimed first
+    /// ([`TaskStore::claim`](super::TaskStore::claim)): only the process that gets its lease
+    /// resumes it, so exactly one replica runs it; while another live replica holds it, it
+    /// is answered from the store.
     async fn find_any(self: &Arc<Self>, id: &str) -> Result<Found, ErrorObject> {
         if let Some(running) = self.running_extension(id) {
             return Ok(Found::Running(running));
@@ -553,12 +553,131 @@ impl TaskEngine {
         if let Some(running) = self.running_extension(id) {
             return Ok(Found::Running(running));
         }
+        match self
+            .store()
+            .claim(id)
+            .await
+            .map_err(ErrorObject::internal)?
+        {
+            Some(claim) => self.adopt(claim.record, claim.cancel_requested).await,
+            // A live replica runs it (or it finished just now): the record read above is
+            // its state as of this request (a finished task ignores answers and
+            // cancellation, which the store checks).
+            None => Ok(Found::Elsewhere(Box::new(record))),
+        }
+    }
+
+    /// Runs here a task whose lease this process just took (its holder died, or the store
+    /// has one process): cancelled if that was asked, else resumed by replay, else (no
+    /// usable replay record: a 2025-11-25 task, other keys, a tool that is gone) failed.
+    pub(super) async fn adopt(
+        self: &Arc<Self>,
+        record: TaskRecord,
+        cancel_requested: bool,
+    ) -> Result<Found, ErrorObject> {
+        let id = record.task.task_id.clone();
+        if let Some(running) = self.running_extension(&id) {
+            return Ok(Found::Running(running));
+        }
+        if cancel_requested {
+            let mut next = record.clone();
+            next.task.status = TaskStatus::Cancelled;
+            next.task.status_message = Some("The task was cancelled by request.".into());
+            next.task.last_updated_at = timestamp();
+            next.input_requests = None;
+            next.resume = None;
+            next.outcome = None;
+            return match self.store().put(next.clone()).await {
+                Ok(()) => {
+                    self.announce(&next).await;
+                    Ok(Found::Stored(Box::new(next)))
+                }
+                Err(super::TaskStoreError::Terminal(_)) => Ok(Found::Stored(Box::new(
+                    self.store()
+                        .get(&id)
+                        .await
+                        .map_err(ErrorObject::internal)?
+                        .unwrap_or(record),
+                ))),
+                Err(e) => Err(ErrorObject::internal(e)),
+            };
+        }
         if record.resume.is_some()
             && let Some(running) = self.resume(&record).await
         {
+            // Answers posted while nobody ran it wait in the store.
+            self.collect_input(&id).await;
             return Ok(Found::Running(running));
         }
         Ok(Found::Stored(Box::new(self.settle_orphan(record).await?)))
+    }
+
+    /// Delivers the `inputResponses` another replica left in the store for task `id`, if
+    /// it runs here (an `Event::TaskInputPosted`, or the store's notice at a lease renewal).
+    pub(crate) async fn collect_input(self: &Arc<Self>, id: &str) {
+        let Some(running) = self.running_extension(id) else {
+            return;
+        };
+        match self.store().take_input(id).await {
+            Ok(Some(responses)) => {
+                running.rounds.answer(&responses);
+                self.sync_questions(&running).await;
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(task = %id, error = %e, "could not collect posted input"),
+        }
+    }
+
+    /// Cancels task `id` of the extension if it runs here; returns whether it does.
+    pub(crate) fn cancel_extension_here(&self, id: &str) -> bool {
+        match self.running_extension(id) {
+            Some(running) => {
+                running.cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Waits (a bounded time) until the task `id`, which another replica runs, no longer
+    /// waits on any of `keys`: its holder took the answers posted for it. Wakes on the
+    /// bus's status events; without a bus it does not wait.
+    async fn await_answered(&self, id: &str, keys: &[String]) {
+        if self.bus.get().is_none() {
+            return;
+        }
+        let mut changes = self.changes.subscribe();
+        let check = async {
+            loop {
+                match self.store().get(id).await {
+                    Ok(Some(record))
+                        if record.is_terminal()
+                            || !record
+                                .input_requests
+                                .as_ref()
+                                .is_some_and(|r| keys.iter().any(|k| r.contains_key(k))) =>
+                    {
+                        return;
+                    }
+                    Ok(Some(_)) => {}
+                    Ok(None) | Err(_) => return,
+                }
+                loop {
+                    match changes.recv().await {
+                        Ok(changed) if changed == id => break,
+                        Ok(_) => {}
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                    }
+                }
+            }
+        };
+        if tokio::time::timeout(REMOTE_ANSWER_WAIT, check)
+            .await
+            .is_err()
+        {
+            tracing::debug!(task = %id, "the replica running the task has not taken its answers yet");
+        }
     }
 
     /// `tasks/get`: the task with its inline result, error or `inputRequests`.
@@ -570,7 +689,7 @@ impl TaskEngine {
         let id = task_id_param(&params)?;
         Ok(match self.find(&id, owner).await? {
             Found::Running(running) => detailed(&*running.record.lock().await),
-            Found::Stored(record) => detailed(&record),
+            Found::Stored(record) | Found::Elsewhere(record) => detailed(&record),
         })
     }
 
@@ -591,11 +710,38 @@ impl TaskEngine {
                 ));
             }
         };
-        // A finished task ignores answers.
-        if let Found::Running(running) = self.find(&id, owner).await?
-            && !running.rounds.answer(&responses).is_empty()
-        {
-            self.sync_questions(&running).await;
+        match self.find(&id, owner).await? {
+            Found::Running(running) => {
+                if !running.rounds.answer(&responses).is_empty() {
+                    self.sync_questions(&running).await;
+                }
+            }
+            // Another replica runs it: the answers to its questions go through the store,
+            // and the bus tells the holder to collect them.
+            Found::Elsewhere(record) => {
+                let asked = record.input_requests.unwrap_or_default();
+                let answers: JsonObject = responses
+                    .into_iter()
+                    .filter(|(key, _)| asked.contains_key(key))
+                    .collect();
+                if !answers.is_empty() {
+                    let keys: Vec<String> = answers.keys().cloned().collect();
+                    if self
+                        .store()
+                        .post_input(&id, answers)
+                        .await
+                        .map_err(ErrorObject::internal)?
+                    {
+                        self.signal(crate::events::Event::TaskInputPosted {
+                            task_id: id.clone(),
+                        })
+                        .await;
+                        self.await_answered(&id, &keys).await;
+                    }
+                }
+            }
+            // A finished task ignores answers.
+            Found::Stored(_) => {}
         }
         Ok(json!({}))
     }
@@ -607,8 +753,23 @@ impl TaskEngine {
         owner: Option<&str>,
     ) -> Result<Value, ErrorObject> {
         let id = task_id_param(&params)?;
-        if let Found::Running(running) = self.find(&id, owner).await? {
-            running.cancel.cancel();
+        match self.find(&id, owner).await? {
+            Found::Running(running) => running.cancel.cancel(),
+            // The holder sees the store's flag at its next renewal, the bus's event at once.
+            Found::Elsewhere(_) => {
+                if self
+                    .store()
+                    .request_cancel(&id)
+                    .await
+                    .map_err(ErrorObject::internal)?
+                {
+                    self.signal(crate::events::Event::TaskCancelRequested {
+                        task_id: id.clone(),
+                    })
+                    .await;
+                }
+            }
+            Found::Stored(_) => {}
         }
         Ok(json!({}))
     }
@@ -620,7 +781,15 @@ impl TaskEngine {
 }
 
 /// Where a task was found.
-enum Found {
+pub(super) enum Found {
+    /// Running in this process.
     Running(Arc<Running>),
+    /// Finished (or settled): its stored record.
     Stored(Box<TaskRecord>),
+    /// Running on another live replica: its stored record.
+    Elsewhere(Box<TaskRecord>),
 }
+
+/// How long a `tasks/update` taken by one replica waits for the replica running the task
+/// to take the answers, so a `tasks/get` after the acknowledgement sees them taken.
+const REMOTE_ANSWER_WAIT: Duration = Duration::from_secs(2);

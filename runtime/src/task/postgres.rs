@@ -703,6 +703,12 @@ impl TaskStore for PostgresTaskStore {
         })
     }
 
+    /// Every third of the lease: a dead replica's tasks are taken over within about
+    /// 1⅓ leases of its death.
+    fn adoption_interval(&self) -> Option<Duration> {
+        Some(self.inner.lease / 3)
+    }
+
     fn notices(&self) -> Option<broadcast::Receiver<TaskNotice>> {
         Some(self.inner.notices.subscribe())
     }

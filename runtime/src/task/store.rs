@@ -256,6 +256,14 @@ pub trait TaskStore: Send + Sync + 'static {
         Box::pin(async { Ok(None) })
     }
 
+    /// How often a process should look for tasks whose holder died
+    /// ([`claim_expired`](Self::claim_expired)) to resume or settle them, even when nobody
+    /// asks about them. `None` (the default): never — the store has one process, which
+    /// finds its leftovers when they are asked about.
+    fn adoption_interval(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// News for the tasks this process holds, from other processes: a cancellation was
     /// requested, or input was posted. Each is announced once. `None` (the default):
     /// nothing comes from elsewhere.
