@@ -44,6 +44,8 @@ pub mod protocol;
 pub mod sampling;
 mod seal;
 mod server;
+#[cfg(feature = "skills")]
+pub mod skills;
 pub mod task;
 pub mod transport;
 

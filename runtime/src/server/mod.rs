@@ -203,6 +203,9 @@ pub(crate) struct ServerInner {
     pub(crate) state_keys: crate::seal::StateKeys,
     /// The bus shared with the other replicas, if any.
     pub(crate) bus: Option<events::Bus>,
+    /// The skills served (SEP-2640), if any.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Option<Arc<crate::skills::Skills>>,
     /// What the task store reports from other replicas, until the pump takes it.
     pub(crate) task_notices:
         Mutex<Option<tokio::sync::broadcast::Receiver<crate::task::TaskNotice>>>,
@@ -299,6 +302,8 @@ impl Server {
                 options,
                 state_keys,
                 bus: None,
+                #[cfg(feature = "skills")]
+                skills: None,
                 task_notices: Mutex::default(),
             },
             error,
@@ -390,6 +395,33 @@ impl Server {
     pub fn resource_template<M>(self, template: impl IntoResourceTemplate<M>) -> Self {
         let result = self.inner.insert_template(template.resource_template());
         self.keep_first(result)
+    }
+
+    /// Serves `skills` (SEP-2640, feature `skills`): declares the
+    /// `io.modelcontextprotocol/skills` extension, answers `skills/list`, `skills/get` and
+    /// `resources/directory/read`, and registers every skill file as a `skill://` resource.
+    /// A file whose URI is already a resource makes [`build`](Server::build) fail.
+    ///
+    /// ```
+    /// use tracksuit::skills::{Skill, Skills};
+    /// let manifest = "---\nname: greeter\ndescription: Greets people\n---\nSay hi.\n";
+    /// let skills = Skills::new().with(Skill::new("greeter", manifest)?)?;
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).skills(skills).build()?;
+    /// # let _ = server;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "skills")]
+    pub fn skills(mut self, skills: crate::skills::Skills) -> Self {
+        for (descriptor, contents) in skills.resources() {
+            let read = ResourceFn::new(descriptor, move |_ctx| {
+                let contents = contents.clone();
+                async move { Ok(crate::protocol::ReadResourceResult::new(vec![contents])) }
+            });
+            let result = self.inner.insert_resource(Arc::new(read));
+            self = self.keep_first(result);
+        }
+        self.inner.skills = Some(Arc::new(skills));
+        self
     }
 
     fn keep_first(mut self, result: Result<(), ServerError>) -> Self {
