@@ -27,6 +27,7 @@
 // The layers, lowest first (scripts/check_layers.py keeps imports pointing downwards):
 // protocol → peer → transport / client → context → features (authoring, sampling,
 // elicitation, branch, handoff) → server, task → host.
+pub mod apps;
 mod authoring;
 pub mod branch;
 mod caller;

@@ -218,6 +218,15 @@ pub enum ServerError {
     /// `TRACKSUIT_STATE_KEYS` is set but does not hold valid keys.
     #[error("TRACKSUIT_STATE_KEYS: {0}")]
     StateKeys(String),
+    /// A tool links (`_meta.ui.resourceUri`) to a `ui://` URI the server does not serve as
+    /// an MCP App (`text/html;profile=mcp-app`), or an app's URI is not `ui://`.
+    #[error("tool `{tool}` links to `{uri}`, which is not a ui:// MCP App resource of this server")]
+    UnknownUiResource {
+        /// The tool's name (empty for an app registered under another scheme).
+        tool: String,
+        /// The URI.
+        uri: String,
+    },
     /// Two items of one kind share a name (tools, prompts) or URI (resources, templates).
     #[error("a {kind} named `{name}` is already registered on this server")]
     Duplicate {
@@ -424,6 +433,37 @@ impl Server {
         self
     }
 
+    /// Serves an MCP App (SEP-1865): `app`'s HTML as a `ui://` resource of type
+    /// `text/html;profile=mcp-app`, with its CSP and permissions in `_meta.ui`. Link tools to
+    /// it with [`app_tool`](Server::app_tool). See [`apps`](crate::apps).
+    pub fn ui_resource(self, app: crate::apps::UiResource) -> Self {
+        if !app.uri().starts_with("ui://") {
+            let error = ServerError::UnknownUiResource {
+                tool: String::new(),
+                uri: app.uri().to_owned(),
+            };
+            return self.keep_first(Err(error));
+        }
+        let contents = app.contents();
+        let read = ResourceFn::new(app.descriptor(), move |_ctx| {
+            let contents = contents.clone();
+            async move { Ok(contents) }
+        });
+        let result = self.inner.insert_resource(Arc::new(read));
+        self.keep_first(result)
+    }
+
+    /// Registers `tool` linked to the MCP App at `ui_uri` (`_meta.ui.resourceUri`): a host
+    /// with Apps support renders that app next to the tool's calls. [`build`](Server::build)
+    /// fails with [`ServerError::UnknownUiResource`] unless the server serves `ui_uri` with
+    /// [`ui_resource`](Server::ui_resource) — a check every tool whose descriptor carries a
+    /// `ui://` `resourceUri` gets, however it was set.
+    pub fn app_tool<M>(self, tool: impl IntoTool<M>, ui_uri: &str) -> Self {
+        let linked = tool::UiLinked::new(tool.tool(), ui_uri);
+        let result = self.inner.insert_tool(Arc::new(linked));
+        self.keep_first(result)
+    }
+
     fn keep_first(mut self, result: Result<(), ServerError>) -> Self {
         if let Err(e) = result {
             self.error.get_or_insert(e);
@@ -433,7 +473,7 @@ impl Server {
 
     /// The server, running: the handle sessions share. Fails on the first duplicate name.
     pub fn build(self) -> Result<ServerHandle, ServerError> {
-        match self.error {
+        match self.error.or_else(|| self.inner.dangling_ui_link()) {
             Some(e) => Err(e),
             None => {
                 let inner = Arc::new(self.inner);
@@ -450,6 +490,22 @@ impl Server {
 }
 
 impl ServerInner {
+    /// The first tool linking to a `ui://` URI that is not an MCP App resource here.
+    fn dangling_ui_link(&self) -> Option<ServerError> {
+        let tools = read(&self.tools);
+        let resources = read(&self.resources);
+        tools.values().find_map(|entry| {
+            let uri = crate::apps::linked_uri(&entry.descriptor)?;
+            let served = resources
+                .get(uri)
+                .is_some_and(|r| r.descriptor.mime_type.as_deref() == Some(crate::apps::APP_MIME));
+            (uri.starts_with("ui://") && !served).then(|| ServerError::UnknownUiResource {
+                tool: entry.descriptor.name.clone(),
+                uri: uri.to_owned(),
+            })
+        })
+    }
+
     fn insert_tool(&self, item: Arc<dyn ToolHandler>) -> Result<(), ServerError> {
         let descriptor = item.descriptor();
         insert_new(
