@@ -306,6 +306,7 @@ impl ServerSession {
     /// `capabilities.extensions` of an initialize result: the extensions served besides the
     /// core (the tasks extension is modern-only and added there).
     pub(super) fn extensions(&self) -> JsonObject {
+        #[cfg_attr(not(feature = "skills"), allow(unused_mut))]
         let mut extensions = JsonObject::new();
         #[cfg(feature = "skills")]
         if self.server.inner.skills.is_some() {
