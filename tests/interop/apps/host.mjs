@@ -79,10 +79,14 @@ function form(params) {
 }
 
 async function main() {
-  const client = new Client(
-    { name: "tracksuit-apps-host", version: "1.0.0" },
-    { capabilities: { elicitation: { form: {} }, sampling: {}, extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } },
-  );
+  // ?version=2026-07-28 pins the modern era (questions travel as input_required rounds);
+  // otherwise the SDK's default handshake (2025-11-25, questions as server requests).
+  const version = new URLSearchParams(location.search).get("version");
+  const options = {
+    capabilities: { elicitation: { form: {} }, sampling: {}, extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } },
+  };
+  if (version === "2026-07-28") options.versionNegotiation = { mode: { pin: version } };
+  const client = new Client({ name: "tracksuit-apps-host", version: "1.0.0" }, options);
   let bridge = null;
   let appReady = false;
   client.setRequestHandler("sampling/createMessage", (request) => sample(request.params));
@@ -98,8 +102,9 @@ async function main() {
     log(`elicitation (${key ?? "unkeyed"}) → the generic form`);
     return form(params);
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", location.href)));
-  state.protocolVersion = client.getNegotiatedProtocolVersion?.() ?? null;
+  const transport = new StreamableHTTPClientTransport(new URL("/mcp", location.href));
+  await client.connect(transport);
+  state.protocolVersion = transport.protocolVersion ?? version ?? null;
   log(`connected to ${client.getServerVersion?.()?.name} (protocol ${state.protocolVersion ?? "?"})`);
 
   const { tools } = await client.listTools();

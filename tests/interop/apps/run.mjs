@@ -97,9 +97,10 @@ try {
       return;
     }
     if (req.url === "/favicon.ico") return res.writeHead(204).end();
-    const body = req.url === "/host.bundle.js" ? js : req.url === "/" ? page : null;
+    const at = new URL(req.url, "http://host").pathname;
+    const body = at === "/host.bundle.js" ? js : at === "/" ? page : null;
     if (body === null) return res.writeHead(404).end();
-    res.writeHead(200, { "content-type": req.url === "/" ? "text/html" : "text/javascript" });
+    res.writeHead(200, { "content-type": at === "/" ? "text/html" : "text/javascript" });
     res.end(body);
   });
   const hostPort = await freePort();
@@ -110,66 +111,92 @@ try {
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
   });
-  const tab = await browser.newPage();
-  await tab.setViewport({ width: 820, height: 520 });
-  tab.on("console", (m) => m.type() === "error" && console.log(`[page] ${m.text()}`));
-  tab.on("pageerror", (e) => console.log(`[page error] ${e.message}`));
-  await tab.goto(`http://127.0.0.1:${hostPort}/`);
-  await tab.waitForFunction(() => ["playing", "done", "failed"].includes(window.__host?.phase), { timeout: 60000 });
-  const frame = await (await tab.$("#app")).contentFrame();
+  /** One whole game on the `version` wire, its final screen saved as `shot`. */
+  const play = async (version, shot) => {
+    const ok = (cond, what, detail) => check(cond, `[${version}] ${what}`, detail);
+    const tab = await browser.newPage();
+    await tab.setViewport({ width: 820, height: 520 });
+    tab.on("console", (m) => m.type() === "error" && console.log(`[page] ${m.text()}`));
+    tab.on("pageerror", (e) => console.log(`[page error] ${e.message}`));
+    await tab.goto(`http://127.0.0.1:${hostPort}/?version=${version}`);
+    await tab.waitForFunction(() => ["playing", "done", "failed"].includes(window.__host?.phase), { timeout: 60000 });
+    const early = await tab.evaluate(() => window.__host.error);
+    if (early) throw new Error(`the host page failed: ${early}`);
+    const frame = await (await tab.$("#app")).contentFrame();
 
-  const clicks = [];
-  let mySymbol = null;
-  for (let turn = 0; turn < 9; turn++) {
-    await frame.waitForFunction(
-      () => ["your-turn", "over"].includes(document.body.dataset.phase),
-      { timeout: 60000 },
-    );
-    const phase = await frame.evaluate(() => document.body.dataset.phase);
-    if (phase === "over") break;
-    const { cells, you } = await frame.evaluate(() => ({
-      cells: [...document.querySelectorAll("#board .cell")].map((b) => b.textContent || "."),
-      you: document.getElementById("you").dataset.symbol,
+    const clicks = [];
+    let mySymbol = null;
+    for (let turn = 0; turn < 9; turn++) {
+      await frame.waitForFunction(
+        () => ["your-turn", "over"].includes(document.body.dataset.phase),
+        { timeout: 60000 },
+      );
+      const phase = await frame.evaluate(() => document.body.dataset.phase);
+      if (phase === "over") break;
+      const { cells, you } = await frame.evaluate(() => ({
+        cells: [...document.querySelectorAll("#board .cell")].map((b) => b.textContent || "."),
+        you: document.getElementById("you").dataset.symbol,
+      }));
+      mySymbol = you;
+      const pick = choose(cells, you);
+      clicks.push(pick);
+      console.log(`     the user (${you}) clicks cell ${Math.floor(pick / 3)},${pick % 3} on ${cells.join("")}`);
+      // A real mouse click on the cell; on a loaded machine the first may land before the
+      // frame has laid the board out, so it is repeated (at most 5 times) until the App
+      // reacts. The App answers once per question, so a repeat cannot answer twice.
+      const selector = `#cell-${Math.floor(pick / 3)}-${pick % 3}:not([disabled])`;
+      let answered = false;
+      for (let attempt = 0; attempt < 5 && !answered; attempt++) {
+        const cell = await frame.waitForSelector(selector, { timeout: 10000 }).catch(() => null);
+        if (cell) await cell.click().catch(() => {});
+        answered = await frame
+          .waitForFunction(() => document.body.dataset.phase !== "your-turn", { timeout: 3000 })
+          .then(() => true, () => false);
+      }
+      if (!answered) throw new Error(`the App did not take the click on ${selector}`);
+    }
+    await tab.waitForFunction(() => ["done", "failed"].includes(window.__host.phase), { timeout: 60000 });
+    await frame.waitForFunction(() => document.body.dataset.phase === "over", { timeout: 10000 });
+    mkdirSync(path.dirname(shot), { recursive: true });
+    await tab.screenshot({ path: shot });
+
+    const state = await tab.evaluate(() => window.__host);
+    const shown = await frame.evaluate(() => ({
+      cells: [...document.querySelectorAll("#board .cell")].map((b) => b.textContent || ".").join(""),
+      outcome: document.getElementById("outcome").textContent,
+      result: document.body.dataset.result,
     }));
-    mySymbol = you;
-    const pick = choose(cells, you);
-    clicks.push(pick);
-    console.log(`     the user (${you}) clicks cell ${Math.floor(pick / 3)},${pick % 3} on ${cells.join("")}`);
-    await frame.click(`#cell-${Math.floor(pick / 3)}-${pick % 3}`);
-    await frame.waitForFunction(() => document.body.dataset.phase !== "your-turn", { timeout: 10000 });
-  }
-  await tab.waitForFunction(() => ["done", "failed"].includes(window.__host.phase), { timeout: 60000 });
-  await frame.waitForFunction(() => document.body.dataset.phase === "over", { timeout: 10000 });
-  mkdirSync(path.dirname(screenshot), { recursive: true });
-  await tab.screenshot({ path: screenshot });
-
-  const state = await tab.evaluate(() => window.__host);
-  const shown = await frame.evaluate(() => ({
-    cells: [...document.querySelectorAll("#board .cell")].map((b) => b.textContent || ".").join(""),
-    outcome: document.getElementById("outcome").textContent,
-    result: document.body.dataset.result,
-  }));
-  check(state.error === null, "the host page ran without errors", state.error ?? "");
-  check(state.appMime === "text/html;profile=mcp-app", "the tool's App is a text/html;profile=mcp-app resource", state.appMime);
-  check(state.appInfo?.name === "tracksuit-tictactoe-app", "the App completed ui/initialize over the app-bridge", JSON.stringify(state.appInfo));
-  const r = state.result ?? {};
-  check(["user", "model", "draw"].includes(r.result), "the server reports a finished game", JSON.stringify(r));
-  check(state.forms === 0, "no elicitation fell back to the generic form", `forms=${state.forms}`);
-  check(state.forwarded.length === clicks.length && clicks.length > 0, "every PickMove went to the App and was answered by a click", `${state.forwarded.length} forwarded, ${clicks.length} clicks`);
-  check(state.forwarded.every((f) => typeof f.context?.board === "string" && f.context?.you === mySymbol && Array.isArray(f.context?.history)),
-    "each PickMove carried its typed context (board, you, history)");
-  const last = state.forwarded.at(-1)?.context?.history ?? [];
-  check(last.length === state.forwarded.at(-1)?.context?.board.replace(/[|.]/g, "").length, "the history matches the board it came with", JSON.stringify(last));
-  const board = (r.board ?? "").replaceAll("|", "");
-  check(board === shown.cells, "the App shows the board the server reports", `${shown.cells} vs ${board}`);
-  check(clicks.every((i) => board[i] === r.you_played), "every clicked cell holds the user's symbol on the server's board", `${clicks} on ${board}`);
-  check(r.you_played === mySymbol, "the server's you_played is the symbol the App showed", `${r.you_played} / ${mySymbol}`);
-  check(r.moves === board.replaceAll(".", "").length, "the server's move count matches the board", String(r.moves));
-  check(shown.result === r.result, "the App shows the server's outcome", shown.outcome);
-  console.log(`     outcome: ${r.result} after ${r.moves} moves (the user played ${r.you_played}); host model turns: ${state.samples}`);
-  console.log(`     screenshot: ${screenshot}`);
+    ok(state.error === null, "the host page ran without errors", state.error ?? "");
+    ok(state.appMime === "text/html;profile=mcp-app", "the tool's App is a text/html;profile=mcp-app resource", state.appMime);
+    ok(state.appInfo?.name === "tracksuit-tictactoe-app", "the App completed ui/initialize over the app-bridge", JSON.stringify(state.appInfo));
+    const r = state.result ?? {};
+    ok(["user", "model", "draw"].includes(r.result), "the server reports a finished game", JSON.stringify(r));
+    ok(state.forms === 0, "no elicitation fell back to the generic form", `forms=${state.forms}`);
+    ok(state.forwarded.length === clicks.length && clicks.length > 0, "every PickMove went to the App and was answered by a click", `${state.forwarded.length} forwarded, ${clicks.length} clicks`);
+    ok(state.forwarded.every((f) => typeof f.context?.board === "string" && f.context?.you === mySymbol && Array.isArray(f.context?.history)),
+      "each PickMove carried its typed context (board, you, history)");
+    const last = state.forwarded.at(-1)?.context?.history ?? [];
+    ok(last.length === state.forwarded.at(-1)?.context?.board.replace(/[|.]/g, "").length, "the history matches the board it came with", JSON.stringify(last));
+    const board = (r.board ?? "").replaceAll("|", "");
+    ok(board === shown.cells, "the App shows the board the server reports", `${shown.cells} vs ${board}`);
+    ok(clicks.every((i) => board[i] === r.you_played), "every clicked cell holds the user's symbol on the server's board", `${clicks} on ${board}`);
+    ok(r.you_played === mySymbol, "the server's you_played is the symbol the App showed", `${r.you_played} / ${mySymbol}`);
+    ok(r.moves === board.replaceAll(".", "").length, "the server's move count matches the board", String(r.moves));
+    ok(shown.result === r.result, "the App shows the server's outcome", shown.outcome);
+    console.log(`     [${version}] protocol ${state.protocolVersion}; outcome: ${r.result} after ${r.moves} moves (the user played ${r.you_played}); host model turns: ${state.samples}`);
+    console.log(`     screenshot: ${shot}`);
+    await tab.close();
+  };
+  // The SDK's default handshake (2025-11-25: questions as server→client requests), then the
+  // modern wire (2026-07-28: questions as input_required rounds); one screenshot each.
+  await play("2025-11-25", screenshot);
+  await play("2026-07-28", screenshot.replace(/\.png$/, "-2026-07-28.png"));
 } catch (e) {
   check(false, "the game ran to its end", String(e?.stack ?? e));
+  for (const tab of (await browser?.pages().catch(() => [])) ?? []) {
+    const state = await tab.evaluate(() => ({ host: window.__host, log: document.getElementById("log")?.innerText })).catch(() => null);
+    if (state) console.log(`     page state: ${JSON.stringify(state.host)}\n     page log:\n${state.log}`);
+  }
 } finally {
   await browser?.close().catch(() => {});
   host?.close();
