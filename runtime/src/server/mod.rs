@@ -458,6 +458,20 @@ impl Server {
     /// fails with [`ServerError::UnknownUiResource`] unless the server serves `ui_uri` with
     /// [`ui_resource`](Server::ui_resource) — a check every tool whose descriptor carries a
     /// `ui://` `resourceUri` gets, however it was set.
+    ///
+    /// ```
+    /// use tracksuit::apps::UiResource;
+    /// use tracksuit::{Server, ToolFn, protocol::{CallToolResult, Tool}};
+    /// let show = ToolFn::new(Tool::new("show", Default::default()), |_ctx, _args| async {
+    ///     Ok(CallToolResult::text("shown"))
+    /// });
+    /// let server = Server::new(tracksuit::crate_info!())
+    ///     .ui_resource(UiResource::new("ui://show/view.html", "view", "<p>view</p>"))
+    ///     .app_tool(show, "ui://show/view.html")
+    ///     .build()?;
+    /// assert_eq!(server.tool_names(), ["show"]);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn app_tool<M>(self, tool: impl IntoTool<M>, ui_uri: &str) -> Self {
         let linked = tool::UiLinked::new(tool.tool(), ui_uri);
         let result = self.inner.insert_tool(Arc::new(linked));
