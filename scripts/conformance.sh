@@ -93,7 +93,7 @@ run_extension() { # version extension-prefix [extra args]: every [extension] sce
     rm -rf "$dir"; mkdir -p "$dir"
     local scenarios
     scenarios=$(suite "$v" list --server | sed -nE "s/^ *- ($prefix-[a-z0-9-]+) \[extension\].*/\1/p")
-    echo "--- conformance $v server --scenario <each of $(echo "$scenarios" | wc -w) $prefix-* extension scenarios>"
+    echo "--- conformance $v server --scenario <each of $(echo "$scenarios" | wc -w) $prefix-* extension scenarios> $*"
     local rc=0 one
     for scenario in $scenarios; do
         set +e
@@ -109,7 +109,7 @@ run_extension() { # version extension-prefix [extra args]: every [extension] sce
         status=1
         return
     fi
-    tally "$v $prefix extension" "$dir/results" "$rc"
+    tally "$v $prefix extension${*:+ ($*)}" "$dir/results" "$rc"
 }
 
 run_suite 0.1.16
