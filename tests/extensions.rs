@@ -184,3 +184,28 @@ fn a_tool_linking_to_an_undeclared_ui_resource_fails_the_build() {
         Err(ServerError::UnknownUiResource { .. })
     ));
 }
+
+/// Shown next to the board.
+#[tracksuit::mcp_tool(meta = r#"{"ui": {"resourceUri": "ui://macro/view.html"}}"#)]
+async fn macro_linked() -> String {
+    "linked".into()
+}
+
+#[test]
+fn a_macro_tool_linked_through_meta_is_checked_too() {
+    let dangling = Server::new(Implementation::new("x", "1")).tool(macro_linked);
+    assert_eq!(
+        dangling.build().unwrap_err(),
+        ServerError::UnknownUiResource {
+            tool: "macro_linked".into(),
+            uri: "ui://macro/view.html".into()
+        }
+    );
+    let served = Server::new(Implementation::new("x", "1"))
+        .tool(macro_linked)
+        .ui_resource(UiResource::new("ui://macro/view.html", "view", "<p></p>"));
+    assert!(
+        served.build().is_ok(),
+        "declaring the app after the tool is fine"
+    );
+}
