@@ -31,6 +31,7 @@ LAYERS = {
     "transport": 3, "client": 3,                 # framing; a client on peer + transport
     "context": 4,                                # what a handler sees
     "authoring": 5, "sampling": 5, "elicitation": 5, "branch": 5, "handoff": 5,  # features
+    "skills": 5, "apps": 5,                      # extensions: Skills, MCP Apps
     "server": 6, "task": 6,                      # registries, dispatch, tasks
     "host": 7,                                   # stdio and Streamable HTTP hosts
     "__private": 8, "private": 8,                # crate root

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (two pinned versions; the newer one for both
 # protocol eras, 2025-11-25 and 2026-07-28, and for the tasks extension's scenarios, which
-# the suite lists apart as [extension] and runs one by one) against the conformance example
+# the suite lists apart as [extension] and runs one by one, as it does the skills extension's)
+# against the conformance example
 # server over Streamable HTTP, on one endpoint. Fails unless every run reports 0 failed and
 # 0 warnings.
 #
@@ -86,17 +87,17 @@ run_suite() { # version extra-args...
     grep -E "passed, [0-9]+ failed|warning" "$dir/output.txt" | grep -v "^npm warn" || true
     tally "$v" "$dir/results" "$rc"
 }
-run_extension() { # version extension-prefix: every [extension] scenario named prefix-*
-    local v=$1 prefix=$2
-    local dir="$out/$v-$prefix"
+run_extension() { # version extension-prefix [extra args]: every [extension] scenario named prefix-*
+    local v=$1 prefix=$2; shift 2
+    local dir="$out/$v-$prefix${1:+-$(echo "$*" | tr -c 'a-z0-9-\n' '_')}"
     rm -rf "$dir"; mkdir -p "$dir"
     local scenarios
     scenarios=$(suite "$v" list --server | sed -nE "s/^ *- ($prefix-[a-z0-9-]+) \[extension\].*/\1/p")
-    echo "--- conformance $v server --scenario <each of $(echo "$scenarios" | wc -w) $prefix-* extension scenarios>"
+    echo "--- conformance $v server --scenario <each of $(echo "$scenarios" | wc -w) $prefix-* extension scenarios> $*"
     local rc=0 one
     for scenario in $scenarios; do
         set +e
-        suite "$v" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" \
+        suite "$v" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" "$@" \
             -o "$dir/results" >"$dir/$scenario.txt" 2>&1
         one=$?
         set -e
@@ -108,11 +109,14 @@ run_extension() { # version extension-prefix: every [extension] scenario named p
         status=1
         return
     fi
-    tally "$v $prefix extension" "$dir/results" "$rc"
+    tally "$v $prefix extension${*:+ ($*)}" "$dir/results" "$rc"
 }
 
 run_suite 0.1.16
 run_suite 0.2.0-alpha.12 --spec-version 2025-11-25
 run_suite 0.2.0-alpha.12 --spec-version 2026-07-28
 run_extension 0.2.0-alpha.12 tasks
+# Skills (SEP-2640): on the modern wire, and forced onto 2025-11-25 (the extension serves both).
+run_extension 0.2.0-alpha.12 sep-2640-skills
+run_extension 0.2.0-alpha.12 sep-2640-skills --spec-version 2025-11-25 --force
 exit $status

@@ -44,6 +44,9 @@ section "interop: TypeScript and Python SDK clients"
 section "interop, MCP 2026-07-28: TypeScript v2, Python 2.x and rmcp clients"
 ./scripts/interop-2026.sh
 
+section "MCP Apps in headless Chromium: the TicTacToe App played by clicking cells"
+./scripts/apps.sh
+
 section "interop, authorization: oidc-provider and the TypeScript SDK client's OAuth flow"
 ./scripts/interop-auth.sh
 

@@ -27,6 +27,7 @@
 // The layers, lowest first (scripts/check_layers.py keeps imports pointing downwards):
 // protocol → peer → transport / client → context → features (authoring, sampling,
 // elicitation, branch, handoff) → server, task → host.
+pub mod apps;
 mod authoring;
 pub mod branch;
 mod caller;
@@ -44,6 +45,8 @@ pub mod protocol;
 pub mod sampling;
 mod seal;
 mod server;
+#[cfg(feature = "skills")]
+pub mod skills;
 pub mod task;
 pub mod transport;
 

@@ -969,9 +969,12 @@ fn test_tool_with_task() -> impl tracksuit::ToolHandler {
     .input_before_task_then()
 }
 
-/// The conformance server, assembled.
-fn build() -> Server {
-    Server::new(Implementation::new(
+/// The conformance server, assembled: with the skills in `examples/skills/` (SEP-2640).
+fn build() -> std::io::Result<Server> {
+    let skills =
+        tracksuit::skills::Skills::from_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/skills"))
+            .map_err(std::io::Error::other)?;
+    Ok(Server::new(Implementation::new(
         "tracksuit-conformance",
         env!("CARGO_PKG_VERSION"),
     ))
@@ -1026,6 +1029,7 @@ fn build() -> Server {
     .prompt(test_prompt_with_embedded_resource)
     .prompt(test_prompt_with_image)
     .prompt(test_input_required_result_prompt)
+    .skills(skills))
 }
 
 #[tokio::main]
@@ -1035,7 +1039,7 @@ async fn main() -> std::io::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    let server = build();
+    let server = build()?;
     if args.stdio {
         return server.serve_stdio().await;
     }

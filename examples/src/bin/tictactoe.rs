@@ -14,6 +14,10 @@
 //! when given `--model <OpenAI-compatible base URL>` (or `TRACKSUIT_MODEL_URL`); the model
 //! name and key come from `--model-name` / `OPENAI_MODEL` and `OPENAI_API_KEY`.
 //!
+//! Both games are linked to an MCP App (`ui://tictactoe/board.html`, SEP-1865): a host with
+//! Apps support renders the board next to the call and forwards `PickMove` to it, so the
+//! user answers by clicking a cell; other hosts show `PickMove`'s plain form.
+//!
 //! ```text
 //! cargo run -p tracksuit-examples --bin tictactoe              # demo: a full game, in process
 //! cargo run -p tracksuit-examples --bin tictactoe -- --model http://127.0.0.1:8080/v1
@@ -24,6 +28,7 @@
 use clap::Parser;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tracksuit::apps::UiResource;
 use tracksuit::client::Client;
 use tracksuit::host::connect_in_memory;
 use tracksuit::host::http::HttpOptions;
@@ -74,6 +79,8 @@ enum GameKeys {
         board: String,
         /// Your symbol.
         you: char,
+        /// The moves so far, oldest first (`X 1,1`).
+        history: Vec<String>,
     },
 }
 
@@ -239,6 +246,7 @@ async fn play_game(
     let mut history: Vec<SamplingMessage> = Vec::new();
     let mut moves = 0;
     let mut fallbacks = 0;
+    let mut played: Vec<String> = Vec::new();
     let mut turn = 'X';
     loop {
         if let Some(w) = board.winner() {
@@ -271,8 +279,9 @@ async fn play_game(
             };
             fallbacks += usize::from(fallback);
             board.play(cell, symbols.model);
+            played.push(format!("{} {},{}", symbols.model, cell.row, cell.col));
         } else {
-            let ask = GameKeys::pick_move(board.compact(), symbols.user);
+            let ask = GameKeys::pick_move(board.compact(), symbols.user, played.clone());
             match ctx.elicit(ask).await? {
                 Elicited::Accept { value, exchange } if board.free(value) => {
                     history.extend(
@@ -283,6 +292,7 @@ async fn play_game(
                             .messages(),
                     );
                     board.play(value, symbols.user);
+                    played.push(format!("{} {},{}", symbols.user, value.row, value.col));
                 }
                 Elicited::Accept { value, .. } => {
                     ctx.log(
@@ -564,13 +574,25 @@ async fn server_stats(ctx: &Ctx) -> String {
     json!({ "inFlight": ctx.server().in_flight_requests().saturating_sub(1) }).to_string()
 }
 
+/// The MCP App both games link to: the board, drawn from `PickMove`'s context and answered
+/// by clicking a cell (see `examples/apps/tictactoe.html`). Offline: no CSP origins.
+const BOARD_APP: &str = "ui://tictactoe/board.html";
+
 fn server() -> Server {
+    let app = UiResource::new(
+        BOARD_APP,
+        "tictactoe-board",
+        include_str!("../../apps/tictactoe.html"),
+    )
+    .description("The tic-tac-toe board: answers PickMove with a click on a cell.")
+    .prefers_border(true);
     Server::new(Implementation::new(
         "tracksuit-tictactoe",
         env!("CARGO_PKG_VERSION"),
     ))
-    .tool(TicTacToe)
-    .tool(Strategist)
+    .ui_resource(app)
+    .app_tool(TicTacToe, BOARD_APP)
+    .app_tool(Strategist, BOARD_APP)
     .tool(server_stats)
 }
 

@@ -203,6 +203,9 @@ pub(crate) struct ServerInner {
     pub(crate) state_keys: crate::seal::StateKeys,
     /// The bus shared with the other replicas, if any.
     pub(crate) bus: Option<events::Bus>,
+    /// The skills served (SEP-2640), if any.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Option<Arc<crate::skills::Skills>>,
     /// What the task store reports from other replicas, until the pump takes it.
     pub(crate) task_notices:
         Mutex<Option<tokio::sync::broadcast::Receiver<crate::task::TaskNotice>>>,
@@ -215,6 +218,15 @@ pub enum ServerError {
     /// `TRACKSUIT_STATE_KEYS` is set but does not hold valid keys.
     #[error("TRACKSUIT_STATE_KEYS: {0}")]
     StateKeys(String),
+    /// A tool links (`_meta.ui.resourceUri`) to a `ui://` URI the server does not serve as
+    /// an MCP App (`text/html;profile=mcp-app`), or an app's URI is not `ui://`.
+    #[error("tool `{tool}` links to `{uri}`, which is not a ui:// MCP App resource of this server")]
+    UnknownUiResource {
+        /// The tool's name (empty for an app registered under another scheme).
+        tool: String,
+        /// The URI.
+        uri: String,
+    },
     /// Two items of one kind share a name (tools, prompts) or URI (resources, templates).
     #[error("a {kind} named `{name}` is already registered on this server")]
     Duplicate {
@@ -299,6 +311,8 @@ impl Server {
                 options,
                 state_keys,
                 bus: None,
+                #[cfg(feature = "skills")]
+                skills: None,
                 task_notices: Mutex::default(),
             },
             error,
@@ -392,6 +406,78 @@ impl Server {
         self.keep_first(result)
     }
 
+    /// Serves `skills` (SEP-2640, feature `skills`): declares the
+    /// `io.modelcontextprotocol/skills` extension, answers `skills/list`, `skills/get` and
+    /// `resources/directory/read`, and registers every skill file as a `skill://` resource.
+    /// A file whose URI is already a resource makes [`build`](Server::build) fail.
+    ///
+    /// ```
+    /// use tracksuit::skills::{Skill, Skills};
+    /// let manifest = "---\nname: greeter\ndescription: Greets people\n---\nSay hi.\n";
+    /// let skills = Skills::new().with(Skill::new("greeter", manifest)?)?;
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).skills(skills).build()?;
+    /// # let _ = server;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "skills")]
+    pub fn skills(mut self, skills: crate::skills::Skills) -> Self {
+        for (descriptor, contents) in skills.resources() {
+            let read = ResourceFn::new(descriptor, move |_ctx| {
+                let contents = contents.clone();
+                async move { Ok(crate::protocol::ReadResourceResult::new(vec![contents])) }
+            });
+            let result = self.inner.insert_resource(Arc::new(read));
+            self = self.keep_first(result);
+        }
+        self.inner.skills = Some(Arc::new(skills));
+        self
+    }
+
+    /// Serves an MCP App (SEP-1865): `app`'s HTML as a `ui://` resource of type
+    /// `text/html;profile=mcp-app`, with its CSP and permissions in `_meta.ui`. Link tools to
+    /// it with [`app_tool`](Server::app_tool). See [`apps`](crate::apps).
+    pub fn ui_resource(self, app: crate::apps::UiResource) -> Self {
+        if !app.uri().starts_with("ui://") {
+            let error = ServerError::UnknownUiResource {
+                tool: String::new(),
+                uri: app.uri().to_owned(),
+            };
+            return self.keep_first(Err(error));
+        }
+        let contents = app.contents();
+        let read = ResourceFn::new(app.descriptor(), move |_ctx| {
+            let contents = contents.clone();
+            async move { Ok(contents) }
+        });
+        let result = self.inner.insert_resource(Arc::new(read));
+        self.keep_first(result)
+    }
+
+    /// Registers `tool` linked to the MCP App at `ui_uri` (`_meta.ui.resourceUri`): a host
+    /// with Apps support renders that app next to the tool's calls. [`build`](Server::build)
+    /// fails with [`ServerError::UnknownUiResource`] unless the server serves `ui_uri` with
+    /// [`ui_resource`](Server::ui_resource) — a check every tool whose descriptor carries a
+    /// `ui://` `resourceUri` gets, however it was set.
+    ///
+    /// ```
+    /// use tracksuit::apps::UiResource;
+    /// use tracksuit::{Server, ToolFn, protocol::{CallToolResult, Tool}};
+    /// let show = ToolFn::new(Tool::new("show", Default::default()), |_ctx, _args| async {
+    ///     Ok(CallToolResult::text("shown"))
+    /// });
+    /// let server = Server::new(tracksuit::crate_info!())
+    ///     .ui_resource(UiResource::new("ui://show/view.html", "view", "<p>view</p>"))
+    ///     .app_tool(show, "ui://show/view.html")
+    ///     .build()?;
+    /// assert_eq!(server.tool_names(), ["show"]);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn app_tool<M>(self, tool: impl IntoTool<M>, ui_uri: &str) -> Self {
+        let linked = tool::UiLinked::new(tool.tool(), ui_uri);
+        let result = self.inner.insert_tool(Arc::new(linked));
+        self.keep_first(result)
+    }
+
     fn keep_first(mut self, result: Result<(), ServerError>) -> Self {
         if let Err(e) = result {
             self.error.get_or_insert(e);
@@ -401,7 +487,7 @@ impl Server {
 
     /// The server, running: the handle sessions share. Fails on the first duplicate name.
     pub fn build(self) -> Result<ServerHandle, ServerError> {
-        match self.error {
+        match self.error.or_else(|| self.inner.dangling_ui_link()) {
             Some(e) => Err(e),
             None => {
                 let inner = Arc::new(self.inner);
@@ -421,6 +507,22 @@ impl Server {
 }
 
 impl ServerInner {
+    /// The first tool linking to a `ui://` URI that is not an MCP App resource here.
+    fn dangling_ui_link(&self) -> Option<ServerError> {
+        let tools = read(&self.tools);
+        let resources = read(&self.resources);
+        tools.values().find_map(|entry| {
+            let uri = crate::apps::linked_uri(&entry.descriptor)?;
+            let served = resources
+                .get(uri)
+                .is_some_and(|r| r.descriptor.mime_type.as_deref() == Some(crate::apps::APP_MIME));
+            (uri.starts_with("ui://") && !served).then(|| ServerError::UnknownUiResource {
+                tool: entry.descriptor.name.clone(),
+                uri: uri.to_owned(),
+            })
+        })
+    }
+
     fn insert_tool(&self, item: Arc<dyn ToolHandler>) -> Result<(), ServerError> {
         let descriptor = item.descriptor();
         insert_new(

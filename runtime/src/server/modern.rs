@@ -54,6 +54,10 @@ const METHODS: &[&str] = &[
     crate::task::TASKS_GET,
     crate::task::TASKS_UPDATE,
     crate::task::TASKS_CANCEL,
+    // Extensions' methods: `-32601` unless the server serves the extension.
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
 ];
 
 /// What a `subscriptions/listen` request opted in to.
@@ -325,7 +329,10 @@ impl ServerSession {
                             this.cacheable(v)
                         }
                     }),
-                other => Err(ErrorObject::method_not_found(other)),
+                "skills/list" | "skills/get" => this
+                    .extension_method(&method, params.as_ref())
+                    .map(|v| this.cacheable(v)),
+                other => this.extension_method(other, params.as_ref()),
             };
             outcome
                 .or_else(url_elicitations_as_input)
@@ -490,11 +497,13 @@ impl ServerSession {
     /// `_meta`), no subscribe (that is `subscriptions/listen`), no core tasks — tasks are
     /// the `io.modelcontextprotocol/tasks` extension.
     fn modern_capabilities(&self) -> ServerCapabilities {
-        let mut extra = JsonObject::new();
-        extra.insert(
-            "extensions".into(),
-            json!({ crate::task::TASKS_EXTENSION: {} }),
-        );
+        let mut extra = self.extensions();
+        let extensions = extra
+            .entry("extensions")
+            .or_insert_with(|| Value::Object(JsonObject::new()));
+        if let Value::Object(map) = extensions {
+            map.insert(crate::task::TASKS_EXTENSION.into(), json!({}));
+        }
         ServerCapabilities {
             extra,
             tools: Some(ListChangedCapability {

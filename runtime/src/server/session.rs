@@ -244,7 +244,7 @@ impl ServerSession {
                 methods::RESOURCES_UNSUBSCRIBE => this.subscribe(params, false),
                 methods::LOGGING_SET_LEVEL => this.set_level(params),
                 methods::COMPLETION_COMPLETE => this.complete(params).await,
-                other => Err(ErrorObject::method_not_found(other)),
+                other => this.extension_method(other, params.as_ref()),
             }
         };
         self.peer.serve(id, cancel, fut);
@@ -292,6 +292,7 @@ impl ServerSession {
             }),
             logging: Some(JsonObject::new()),
             completions: Some(JsonObject::new()),
+            extra: self.extensions(),
             tasks: Some(TasksCapability {
                 list: self.server.inner.tasks.options().list.then(JsonObject::new),
                 cancel: Some(JsonObject::new()),
@@ -300,6 +301,46 @@ impl ServerSession {
             }),
             ..Default::default()
         }
+    }
+
+    /// `capabilities.extensions` of an initialize result: the extensions served besides the
+    /// core (the tasks extension is modern-only and added there).
+    pub(super) fn extensions(&self) -> JsonObject {
+        #[cfg_attr(not(feature = "skills"), allow(unused_mut))]
+        let mut extensions = JsonObject::new();
+        #[cfg(feature = "skills")]
+        if self.server.inner.skills.is_some() {
+            extensions.insert(
+                crate::skills::SKILLS_EXTENSION.into(),
+                json!({ "directoryRead": true }),
+            );
+        }
+        let mut extra = JsonObject::new();
+        if !extensions.is_empty() {
+            extra.insert("extensions".into(), Value::Object(extensions));
+        }
+        extra
+    }
+
+    /// The methods of the extensions this server serves (`skills/*`,
+    /// `resources/directory/read`); `-32601` for anything else.
+    pub(super) fn extension_method(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<Value, ErrorObject> {
+        #[cfg(feature = "skills")]
+        if let Some(skills) = &self.server.inner.skills {
+            let page = self.server.inner.options.page_size;
+            match method {
+                crate::skills::SKILLS_LIST => return skills.list(params, page),
+                crate::skills::SKILLS_GET => return skills.get(params),
+                crate::skills::DIRECTORY_READ => return skills.read_directory(params, page),
+                _ => {}
+            }
+        }
+        let _ = params;
+        Err(ErrorObject::method_not_found(method))
     }
 
     /// One page of a registry's descriptors. With `hide_unauthorized`, the items `caller`

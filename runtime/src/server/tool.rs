@@ -185,3 +185,44 @@ impl<T: ServerTools> ToolSet for std::sync::Arc<T> {
         T::parts_of(self)
     }
 }
+
+/// A tool whose descriptor links it to an MCP App (`_meta.ui.resourceUri`); everything else
+/// is the wrapped tool's.
+pub(crate) struct UiLinked {
+    inner: std::sync::Arc<dyn ToolHandler>,
+    descriptor: ToolDescriptor,
+}
+
+impl UiLinked {
+    pub(crate) fn new(inner: std::sync::Arc<dyn ToolHandler>, uri: &str) -> Self {
+        let mut descriptor = inner.descriptor();
+        crate::apps::link(&mut descriptor, uri);
+        UiLinked { inner, descriptor }
+    }
+}
+
+impl ToolHandler for UiLinked {
+    fn descriptor(&self) -> ToolDescriptor {
+        self.descriptor.clone()
+    }
+
+    fn scopes(&self) -> Vec<String> {
+        self.inner.scopes()
+    }
+
+    fn call<'a>(
+        &'a self,
+        ctx: Ctx,
+        arguments: JsonObject,
+    ) -> BoxFuture<'a, Result<CallToolResult, ToolError>> {
+        self.inner.call(ctx, arguments)
+    }
+
+    fn asks_client(&self) -> bool {
+        self.inner.asks_client()
+    }
+
+    fn input_before_task(&self) -> bool {
+        self.inner.input_before_task()
+    }
+}

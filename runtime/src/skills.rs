@@ -1,0 +1,780 @@
+//! Skills (SEP-2640, the `io.modelcontextprotocol/skills` extension): folders of
+//! instructions, scripts and references an agent loads on demand, each with a `SKILL.md`
+//! manifest whose YAML frontmatter names and describes it.
+//!
+//! A [`Skills`] catalog is read from a directory ([`Skills::from_dir`]) or assembled in code
+//! ([`Skill::new`] + [`Skill::file`]) and given to a server with
+//! [`Server::skills`](crate::Server::skills). The server then
+//! - declares `capabilities.extensions["io.modelcontextprotocol/skills"]` (with
+//!   `directoryRead: true`) on both protocol eras,
+//! - answers `skills/list` (one entry per skill: its `SKILL.md` URI, the frontmatter as
+//!   JSON, and every file with its SHA-256 digest and size) and `skills/get`,
+//! - serves every file as a `skill://<skill-path>/<file>` resource (`resources/list`,
+//!   `resources/read`; `SKILL.md` as `text/markdown`, named and described by its
+//!   frontmatter), and each directory through `resources/directory/read`.
+//!
+//! ```
+//! use tracksuit::skills::{Skill, Skills};
+//! let skill = Skill::new(
+//!     "pdf-processing",
+//!     "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n",
+//! )?
+//! .file("references/FORMS.md", "# Forms\n")?;
+//! let skills = Skills::new().with(skill)?;
+//! assert_eq!(skills.uris(), ["skill://pdf-processing/SKILL.md"]);
+//! let server = tracksuit::Server::new(tracksuit::crate_info!()).skills(skills).build()?;
+//! # let _ = server;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::protocol::{
+    BlobResourceContents, ErrorObject, JsonObject, Resource, ResourceContents, TextResourceContents,
+};
+use base64::Engine as _;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// The extension's identifier, the key under `capabilities.extensions`.
+pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
+/// `skills/list`
+pub const SKILLS_LIST: &str = "skills/list";
+/// `skills/get`
+pub const SKILLS_GET: &str = "skills/get";
+/// `resources/directory/read`
+pub const DIRECTORY_READ: &str = "resources/directory/read";
+/// The MIME type of a directory in `resources/directory/read` results.
+pub const DIRECTORY_MIME: &str = "inode/directory";
+/// The manifest every skill has at its root.
+pub const MANIFEST: &str = "SKILL.md";
+/// Files one skill may hold (the extension's SHOULD NOT exceed, enforced).
+pub const MAX_FILES: usize = 512;
+/// Bytes one skill may hold in total (16 MiB; the extension's SHOULD NOT exceed, enforced).
+pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why a skill or catalog could not be assembled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("skill `{skill}`: {reason}")]
+pub struct SkillError {
+    /// The skill path (or file path) concerned.
+    pub skill: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl SkillError {
+    fn new(skill: &str, reason: impl Into<String>) -> Self {
+        SkillError {
+            skill: skill.to_owned(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// One file of a skill.
+#[derive(Debug, Clone)]
+struct SkillFile {
+    /// Relative to the skill's root, `/`-separated (`SKILL.md`, `references/FORMS.md`).
+    path: String,
+    bytes: Vec<u8>,
+    mime: &'static str,
+    digest: String,
+}
+
+impl SkillFile {
+    fn new(path: String, bytes: Vec<u8>) -> Self {
+        let digest = Sha256::digest(&bytes)
+            .iter()
+            .fold(String::with_capacity(71), |mut s, b| {
+                use std::fmt::Write;
+                let _ = write!(s, "{b:02x}");
+                s
+            });
+        SkillFile {
+            mime: mime_of(&path),
+            digest: format!("sha256:{digest}"),
+            path,
+            bytes,
+        }
+    }
+}
+
+/// One skill: a `SKILL.md` and the files beside it, served under
+/// `skill://<skill-path>/`. The skill path's last segment is the skill's name and must equal
+/// the frontmatter's `name`.
+#[derive(Debug, Clone)]
+pub struct Skill {
+    path: String,
+    frontmatter: JsonObject,
+    files: Vec<SkillFile>,
+}
+
+impl Skill {
+    /// A skill at `skill_path` (e.g. `pdf-processing` or `acme/pdf-processing`) whose
+    /// `SKILL.md` is `manifest`. Fails unless the manifest starts with YAML frontmatter
+    /// holding a `name` (equal to the path's last segment, 1-64 lowercase letters, digits and
+    /// single hyphens) and a `description`.
+    pub fn new(
+        skill_path: impl Into<String>,
+        manifest: impl Into<String>,
+    ) -> Result<Self, SkillError> {
+        let path: String = skill_path.into();
+        let manifest: String = manifest.into();
+        let segments: Vec<&str> = path.split('/').collect();
+        if segments.iter().any(|s| !valid_segment(s)) {
+            return Err(SkillError::new(
+                &path,
+                "the skill path must be non-empty `/`-separated segments of URI-safe characters",
+            ));
+        }
+        let frontmatter = frontmatter(&manifest).map_err(|e| SkillError::new(&path, e))?;
+        let name = frontmatter
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if !valid_name(name) {
+            return Err(SkillError::new(
+                &path,
+                format!(
+                    "frontmatter `name` {name:?} must be 1-64 lowercase letters, digits and single hyphens"
+                ),
+            ));
+        }
+        if segments.last() != Some(&name) {
+            return Err(SkillError::new(
+                &path,
+                format!(
+                    "the last segment of the skill path must equal the frontmatter name {name:?}"
+                ),
+            ));
+        }
+        match frontmatter.get("description").and_then(Value::as_str) {
+            Some(d) if !d.is_empty() => {}
+            _ => {
+                return Err(SkillError::new(
+                    &path,
+                    "frontmatter `description` is required",
+                ));
+            }
+        }
+        Ok(Skill {
+            frontmatter,
+            files: vec![SkillFile::new(MANIFEST.into(), manifest.into_bytes())],
+            path,
+        })
+    }
+
+    /// Adds a file at `relative` (`/`-separated, below the skill's root), e.g. a reference
+    /// or a script. Fails on a path that leaves the skill, a second file at one path, or a
+    /// skill over [`MAX_FILES`] files or [`MAX_BYTES`] bytes.
+    pub fn file(
+        mut self,
+        relative: impl Into<String>,
+        bytes: impl Into<Vec<u8>>,
+    ) -> Result<Self, SkillError> {
+        let relative: String = relative.into();
+        if relative
+            .split('/')
+            .any(|s| !valid_segment(s) || s == "." || s == "..")
+        {
+            return Err(SkillError::new(
+                &self.path,
+                format!("file path {relative:?} must stay inside the skill"),
+            ));
+        }
+        if self.files.iter().any(|f| {
+            f.path == relative
+                || relative.starts_with(&format!("{}/", f.path))
+                || f.path.starts_with(&format!("{relative}/"))
+        }) {
+            return Err(SkillError::new(
+                &self.path,
+                format!("file path {relative:?} is taken"),
+            ));
+        }
+        let file = SkillFile::new(relative, bytes.into());
+        let total: u64 =
+            self.files.iter().map(|f| f.bytes.len() as u64).sum::<u64>() + file.bytes.len() as u64;
+        if self.files.len() + 1 > MAX_FILES || total > MAX_BYTES {
+            return Err(SkillError::new(
+                &self.path,
+                format!("a skill holds at most {MAX_FILES} files and {MAX_BYTES} bytes"),
+            ));
+        }
+        self.files.push(file);
+        Ok(self)
+    }
+
+    /// Reads the skill in directory `dir` (its `SKILL.md` and every file below it), served
+    /// at `skill_path`.
+    pub fn from_dir(
+        skill_path: impl Into<String>,
+        dir: impl AsRef<Path>,
+    ) -> Result<Self, SkillError> {
+        let path: String = skill_path.into();
+        let dir = dir.as_ref();
+        let io =
+            |e: std::io::Error, p: &Path| SkillError::new(&path, format!("{}: {e}", p.display()));
+        let manifest_path = dir.join(MANIFEST);
+        let manifest =
+            std::fs::read_to_string(&manifest_path).map_err(|e| io(e, &manifest_path))?;
+        let mut skill = Skill::new(path.clone(), manifest)?;
+        let mut files = Vec::new();
+        walk(dir, "", &mut files).map_err(|(e, p)| io(e, &p))?;
+        files.sort();
+        for relative in files {
+            if relative == MANIFEST {
+                continue;
+            }
+            let full = dir.join(&relative);
+            let bytes = std::fs::read(&full).map_err(|e| io(e, &full))?;
+            skill = skill.file(relative, bytes)?;
+        }
+        Ok(skill)
+    }
+
+    /// The skill's name (its frontmatter `name`).
+    pub fn name(&self) -> &str {
+        self.frontmatter
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// The skill path (`skill://<skill-path>/SKILL.md`).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The URI of its `SKILL.md`, which identifies the skill.
+    pub fn uri(&self) -> String {
+        format!("skill://{}/{MANIFEST}", self.path)
+    }
+
+    /// The frontmatter of its `SKILL.md`, as JSON.
+    pub fn frontmatter(&self) -> &JsonObject {
+        &self.frontmatter
+    }
+
+    fn file_uri(&self, file: &SkillFile) -> String {
+        format!("skill://{}/{}", self.path, file.path)
+    }
+
+    /// The `skills/list` entry.
+    fn entry(&self) -> Value {
+        let resources: Vec<Value> = self
+            .files
+            .iter()
+            .map(|f| json!({ "uri": self.file_uri(f), "digest": f.digest, "size": f.bytes.len() }))
+            .collect();
+        json!({ "uri": self.uri(), "frontmatter": self.frontmatter, "resources": resources })
+    }
+
+    /// Every file as a resource: its descriptor and its contents.
+    fn resources(&self) -> Vec<(Resource, ResourceContents)> {
+        self.files
+            .iter()
+            .map(|f| {
+                let uri = self.file_uri(f);
+                let mut descriptor = Resource::new(uri.clone(), f.path.clone());
+                descriptor.mime_type = Some(f.mime.into());
+                descriptor.size = Some(f.bytes.len() as u64);
+                if f.path == MANIFEST {
+                    descriptor.name = self.name().to_owned();
+                    descriptor.description = self
+                        .frontmatter
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                }
+                let contents = match std::str::from_utf8(&f.bytes) {
+                    Ok(text) => ResourceContents::Text(TextResourceContents {
+                        uri,
+                        mime_type: Some(f.mime.into()),
+                        text: text.to_owned(),
+                        meta: None,
+                    }),
+                    Err(_) => ResourceContents::Blob(BlobResourceContents {
+                        uri,
+                        mime_type: Some(f.mime.into()),
+                        blob: base64::engine::general_purpose::STANDARD.encode(&f.bytes),
+                        meta: None,
+                    }),
+                };
+                (descriptor, contents)
+            })
+            .collect()
+    }
+
+    /// The direct children of directory `dir` (`""` is the skill's root), if it is one.
+    fn children(&self, dir: &str) -> Option<Vec<Value>> {
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let mut out: Vec<Value> = Vec::new();
+        let mut seen_dirs: Vec<&str> = Vec::new();
+        let mut any = false;
+        for f in &self.files {
+            let Some(rest) = f.path.strip_prefix(&prefix) else {
+                continue;
+            };
+            any = true;
+            match rest.split_once('/') {
+                None => out.push(json!({
+                    "uri": self.file_uri(f),
+                    "name": rest,
+                    "mimeType": f.mime,
+                    "size": f.bytes.len(),
+                })),
+                Some((sub, _)) if !seen_dirs.contains(&sub) => {
+                    seen_dirs.push(sub);
+                    out.push(json!({
+                        "uri": format!("skill://{}/{prefix}{sub}", self.path),
+                        "name": sub,
+                        "mimeType": DIRECTORY_MIME,
+                    }));
+                }
+                Some(_) => {}
+            }
+        }
+        any.then_some(out)
+    }
+}
+
+/// The skills a server serves.
+#[derive(Debug, Clone, Default)]
+pub struct Skills {
+    skills: Vec<Skill>,
+}
+
+impl Skills {
+    /// An empty catalog.
+    pub fn new() -> Self {
+        Skills::default()
+    }
+
+    /// Adds `skill`; two skills at one path are an error.
+    pub fn with(mut self, skill: Skill) -> Result<Self, SkillError> {
+        if self.skills.iter().any(|s| s.path == skill.path) {
+            return Err(SkillError::new(&skill.path, "served twice"));
+        }
+        self.skills.push(skill);
+        Ok(self)
+    }
+
+    /// Every skill below `root`: each directory holding a `SKILL.md` is a skill whose path is
+    /// the directory's path relative to `root` (`root/pdf-processing/SKILL.md` is
+    /// `skill://pdf-processing/SKILL.md`); its files are everything below it. Skills are
+    /// listed in path order.
+    pub fn from_dir(root: impl AsRef<Path>) -> Result<Self, SkillError> {
+        let root = root.as_ref();
+        let mut dirs = Vec::new();
+        find_skills(root, "", &mut dirs).map_err(|(e, p)| {
+            SkillError::new(&root.display().to_string(), format!("{}: {e}", p.display()))
+        })?;
+        dirs.sort();
+        let mut skills = Skills::new();
+        for relative in dirs {
+            let skill = Skill::from_dir(relative.clone(), root.join(&relative))?;
+            skills = skills.with(skill)?;
+        }
+        Ok(skills)
+    }
+
+    /// The URIs of the skills' `SKILL.md`, in listing order.
+    pub fn uris(&self) -> Vec<String> {
+        self.skills.iter().map(Skill::uri).collect()
+    }
+
+    /// The skills, in listing order.
+    pub fn iter(&self) -> impl Iterator<Item = &Skill> {
+        self.skills.iter()
+    }
+
+    /// Every file of every skill as a resource (descriptor and contents).
+    pub(crate) fn resources(&self) -> Vec<(Resource, ResourceContents)> {
+        self.skills.iter().flat_map(Skill::resources).collect()
+    }
+
+    /// `skills/list`: a page of entries (`page_size` skills; an entry is never split).
+    pub(crate) fn list(
+        &self,
+        params: Option<&Value>,
+        page_size: usize,
+    ) -> Result<Value, ErrorObject> {
+        let offset = match params.and_then(|p| p.get("cursor")) {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(c)) => c
+                .strip_prefix("skills:")
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| *n <= self.skills.len())
+                .ok_or_else(|| {
+                    ErrorObject::invalid_params(format!(
+                        "invalid cursor {:?}",
+                        ErrorObject::quote(c)
+                    ))
+                })?,
+            Some(_) => return Err(ErrorObject::invalid_params("`cursor` must be a string")),
+        };
+        let end = offset
+            .saturating_add(page_size.max(1))
+            .min(self.skills.len());
+        let entries: Vec<Value> = self.skills[offset..end].iter().map(Skill::entry).collect();
+        let mut result = json!({ "skills": entries });
+        if end < self.skills.len()
+            && let Value::Object(map) = &mut result
+        {
+            map.insert("nextCursor".into(), format!("skills:{end}").into());
+        }
+        Ok(result)
+    }
+
+    /// `skills/get`: the entry of the skill whose `SKILL.md` URI is `params.uri`;
+    /// `-32602` for any other URI.
+    pub(crate) fn get(&self, params: Option<&Value>) -> Result<Value, ErrorObject> {
+        let uri = uri_param(params)?;
+        self.skills
+            .iter()
+            .find(|s| s.uri() == uri)
+            .map(|s| json!({ "skill": s.entry() }))
+            .ok_or_else(|| unknown(uri, "is not a skill this server serves"))
+    }
+
+    /// `resources/directory/read`: the direct children of a skill's directory (its root
+    /// `skill://<skill-path>` or a folder below it); `-32602` for a file or unknown URI.
+    pub(crate) fn read_directory(
+        &self,
+        params: Option<&Value>,
+        page_size: usize,
+    ) -> Result<Value, ErrorObject> {
+        let uri = uri_param(params)?;
+        let trimmed = uri.trim_end_matches('/');
+        let rest = trimmed.strip_prefix("skill://").unwrap_or_default();
+        let children = self.skills.iter().find_map(|s| {
+            let dir = if rest == s.path {
+                ""
+            } else {
+                rest.strip_prefix(s.path.as_str())?.strip_prefix('/')?
+            };
+            s.children(dir)
+        });
+        let Some(children) = children else {
+            return Err(unknown(uri, "is not a directory this server serves"));
+        };
+        let offset = match params.and_then(|p| p.get("cursor")) {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(c)) => c
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n <= children.len())
+                .ok_or_else(|| {
+                    ErrorObject::invalid_params(format!(
+                        "invalid cursor {:?}",
+                        ErrorObject::quote(c)
+                    ))
+                })?,
+            Some(_) => return Err(ErrorObject::invalid_params("`cursor` must be a string")),
+        };
+        let end = offset.saturating_add(page_size.max(1)).min(children.len());
+        let mut result = json!({ "resources": children[offset..end] });
+        if end < children.len()
+            && let Value::Object(map) = &mut result
+        {
+            map.insert("nextCursor".into(), end.to_string().into());
+        }
+        Ok(result)
+    }
+}
+
+fn uri_param(params: Option<&Value>) -> Result<&str, ErrorObject> {
+    params
+        .and_then(|p| p.get("uri"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| ErrorObject::invalid_params("`uri` (a string) is required"))
+}
+
+fn unknown(uri: &str, what: &str) -> ErrorObject {
+    let mut e = ErrorObject::invalid_params(format!("{} {what}", ErrorObject::quote(uri)));
+    e.data = Some(json!({ "uri": uri }));
+    e
+}
+
+/// The Agent Skills naming rule: 1-64 of `a-z0-9-`, no leading, trailing or double hyphen.
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+}
+
+/// A path segment of RFC 3986 unreserved characters.
+fn valid_segment(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
+}
+
+fn mime_of(path: &str) -> &'static str {
+    let ext = path
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "md" | "markdown" => "text/markdown",
+        "txt" => "text/plain",
+        "json" => "application/json",
+        "yaml" | "yml" => "application/yaml",
+        "py" => "text/x-python",
+        "sh" => "text/x-shellscript",
+        "js" | "mjs" => "text/javascript",
+        "html" | "htm" => "text/html",
+        "csv" => "text/csv",
+        "png" => "image/png",
+        "pdf" => "application/pdf",
+        _ => "application/octet-stream",
+    }
+}
+
+/// The YAML frontmatter of a `SKILL.md` (between leading `---` lines) as a JSON object.
+fn frontmatter(text: &str) -> Result<JsonObject, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split_inclusive('\n');
+    let first = lines.next().unwrap_or_default();
+    if first.trim_end() != "---" {
+        return Err("SKILL.md must begin with `---` and YAML frontmatter".into());
+    }
+    let mut yaml = String::new();
+    let mut closed = false;
+    for line in lines {
+        if line.trim_end() == "---" {
+            closed = true;
+            break;
+        }
+        yaml.push_str(line);
+    }
+    if !closed {
+        return Err("SKILL.md frontmatter has no closing `---`".into());
+    }
+    let docs = YamlLoader::load_from_str(&yaml).map_err(|e| format!("frontmatter: {e}"))?;
+    match docs.into_iter().next().map(to_json) {
+        Some(Ok(Value::Object(map))) => Ok(map),
+        Some(Err(e)) => Err(e),
+        _ => Err("frontmatter must be a YAML mapping".into()),
+    }
+}
+
+fn to_json(y: Yaml) -> Result<Value, String> {
+    Ok(match y {
+        Yaml::Null => Value::Null,
+        Yaml::Boolean(b) => b.into(),
+        Yaml::Integer(i) => i.into(),
+        Yaml::String(s) => s.into(),
+        Yaml::Real(r) => r
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .ok_or_else(|| format!("frontmatter: {r} is not a finite number"))?,
+        Yaml::Array(items) => {
+            Value::Array(items.into_iter().map(to_json).collect::<Result<_, _>>()?)
+        }
+        Yaml::Hash(map) => {
+            let mut out = JsonObject::new();
+            for (k, v) in map {
+                let key = match k {
+                    Yaml::String(s) => s,
+                    Yaml::Integer(i) => i.to_string(),
+                    Yaml::Boolean(b) => b.to_string(),
+                    Yaml::Real(r) => r,
+                    _ => return Err("frontmatter keys must be scalars".into()),
+                };
+                out.insert(key, to_json(v)?);
+            }
+            Value::Object(out)
+        }
+        Yaml::Alias(_) | Yaml::BadValue => {
+            return Err("frontmatter aliases are not supported".into());
+        }
+    })
+}
+
+type WalkError = (std::io::Error, std::path::PathBuf);
+
+/// Every regular file below `dir`, relative, `/`-separated (hidden entries skipped).
+fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), WalkError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| (e, dir.to_owned()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| (e, dir.to_owned()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let kind = entry.file_type().map_err(|e| (e, entry.path()))?;
+        let relative = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        if kind.is_dir() {
+            walk(&entry.path(), &relative, out)?;
+        } else if kind.is_file() {
+            out.push(relative);
+        }
+    }
+    Ok(())
+}
+
+/// The directories below `dir` holding a `SKILL.md` (not looking inside a skill).
+fn find_skills(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), WalkError> {
+    if !prefix.is_empty() && dir.join(MANIFEST).is_file() {
+        out.push(prefix.to_owned());
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| (e, dir.to_owned()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| (e, dir.to_owned()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || !entry.file_type().map_err(|e| (e, entry.path()))?.is_dir() {
+            continue;
+        }
+        let relative = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        find_skills(&entry.path(), &relative, out)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill() -> Skill {
+        Skill::new(
+            "pdf-processing",
+            "---\nname: pdf-processing\ndescription: Fill forms\nmetadata:\n  version: 2\n---\nBody\n",
+        )
+        .unwrap()
+        .file("references/FORMS.md", "# Forms\n")
+        .unwrap()
+        .file("scripts/fill.py", "print(1)\n")
+        .unwrap()
+    }
+
+    #[test]
+    fn entries_carry_digests_sizes_and_the_frontmatter() {
+        let skills = Skills::new().with(skill()).unwrap();
+        let list = skills.list(None, 10).unwrap();
+        let entry = &list["skills"][0];
+        assert_eq!(entry["uri"], "skill://pdf-processing/SKILL.md");
+        assert_eq!(entry["frontmatter"]["metadata"]["version"], 2);
+        let resources = entry["resources"].as_array().unwrap();
+        assert_eq!(resources.len(), 3);
+        assert_eq!(
+            resources[1]["uri"],
+            "skill://pdf-processing/references/FORMS.md"
+        );
+        assert_eq!(resources[1]["size"], 8);
+        let digest = resources[1]["digest"].as_str().unwrap();
+        assert!(
+            digest.starts_with("sha256:") && digest.len() == 71,
+            "{digest}"
+        );
+        assert!(list.get("nextCursor").is_none());
+    }
+
+    #[test]
+    fn pages_never_split_an_entry_and_cursors_are_checked() {
+        let other = Skill::new("b-skill", "---\nname: b-skill\ndescription: B\n---\n").unwrap();
+        let skills = Skills::new().with(skill()).unwrap().with(other).unwrap();
+        let first = skills.list(None, 1).unwrap();
+        assert_eq!(first["skills"].as_array().unwrap().len(), 1);
+        let cursor = first["nextCursor"].clone();
+        let second = skills.list(Some(&json!({ "cursor": cursor })), 1).unwrap();
+        assert_eq!(second["skills"][0]["uri"], "skill://b-skill/SKILL.md");
+        let bad = skills
+            .list(Some(&json!({ "cursor": "nope" })), 1)
+            .unwrap_err();
+        assert_eq!(bad.code, -32602);
+    }
+
+    #[test]
+    fn get_and_directories_answer_invalid_params_for_what_is_not_served() {
+        let skills = Skills::new().with(skill()).unwrap();
+        let got = skills
+            .get(Some(&json!({ "uri": "skill://pdf-processing/SKILL.md" })))
+            .unwrap();
+        assert_eq!(got["skill"]["frontmatter"]["name"], "pdf-processing");
+        assert_eq!(
+            skills
+                .get(Some(&json!({ "uri": "skill://nope/SKILL.md" })))
+                .unwrap_err()
+                .code,
+            -32602
+        );
+        assert_eq!(skills.get(None).unwrap_err().code, -32602);
+        let root = skills
+            .read_directory(Some(&json!({ "uri": "skill://pdf-processing" })), 10)
+            .unwrap();
+        let kids = root["resources"].as_array().unwrap();
+        assert_eq!(kids.len(), 3);
+        assert_eq!(kids[1]["mimeType"], DIRECTORY_MIME);
+        let sub = skills
+            .read_directory(Some(&json!({ "uri": kids[1]["uri"] })), 10)
+            .unwrap();
+        assert_eq!(sub["resources"][0]["name"], "FORMS.md");
+        let file = json!({ "uri": "skill://pdf-processing/SKILL.md" });
+        assert_eq!(
+            skills.read_directory(Some(&file), 10).unwrap_err().code,
+            -32602
+        );
+    }
+
+    #[test]
+    fn bad_skills_are_refused() {
+        let fm = |name: &str| format!("---\nname: {name}\ndescription: d\n---\n");
+        assert!(
+            Skill::new("other", fm("pdf")).is_err(),
+            "name must match the path"
+        );
+        assert!(Skill::new("Bad--Name", fm("Bad--Name")).is_err());
+        assert!(Skill::new("x", "no frontmatter").is_err());
+        assert!(
+            Skill::new("x", "---\nname: x\n---\n").is_err(),
+            "description required"
+        );
+        assert!(Skill::new("x", "---\nname: [x\n---\n").is_err(), "bad YAML");
+        let ok = Skill::new("x", fm("x")).unwrap();
+        assert!(ok.clone().file("../escape", "").is_err());
+        assert!(ok.clone().file("SKILL.md", "").is_err());
+        assert!(ok.file("a/b", "").unwrap().file("a", "").is_err());
+    }
+
+    #[test]
+    fn a_directory_of_skills_is_read() {
+        let root = std::env::temp_dir().join(format!("tracksuit-skills-{}", std::process::id()));
+        let dir = root.join("acme").join("greeter");
+        std::fs::create_dir_all(dir.join("references")).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            "---\nname: greeter\ndescription: Greets\n---\nHi\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("references").join("TONE.md"), "warm").unwrap();
+        let skills = Skills::from_dir(&root).unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(skills.uris(), ["skill://acme/greeter/SKILL.md"]);
+        let resources = skills.resources();
+        assert_eq!(resources.len(), 2);
+        assert_eq!(resources[0].0.name, "greeter");
+        assert_eq!(resources[0].0.mime_type.as_deref(), Some("text/markdown"));
+    }
+}
