@@ -48,7 +48,7 @@ pub mod task;
 pub mod transport;
 
 pub use authoring::{
-    IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError, schema_for,
+    IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError, schema_for, strict_schema,
 };
 pub use caller::Principal;
 pub use context::{Ctx, LoggedExchange};
@@ -104,3 +104,11 @@ pub mod __private {
 }
 
 pub use tracksuit_macros::{Elicits, mcp_prompt, mcp_resource, mcp_server, mcp_tool};
+
+// The crates a tool's types derive from, at the versions tracksuit is built with (schemars
+// **1**: a `JsonSchema` from schemars 0.8 is another trait). A crate that depends on
+// tracksuit alone derives through them with `#[serde(crate = "tracksuit::serde")]` and
+// `#[schemars(crate = "tracksuit::schemars")]`; see `guide::getting_started`.
+pub use schemars;
+pub use serde;
+pub use serde_json;

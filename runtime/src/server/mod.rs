@@ -65,6 +65,16 @@ pub struct ServerOptions {
     /// `resources/templates/list` the items whose scopes the caller lacks (default: listed,
     /// and refused when used).
     pub hide_unauthorized: bool,
+    /// Publish every tool's `inputSchema` in the strict profile
+    /// ([`strict_schema`](crate::strict_schema): all properties required, optional ones
+    /// nullable, `additionalProperties: false`), for clients with OpenAI-style strict
+    /// validators. Off by default. When on, it applies to hand-written schemas too: such a
+    /// client requires it of every tool. Calls are still checked against the tool's own
+    /// schema, which accepts the `null` the profile lets through for an `Option`.
+    ///
+    /// The default is taken from the `TRACKSUIT_STRICT_SCHEMAS` environment variable (`1` or
+    /// `true` turns it on), so a deployment can switch it without a rebuild.
+    pub strict_schemas: bool,
 }
 
 impl Default for ServerOptions {
@@ -79,6 +89,8 @@ impl Default for ServerOptions {
             request_state_ttl: Duration::from_secs(15 * 60),
             state_keys: None,
             hide_unauthorized: false,
+            strict_schemas: std::env::var("TRACKSUIT_STRICT_SCHEMAS")
+                .is_ok_and(|v| matches!(v.as_str(), "1" | "true")),
         }
     }
 }
@@ -165,6 +177,26 @@ impl ServerOptions {
     /// ```
     pub fn hide_unauthorized(mut self, on: bool) -> Self {
         self.hide_unauthorized = on;
+        self
+    }
+
+    /// Whether tools' input schemas are published in the strict profile.
+    ///
+    /// ```
+    /// use tracksuit::{Server, ServerOptions};
+    /// #[tracksuit::mcp_tool]
+    /// /// Reads a file.
+    /// async fn read(path: String, limit: Option<u32>) -> String { path }
+    /// let server = Server::with_options(tracksuit::crate_info!(), ServerOptions::default().strict_schemas(true))
+    ///     .tool(read)
+    ///     .build()?;
+    /// let schema = &server.tool_descriptor("read").unwrap().input_schema;
+    /// assert_eq!(schema["required"], serde_json::json!(["path", "limit"]));
+    /// assert_eq!(schema["additionalProperties"], false);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn strict_schemas(mut self, on: bool) -> Self {
+        self.strict_schemas = on;
         self
     }
 }
@@ -419,7 +451,10 @@ impl Server {
 
 impl ServerInner {
     fn insert_tool(&self, item: Arc<dyn ToolHandler>) -> Result<(), ServerError> {
-        let descriptor = item.descriptor();
+        let mut descriptor = item.descriptor();
+        if self.options.strict_schemas {
+            descriptor.input_schema = crate::authoring::strict_schema(&descriptor.input_schema);
+        }
         insert_new(
             &self.tools,
             "tool",
@@ -728,6 +763,24 @@ impl ServerHandle {
     /// The names of the registered tools, in registration order.
     pub fn tool_names(&self) -> Vec<String> {
         read(&self.inner.tools).keys().map(str::to_owned).collect()
+    }
+
+    /// The descriptor `tools/list` publishes for the tool `name` (its schemas as sent).
+    ///
+    /// ```
+    /// #[tracksuit::mcp_tool]
+    /// /// Adds two numbers.
+    /// async fn add(a: i64, b: i64) -> String { (a + b).to_string() }
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(add).build()?;
+    /// let tool = server.tool_descriptor("add").unwrap();
+    /// assert_eq!(tool.description.as_deref(), Some("Adds two numbers."));
+    /// assert_eq!(tool.input_schema["required"], serde_json::json!(["a", "b"]));
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn tool_descriptor(&self, name: &str) -> Option<crate::protocol::Tool> {
+        read(&self.inner.tools)
+            .get(name)
+            .map(|entry| entry.descriptor.clone())
     }
 
     /// Number of live sessions (connections that have not closed).
