@@ -8,7 +8,7 @@ mod result;
 mod schema;
 
 pub use error::ToolError;
-pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
 pub use portable::strict_schema;
 pub(crate) use portable::{Portable, portable_input};
+pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
 pub use schema::{SchemaValidator, schema_for};

@@ -99,7 +99,11 @@ pub(crate) fn portable_output(schema: JsonObject) -> Portable {
     portable(schema, OUTPUT_WRAPPER, false)
 }
 
-fn portable(mut schema: JsonObject, wrapper_name: &'static str, optional_non_null: bool) -> Portable {
+fn portable(
+    mut schema: JsonObject,
+    wrapper_name: &'static str,
+    optional_non_null: bool,
+) -> Portable {
     inline_defs(&mut schema);
     let mut value = Value::Object(schema);
     tidy(&mut value, optional_non_null);
@@ -258,7 +262,9 @@ fn tidy(value: &mut Value, optional_non_null: bool) {
         } else if MAP.contains(&key)
             && let Value::Object(entries) = v
         {
-            entries.values_mut().for_each(|v| tidy(v, optional_non_null));
+            entries
+                .values_mut()
+                .for_each(|v| tidy(v, optional_non_null));
         }
     }
 }
@@ -341,8 +347,8 @@ fn strict_in(value: &mut Value) {
             entries.values_mut().for_each(strict_in);
         }
     }
-    let is_object = map.get("type").and_then(Value::as_str) == Some("object")
-        || map.contains_key("properties");
+    let is_object =
+        map.get("type").and_then(Value::as_str) == Some("object") || map.contains_key("properties");
     if !is_object {
         return;
     }

@@ -503,16 +503,72 @@ impl<K> Ctx<K> {
     }
 
     /// Whether the request has been cancelled (by the client or because the session ended).
+    ///
+    /// When a request is cancelled the runtime **drops the handler's future** at its next
+    /// `.await` (nothing is sent back, as the spec asks): code after that point never runs,
+    /// so a `tokio::select!` branch on [`cancelled`](Self::cancelled) inside the handler
+    /// itself does not get to run either. Clean-up inside the handler belongs in a `Drop`
+    /// guard. `is_cancelled`, `cancelled()` and [`cancellation_token`](Self::cancellation_token)
+    /// are for work that outlives the future: spawned tasks and blocking threads, which the
+    /// runtime does not stop for you.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError, mcp_tool};
+    ///
+    /// /// Sums a long range on a blocking thread that stops when the call is cancelled.
+    /// #[mcp_tool]
+    /// async fn crunch(ctx: &Ctx, n: u64) -> Result<String, ToolError> {
+    ///     struct Log; // runs whether the call finishes or is cancelled (dropped)
+    ///     impl Drop for Log { fn drop(&mut self) { eprintln!("crunch over") } }
+    ///     let _log = Log;
+    ///     let token = ctx.cancellation_token();
+    ///     let sum = tokio::task::spawn_blocking(move || {
+    ///         let mut sum = 0u64;
+    ///         for i in 0..n {
+    ///             if i % 1_000_000 == 0 && token.is_cancelled() {
+    ///                 return None; // the thread stops too, not only the future
+    ///             }
+    ///             sum = sum.wrapping_add(i);
+    ///         }
+    ///         Some(sum)
+    ///     })
+    ///     .await
+    ///     .map_err(|e| ToolError::new(e.to_string()))?;
+    ///     Ok(format!("{sum:?}"))
+    /// }
+    /// # fn main() {}
+    /// ```
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()
     }
 
-    /// Completes when the request is cancelled; use in `tokio::select!` to stop work early.
+    /// Completes when the request is cancelled. The handler's own future is dropped at the
+    /// same moment (see [`is_cancelled`](Self::is_cancelled)), so this is for work the
+    /// handler spawned with a clone of the `Ctx`, e.g. a background task that must notice
+    /// the cancellation and stop:
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, mcp_tool};
+    /// /// Starts a watcher that lives as long as the call.
+    /// #[mcp_tool]
+    /// async fn watch(ctx: &Ctx) -> String {
+    ///     let ctx2 = ctx.clone();
+    ///     tokio::spawn(async move {
+    ///         tokio::select! {
+    ///             _ = ctx2.cancelled() => { /* the call was cancelled: stop */ }
+    ///             _ = tokio::time::sleep(std::time::Duration::from_secs(60)) => {}
+    ///         }
+    ///     });
+    ///     "watching".into()
+    /// }
+    /// # fn main() {}
+    /// ```
     pub fn cancelled(&self) -> WaitForCancellationFuture<'_> {
         self.inner.cancel.cancelled()
     }
 
-    /// A token cancelled with this request, for handing to spawned work.
+    /// A token cancelled with this request, for handing to spawned work (which the runtime
+    /// does not stop when it drops the handler's future).
     pub fn cancellation_token(&self) -> CancellationToken {
         self.inner.cancel.clone()
     }
