@@ -692,25 +692,6 @@ fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
         })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cursors_round_trip_and_reject_garbage() {
-        assert_eq!(decode_cursor(&encode_cursor(42)).ok(), Some(42));
-        assert_eq!(
-            decode_cursor("nope").map_err(|e| e.code),
-            Err(INVALID_PARAMS)
-        );
-    }
-
-    #[test]
-    fn levels_are_ordered() {
-        assert!(level_index(LoggingLevel::Debug) < level_index(LoggingLevel::Emergency));
-    }
-}
-
 /// The span a request's handler runs in: `mcp.request` with the method, the request id, the
 /// protocol era and, for `tools/call` / `prompts/get` / `resources/read`, the tool, prompt
 /// or resource. DEBUG level, so it costs nothing unless a subscriber wants it.
@@ -747,4 +728,23 @@ where
     }
     .instrument(span)
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_garbage() {
+        assert_eq!(decode_cursor(&encode_cursor(42)).ok(), Some(42));
+        assert_eq!(
+            decode_cursor("nope").map_err(|e| e.code),
+            Err(INVALID_PARAMS)
+        );
+    }
+
+    #[test]
+    fn levels_are_ordered() {
+        assert!(level_index(LoggingLevel::Debug) < level_index(LoggingLevel::Emergency));
+    }
 }
