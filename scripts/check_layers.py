@@ -35,6 +35,7 @@ LAYERS = {
     "server": 6, "task": 6,                      # registries, dispatch, tasks
     "host": 7,                                   # stdio and Streamable HTTP hosts
     "__private": 8, "private": 8,                # crate root
+    "guide": 8,                                  # rustdoc guides (no code)
 }
 CLIENT_MAY_USE = {"protocol", "peer", "transport"} | {m for m, n in LAYERS.items() if n == 0}
 

@@ -35,6 +35,9 @@ section "scale-out: three replicas behind HAProxy on one PostgreSQL"
 section "official conformance suite"
 ./scripts/conformance.sh
 
+section "derived tool schemas: ajv strict mode and the strict profile (scripts/schemas.sh)"
+./scripts/schemas.sh
+
 section "official conformance suite, client scenarios (tracksuit's client, both eras)"
 ./scripts/conformance-client.sh
 

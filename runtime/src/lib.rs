@@ -1,6 +1,33 @@
 //! # tracksuit
 //!
-//! Write MCP (Model Context Protocol, revision 2025-11-25) servers in plain Rust.
+//! Write MCP (Model Context Protocol) servers in plain Rust: a tool is an `async fn` with
+//! [`#[mcp_tool]`](macro@mcp_tool), and one server speaks both protocol eras (2026-07-28
+//! stateless requests and 2025-11-25 sessions) over stdio or Streamable HTTP.
+//!
+//! ```
+//! use tracksuit::{Ctx, Json, Server, mcp_tool};
+//!
+//! #[derive(serde::Serialize, schemars::JsonSchema)]
+//! struct Sum { sum: i64 }
+//!
+//! /// Adds two numbers.
+//! #[mcp_tool(read_only)]
+//! async fn add(ctx: &Ctx, /** left operand */ a: i64, /** right operand */ b: i64) -> Json<Sum> {
+//!     let _ = ctx; // logging, progress, cancellation, sampling, elicitation
+//!     Json(Sum { sum: a + b })
+//! }
+//!
+//! let server = Server::new(tracksuit::crate_info!()).tool(add).build()?;
+//! let tool = server.tool_descriptor("add").unwrap();
+//! assert_eq!(tool.description.as_deref(), Some("Adds two numbers."));
+//! assert_eq!(tool.input_schema["required"], serde_json::json!(["a", "b"]));
+//! // In `main`: `Server::new(..).tool(add).serve_stdio().await` (or `.serve_http(addr)`).
+//! # Ok::<(), tracksuit::ServerError>(())
+//! ```
+//!
+//! Start with the [`guide`]: [getting started](guide::getting_started) (dependencies,
+//! tracing, client configuration, deployment), [every macro attribute](guide::macros),
+//! [what does not compile](guide::rules), [the schemas tools publish](guide::schemas).
 //!
 //! - [`Server`] assembles a server (tools, prompts, resources) and serves it; a running
 //!   server is a [`ServerHandle`];
@@ -8,6 +35,8 @@
 //!   roots); [`sampling`], [`elicitation`], [`branch`] and [`handoff`] build on it;
 //! - [`protocol`]: the wire types; [`task`]: task stores; [`client`]: an MCP client;
 //! - [`host`]: stdio and Streamable HTTP hosts; [`transport`]: framing for your own.
+//!
+//! Without the macros, a tool is a [`ToolFn`] over a hand-written schema:
 //!
 //! ```
 //! use tracksuit::{Server, ToolFn, protocol::{CallToolResult, Tool}};
@@ -36,6 +65,7 @@ pub mod client;
 mod context;
 pub mod elicitation;
 pub mod events;
+pub mod guide;
 pub mod handoff;
 pub mod host;
 mod on_demand;
@@ -52,6 +82,7 @@ pub mod transport;
 
 pub use authoring::{
     IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError, schema_for,
+    strict_schema,
 };
 pub use caller::Principal;
 pub use context::{Ctx, LoggedExchange};
@@ -107,3 +138,11 @@ pub mod __private {
 }
 
 pub use tracksuit_macros::{Elicits, mcp_prompt, mcp_resource, mcp_server, mcp_tool};
+
+// The crates a tool's types derive from, at the versions tracksuit is built with (schemars
+// **1**: a `JsonSchema` from schemars 0.8 is another trait). A crate that depends on
+// tracksuit alone derives through them with `#[serde(crate = "tracksuit::serde")]` and
+// `#[schemars(crate = "tracksuit::schemars")]`; see `guide::getting_started`.
+pub use schemars;
+pub use serde;
+pub use serde_json;

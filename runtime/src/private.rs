@@ -1,6 +1,8 @@
 //! Runtime support the macro-generated code calls through `tracksuit::__private`.
 
-use crate::authoring::{IntoToolResult, SchemaValidator, ToolError, schema_for};
+use crate::authoring::{
+    IntoToolResult, Portable, SchemaValidator, ToolError, portable_input, schema_for,
+};
 use crate::protocol::{CallToolResult, JsonObject};
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
@@ -15,7 +17,7 @@ const GENERATED_ARGS: &str = "__TracksuitArgs";
 /// A tool's schemas and validators, computed once per tool (a `static` in generated code).
 #[derive(Debug)]
 pub struct ToolSchemas {
-    input: OnceLock<JsonObject>,
+    input: OnceLock<Portable>,
     output: OnceLock<Option<JsonObject>>,
     input_validator: SchemaValidator,
     output_validator: SchemaValidator,
@@ -38,28 +40,39 @@ impl ToolSchemas {
         }
     }
 
-    /// The input schema of the arguments type `A`.
+    /// The published input schema of the arguments type `A`: its derived schema made
+    /// portable (`$defs` inlined, optional properties without `null`, standard formats only,
+    /// an object at the top; see `authoring::portable`).
     pub fn input<A: JsonSchema>(&self) -> &JsonObject {
-        self.input.get_or_init(|| {
-            let mut schema = schema_for::<A>();
-            if schema.get("title").and_then(Value::as_str) == Some(GENERATED_ARGS) {
-                schema.remove("title");
-            }
-            schema
-        })
+        &self.portable_input::<A>().schema
     }
 
-    /// Validates the call's arguments against the input schema, then deserialises them.
-    /// Either failure is an execution error naming the field, so the model can correct
-    /// itself (SEP-1303).
+    fn portable_input<A: JsonSchema>(&self) -> &Portable {
+        self.input
+            .get_or_init(|| portable_input(derived_input::<A>()))
+    }
+
+    /// Validates the call's arguments, then deserialises them. Either failure is an
+    /// execution error naming the field, so the model can correct itself (SEP-1303).
+    ///
+    /// The check is against the derived schema itself, which accepts a little more than the
+    /// published one (an explicit `null` for an optional property). When the published schema
+    /// wraps a non-object type, the value is the wrapper property's.
     pub fn decode<A: JsonSchema + DeserializeOwned>(
         &self,
         tool: &str,
-        arguments: JsonObject,
+        mut arguments: JsonObject,
     ) -> Result<A, ToolError> {
-        let value = Value::Object(arguments);
+        let value = match self.portable_input::<A>().wrapper {
+            None => Value::Object(arguments),
+            Some(wrapper) => arguments.remove(wrapper).ok_or_else(|| {
+                ToolError::new(format!(
+                    "Invalid arguments for tool `{tool}`: missing property `{wrapper}`"
+                ))
+            })?,
+        };
         self.input_validator
-            .validate(self.input::<A>(), &value)
+            .validate_with(derived_input::<A>, &value)
             .map_err(|e| ToolError::new(format!("Invalid arguments for tool `{tool}`: {e}")))?;
         serde_json::from_value(value)
             .map_err(|e| ToolError::new(format!("Invalid arguments for tool `{tool}`: {e}")))
@@ -68,6 +81,16 @@ impl ToolSchemas {
     fn output<R: IntoToolResult>(&self) -> Option<&JsonObject> {
         self.output.get_or_init(R::output_schema).as_ref()
     }
+}
+
+/// The schema schemars derives for a tool's arguments (the generated struct's title
+/// dropped).
+fn derived_input<A: JsonSchema>() -> JsonObject {
+    let mut schema = schema_for::<A>();
+    if schema.get("title").and_then(Value::as_str) == Some(GENERATED_ARGS) {
+        schema.remove("title");
+    }
+    schema
 }
 
 /// Converts a tool's return value and checks structured output against `outputSchema`.

@@ -54,6 +54,10 @@ struct Args {
     /// The real model has native tool calls (default: tools go as a JSON-schema choice).
     #[arg(long)]
     native_tools: bool,
+    /// Do not pause between the demo's steps (pacing is also off when stdout is not a
+    /// terminal).
+    #[arg(long)]
+    no_pace: bool,
 }
 
 /// A cell, as the user or the model names it.
@@ -596,30 +600,23 @@ fn server() -> Server {
     .tool(server_stats)
 }
 
-/// The built-in model of the demo: the centre if free, else the first free cell.
+/// The built-in model of the demo: wins if it can, blocks the user's win, else takes the
+/// centre, a corner, then any free cell.
 fn demo_model(params: &CreateMessageRequestParams) -> Value {
-    let prompt = params
-        .messages
-        .last()
-        .and_then(|m| {
-            m.content
-                .iter()
-                .find_map(|c| c.as_text())
-                .map(str::to_owned)
-        })
-        .unwrap_or_default();
+    let prompt = last_text(params);
     let board = prompt
         .split("board=")
         .nth(1)
         .and_then(|r| r.split_whitespace().next())
         .unwrap_or(".........")
         .replace('|', "");
+    let me = prompt
+        .split("You play ")
+        .nth(1)
+        .and_then(|r| r.chars().next())
+        .unwrap_or('X');
     let cells: Vec<char> = board.chars().collect();
-    let pick = if cells.get(4) == Some(&'.') {
-        4
-    } else {
-        cells.iter().position(|c| *c == '.').unwrap_or(0)
-    };
+    let pick = best_move(&cells, me);
     let (row, col) = (pick / 3, pick % 3);
     let tools: Vec<String> = params
         .tools
@@ -635,6 +632,50 @@ fn demo_model(params: &CreateMessageRequestParams) -> Value {
         json!({ "type": "text", "text": format!("{row},{col}") })
     };
     json!({ "role": "assistant", "model": "built-in", "content": content })
+}
+
+/// The text of a sampling request's last message.
+fn last_text(params: &CreateMessageRequestParams) -> String {
+    params
+        .messages
+        .last()
+        .and_then(|m| {
+            m.content
+                .iter()
+                .find_map(|c| c.as_text())
+                .map(str::to_owned)
+        })
+        .unwrap_or_default()
+}
+
+/// The cell (0..9) `me` should play on `cells`: a win, a block, the centre, a corner, the
+/// first free cell.
+fn best_move(cells: &[char], me: char) -> usize {
+    const LINES: [[usize; 3]; 8] = [
+        [0, 1, 2],
+        [3, 4, 5],
+        [6, 7, 8],
+        [0, 3, 6],
+        [1, 4, 7],
+        [2, 5, 8],
+        [0, 4, 8],
+        [2, 4, 6],
+    ];
+    let free = |i: usize| cells.get(i) == Some(&'.');
+    let completing = |who: char| {
+        LINES.iter().find_map(|line| {
+            let mine = line.iter().filter(|&&i| cells.get(i) == Some(&who)).count();
+            let gap = line.iter().copied().find(|&i| free(i));
+            (mine == 2).then_some(gap).flatten()
+        })
+    };
+    let them = if me == 'X' { 'O' } else { 'X' };
+    completing(me)
+        .or_else(|| completing(them))
+        .or_else(|| free(4).then_some(4))
+        .or_else(|| [0, 2, 6, 8].into_iter().find(|&i| free(i)))
+        .or_else(|| (0..9).find(|&i| free(i)))
+        .unwrap_or(0)
 }
 
 /// The built-in user of the demo: the last free cell.
@@ -661,9 +702,73 @@ fn demo_user(params: &ElicitRequestParams) -> Value {
     json!({ "action": "accept", "content": { "row": pick / 3, "col": pick % 3 } })
 }
 
+/// Prints a step of the demo, then pauses (unless pacing is off) so a person can follow.
+#[derive(Clone, Copy)]
+struct Narrator {
+    pace: bool,
+}
+
+impl Narrator {
+    async fn say(self, text: String) {
+        println!("{text}");
+        if self.pace {
+            tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+        }
+    }
+}
+
+/// `X.O|...|..O` as three rows.
+fn pretty_compact(board: &str) -> String {
+    board
+        .split('|')
+        .map(|row| row.chars().map(String::from).collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A sampling reply, briefly: the tool the model called with its input, or its text.
+fn reply_summary(reply: &Value) -> String {
+    let content = &reply["content"];
+    let first = if content.is_array() {
+        &content[0]
+    } else {
+        content
+    };
+    match first["type"].as_str() {
+        Some("tool_use") => format!(
+            "calls `{}` with {}",
+            first["name"].as_str().unwrap_or("?"),
+            first["input"]
+        ),
+        _ => format!("says {:?}", first["text"].as_str().unwrap_or("")),
+    }
+}
+
 async fn demo(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    let user = Client::builder().on_elicitation(|p| async move {
-        serde_json::from_value(demo_user(&p)).map_err(ErrorObject::internal)
+    use std::io::IsTerminal as _;
+    let narrator = Narrator {
+        pace: !args.no_pace && std::io::stdout().is_terminal(),
+    };
+    let user = Client::builder().on_elicitation(move |p| async move {
+        let answer = demo_user(&p);
+        if let ElicitRequestParams::Form(form) = &p {
+            let board = form
+                .meta
+                .as_ref()
+                .and_then(|m| {
+                    m["io.tracksuit/elicitation"]["context"]["board"]
+                        .as_str()
+                        .map(str::to_owned)
+                })
+                .unwrap_or_default();
+            narrator
+                .say(format!(
+                    "  server → user (elicitation): {:?}  board {board}\n  user → server: {}",
+                    form.message, answer["content"]
+                ))
+                .await;
+        }
+        serde_json::from_value(answer).map_err(ErrorObject::internal)
     });
     let builder = match &args.model {
         Some(url) => {
@@ -677,12 +782,35 @@ async fn demo(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                     ToolMode::JsonChoice
                 })
                 .build()?;
+            let model = std::sync::Arc::new(handler(model));
             // A small local model can be slow: no per-request deadline short of a game.
             user.timeout(std::time::Duration::from_secs(900))
-                .on_sampling(handler(model))
+                .on_sampling(move |p| {
+                    let model = model.clone();
+                    async move {
+                        narrator
+                            .say(format!("  server → model (sampling): {:?}", last_text(&p)))
+                            .await;
+                        let reply = (*model)(p).await;
+                        if let Ok(r) = &reply {
+                            let r = serde_json::to_value(r).unwrap_or_default();
+                            narrator
+                                .say(format!("  model → server: {}", reply_summary(&r)))
+                                .await;
+                        }
+                        reply
+                    }
+                })
         }
-        None => user.on_sampling(|p| async move {
-            serde_json::from_value(demo_model(&p)).map_err(ErrorObject::internal)
+        None => user.on_sampling(move |p| async move {
+            narrator
+                .say(format!("  server → model (sampling): {:?}", last_text(&p)))
+                .await;
+            let reply = demo_model(&p);
+            narrator
+                .say(format!("  model → server: {}", reply_summary(&reply)))
+                .await;
+            serde_json::from_value(reply).map_err(ErrorObject::internal)
         }),
     };
     let client = connect_in_memory(server().build()?, builder).await?;
@@ -701,6 +829,7 @@ async fn demo(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             json!({})
         }
     };
+    println!("client → server: tools/call tictactoe {arguments}\n");
     let mut notes = client.notifications();
     let (done, mut finished) = tokio::sync::oneshot::channel::<()>();
     let printer = tokio::spawn(async move {
@@ -731,7 +860,22 @@ async fn demo(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let result = client.call_tool("tictactoe", arguments).await?;
     let _ = done.send(());
     let _ = printer.await;
-    let r = result.structured_content.unwrap_or_default();
+    // A `Value`, so a missing field reads as `null` (a failed game has no structured result).
+    let r = Value::Object(result.structured_content.clone().unwrap_or_default());
+    if let Some(board) = r["board"].as_str() {
+        println!("final board:\n{}\n", pretty_compact(board));
+    }
+    let user_symbol = r["you_played"]
+        .as_str()
+        .and_then(|s| s.chars().next())
+        .unwrap_or('?');
+    let model_symbol = if user_symbol == 'X' { 'O' } else { 'X' };
+    match r["result"].as_str() {
+        Some("user") => println!("{user_symbol} wins (the user)"),
+        Some("model") => println!("{model_symbol} wins (the model)"),
+        Some("draw") => println!("draw"),
+        _ => println!("the game was abandoned"),
+    }
     println!(
         "result: {} after {} moves (the user played {}); model moves the server had to pick: {}",
         r["result"], r["moves"], r["you_played"], r["model_fallbacks"]

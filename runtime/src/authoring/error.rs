@@ -13,6 +13,20 @@ use crate::protocol::ErrorObject;
 /// tool returning `Result<_, ToolError>`. (Like `anyhow::Error`, `ToolError` itself is not
 /// `Display`, which is what lets that conversion coexist with `Result<T, ToolError>`
 /// keeping protocol errors intact; use [`ToolError::message`] to read it.)
+///
+/// ```
+/// use tracksuit::{ToolError, mcp_tool};
+/// /// Reads a file.
+/// #[mcp_tool]
+/// async fn read(path: String) -> Result<String, ToolError> {
+///     if path.contains("..") {
+///         // An execution error: the model sees it (isError) and can correct itself.
+///         return Err(ToolError::new("paths may not contain `..`"));
+///     }
+///     std::fs::read_to_string(&path).map_err(|e| ToolError::new(format!("{path}: {e}")))
+/// }
+/// # fn main() {}
+/// ```
 #[derive(Debug, Clone)]
 pub enum ToolError {
     /// The tool ran and failed; the text is shown to the model.

@@ -3,9 +3,12 @@
 //! argument / structured-output validation (jsonschema).
 
 mod error;
+mod portable;
 mod result;
 mod schema;
 
 pub use error::ToolError;
+pub use portable::strict_schema;
+pub(crate) use portable::{Portable, portable_input};
 pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
 pub use schema::{SchemaValidator, schema_for};

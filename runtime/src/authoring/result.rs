@@ -1,5 +1,6 @@
 //! Return-value conversion: what a tool, prompt or resource function may return.
 
+use super::portable::{OUTPUT_WRAPPER, portable_output};
 use super::schema::schema_for;
 use crate::authoring::ToolError;
 use crate::protocol::{
@@ -19,6 +20,23 @@ use serde::Serialize;
 /// let r = Json(Sum { sum: 3 }).into_tool_result().unwrap();
 /// assert_eq!(r.structured_content.unwrap()["sum"], 3);
 /// assert!(<Json<Sum> as IntoToolResult>::output_schema().is_some());
+/// ```
+///
+/// `structuredContent` must be an object (MCP 2025-11-25), so a `T` whose schema is not an
+/// object (`Vec<_>`, numbers, strings, enums written as `oneOf`) is wrapped: the
+/// `outputSchema` is `{"type": "object", "properties": {"result": <T's schema>}, "required":
+/// ["result"]}` and the result's `structuredContent` is `{"result": <value>}`, in both
+/// eras. The text block carries the value itself.
+///
+/// ```
+/// use tracksuit::{Json, IntoToolResult};
+/// let r = Json(vec![1u64, 2, 3]).into_tool_result().unwrap();
+/// assert_eq!(serde_json::Value::Object(r.structured_content.unwrap()), serde_json::json!({"result": [1, 2, 3]}));
+/// assert_eq!(r.content[0].as_text(), Some("[1,2,3]"));
+/// let schema = <Json<Vec<u64>> as IntoToolResult>::output_schema().unwrap();
+/// assert_eq!(schema["properties"]["result"]["type"], "array");
+/// let n = Json(7u64).into_tool_result().unwrap();
+/// assert_eq!(n.structured_content.unwrap()["result"], 7);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Json<T>(pub T);
@@ -82,17 +100,49 @@ impl IntoToolResult for Vec<ContentBlock> {
 
 impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn output_schema() -> Option<JsonObject> {
-        Some(schema_for::<T>())
+        Some(portable_output(schema_for::<T>()).schema)
     }
 
     fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
-        match serde_json::to_value(&self.0)? {
-            serde_json::Value::Object(map) => Ok(CallToolResult::structured(map)),
-            other => Err(ToolError::new(format!(
-                "structured output must serialise to a JSON object, got {other}"
-            ))),
+        let value = serde_json::to_value(&self.0)?;
+        if !wraps_output::<T>() {
+            return match value {
+                serde_json::Value::Object(map) => Ok(CallToolResult::structured(map)),
+                // The schema is an object's; a `Serialize` that disagrees is the type's bug.
+                other => Err(ToolError::new(format!(
+                    "structured output must serialise to a JSON object, got {other}"
+                ))),
+            };
         }
+        let text = value.to_string();
+        let mut map = JsonObject::new();
+        map.insert(OUTPUT_WRAPPER.into(), value);
+        Ok(CallToolResult {
+            structured_content: Some(map),
+            ..CallToolResult::text(text)
+        })
     }
+}
+
+/// Whether `Json<T>`'s output is wrapped in `{"result": ...}`: decided by `T`'s schema, once
+/// per type (keyed by schemars' `schema_id`, unique per type), not by each value, so the
+/// value always matches the published `outputSchema`.
+fn wraps_output<T: JsonSchema>() -> bool {
+    use std::collections::HashMap;
+    use std::sync::RwLock;
+    static BY_TYPE: RwLock<Option<HashMap<String, bool>>> = RwLock::new(None);
+    let id = T::schema_id();
+    if let Some(found) = crate::peer::sync::read(&BY_TYPE)
+        .as_ref()
+        .and_then(|m| m.get(id.as_ref()).copied())
+    {
+        return found;
+    }
+    let wraps = portable_output(schema_for::<T>()).wrapper.is_some();
+    crate::peer::sync::write(&BY_TYPE)
+        .get_or_insert_with(HashMap::new)
+        .insert(id.into_owned(), wraps);
+    wraps
 }
 
 impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {

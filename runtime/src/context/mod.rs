@@ -25,6 +25,18 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 /// Cheap to clone. Dropping the handler's future (the request was cancelled) cancels every
 /// server→client request the context has outstanding. `K` is the set of keyed elicitations
 /// the tool declared (`#[mcp_tool(elicits = Keys)]`); `()` when it declared none.
+///
+/// ```
+/// use tracksuit::{Ctx, mcp_tool, protocol::LoggingLevel};
+/// /// Reports who is asking, and logs to the client.
+/// #[mcp_tool]
+/// async fn whoami(ctx: &Ctx) -> String {
+///     ctx.log(LoggingLevel::Info, "asked who I am").await;
+///     let client = ctx.client_info().map(|i| i.name).unwrap_or_default();
+///     format!("request {} from {client} ({})", ctx.request_id(), ctx.protocol_version())
+/// }
+/// # fn main() {}
+/// ```
 pub struct Ctx<K = ()> {
     inner: Arc<CtxInner>,
     flow: Arc<Flow>,
@@ -410,6 +422,13 @@ impl<K> Ctx<K> {
     }
 
     /// The id of the request being served.
+    ///
+    /// ```
+    /// /// Echoes its request id (handy in logs).
+    /// #[tracksuit::mcp_tool]
+    /// async fn id(ctx: &tracksuit::Ctx) -> String { ctx.request_id().to_string() }
+    /// # fn main() {}
+    /// ```
     pub fn request_id(&self) -> &RequestId {
         &self.inner.request_id
     }
@@ -417,6 +436,13 @@ impl<K> Ctx<K> {
     /// The id of the task this call runs as: a task-augmented call of MCP 2025-11-25
     /// (`tools/call` with `task`), or a call that became a task of the tasks extension (MCP
     /// 2026-07-28); `None` for a plain call (and before a call becomes a task).
+    ///
+    /// ```
+    /// /// Says whether it runs as a task.
+    /// #[tracksuit::mcp_tool(task_support = "optional")]
+    /// async fn job(ctx: &tracksuit::Ctx) -> String { format!("{:?}", ctx.task_id()) }
+    /// # fn main() {}
+    /// ```
     pub fn task_id(&self) -> Option<&str> {
         match &self.inner.task {
             Some(task) => Some(task.id()),
@@ -434,6 +460,15 @@ impl<K> Ctx<K> {
     }
 
     /// The progress token the client attached to this request, if any.
+    ///
+    /// ```
+    /// /// Reports progress only when the client asked for it.
+    /// #[tracksuit::mcp_tool]
+    /// async fn work(ctx: &tracksuit::Ctx) -> String {
+    ///     format!("progress wanted: {}", ctx.progress_token().is_some())
+    /// }
+    /// # fn main() {}
+    /// ```
     pub fn progress_token(&self) -> Option<&ProgressToken> {
         self.inner.progress_token.as_ref()
     }
@@ -444,6 +479,15 @@ impl<K> Ctx<K> {
     }
 
     /// The capabilities the client declared in `initialize`.
+    ///
+    /// ```
+    /// /// Says whether the client can answer sampling requests.
+    /// #[tracksuit::mcp_tool]
+    /// async fn can_sample(ctx: &tracksuit::Ctx) -> String {
+    ///     ctx.client_capabilities().sampling.is_some().to_string()
+    /// }
+    /// # fn main() {}
+    /// ```
     pub fn client_capabilities(&self) -> ClientCapabilities {
         self.inner
             .session
@@ -453,11 +497,27 @@ impl<K> Ctx<K> {
     }
 
     /// The client's name and version from `initialize`.
+    ///
+    /// ```
+    /// /// Names the client.
+    /// #[tracksuit::mcp_tool]
+    /// async fn client(ctx: &tracksuit::Ctx) -> String {
+    ///     ctx.client_info().map(|i| format!("{} {}", i.name, i.version)).unwrap_or_default()
+    /// }
+    /// # fn main() {}
+    /// ```
     pub fn client_info(&self) -> Option<Implementation> {
         self.inner.session.client().map(|i| i.client_info.clone())
     }
 
     /// The protocol version agreed for this session.
+    ///
+    /// ```
+    /// /// Names the protocol revision in use.
+    /// #[tracksuit::mcp_tool]
+    /// async fn revision(ctx: &tracksuit::Ctx) -> String { ctx.protocol_version().to_owned() }
+    /// # fn main() {}
+    /// ```
     pub fn protocol_version(&self) -> &str {
         self.inner
             .session
@@ -503,16 +563,72 @@ impl<K> Ctx<K> {
     }
 
     /// Whether the request has been cancelled (by the client or because the session ended).
+    ///
+    /// When a request is cancelled the runtime **drops the handler's future** at its next
+    /// `.await` (nothing is sent back, as the spec asks): code after that point never runs,
+    /// so a `tokio::select!` branch on [`cancelled`](Self::cancelled) inside the handler
+    /// itself does not get to run either. Clean-up inside the handler belongs in a `Drop`
+    /// guard. `is_cancelled`, `cancelled()` and [`cancellation_token`](Self::cancellation_token)
+    /// are for work that outlives the future: spawned tasks and blocking threads, which the
+    /// runtime does not stop for you.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError, mcp_tool};
+    ///
+    /// /// Sums a long range on a blocking thread that stops when the call is cancelled.
+    /// #[mcp_tool]
+    /// async fn crunch(ctx: &Ctx, n: u64) -> Result<String, ToolError> {
+    ///     struct Log; // runs whether the call finishes or is cancelled (dropped)
+    ///     impl Drop for Log { fn drop(&mut self) { eprintln!("crunch over") } }
+    ///     let _log = Log;
+    ///     let token = ctx.cancellation_token();
+    ///     let sum = tokio::task::spawn_blocking(move || {
+    ///         let mut sum = 0u64;
+    ///         for i in 0..n {
+    ///             if i % 1_000_000 == 0 && token.is_cancelled() {
+    ///                 return None; // the thread stops too, not only the future
+    ///             }
+    ///             sum = sum.wrapping_add(i);
+    ///         }
+    ///         Some(sum)
+    ///     })
+    ///     .await
+    ///     .map_err(|e| ToolError::new(e.to_string()))?;
+    ///     Ok(format!("{sum:?}"))
+    /// }
+    /// # fn main() {}
+    /// ```
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()
     }
 
-    /// Completes when the request is cancelled; use in `tokio::select!` to stop work early.
+    /// Completes when the request is cancelled. The handler's own future is dropped at the
+    /// same moment (see [`is_cancelled`](Self::is_cancelled)), so this is for work the
+    /// handler spawned with a clone of the `Ctx`, e.g. a background task that must notice
+    /// the cancellation and stop:
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, mcp_tool};
+    /// /// Starts a watcher that lives as long as the call.
+    /// #[mcp_tool]
+    /// async fn watch(ctx: &Ctx) -> String {
+    ///     let ctx2 = ctx.clone();
+    ///     tokio::spawn(async move {
+    ///         tokio::select! {
+    ///             _ = ctx2.cancelled() => { /* the call was cancelled: stop */ }
+    ///             _ = tokio::time::sleep(std::time::Duration::from_secs(60)) => {}
+    ///         }
+    ///     });
+    ///     "watching".into()
+    /// }
+    /// # fn main() {}
+    /// ```
     pub fn cancelled(&self) -> WaitForCancellationFuture<'_> {
         self.inner.cancel.cancelled()
     }
 
-    /// A token cancelled with this request, for handing to spawned work.
+    /// A token cancelled with this request, for handing to spawned work (which the runtime
+    /// does not stop when it drops the handler's future).
     pub fn cancellation_token(&self) -> CancellationToken {
         self.inner.cancel.clone()
     }

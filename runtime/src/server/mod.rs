@@ -36,6 +36,17 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 /// Settings that shape how a server behaves; every field has a sensible default.
+///
+/// ```
+/// use std::time::Duration;
+/// use tracksuit::{Server, ServerOptions};
+/// let options = ServerOptions::default()
+///     .request_timeout(Duration::from_secs(30))
+///     .page_size(50);
+/// let server = Server::with_options(tracksuit::crate_info!(), options).build()?;
+/// assert_eq!(server.options().page_size, 50);
+/// # Ok::<(), tracksuit::ServerError>(())
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ServerOptions {
@@ -65,6 +76,16 @@ pub struct ServerOptions {
     /// `resources/templates/list` the items whose scopes the caller lacks (default: listed,
     /// and refused when used).
     pub hide_unauthorized: bool,
+    /// Publish every tool's `inputSchema` in the strict profile
+    /// ([`strict_schema`](crate::strict_schema): all properties required, optional ones
+    /// nullable, `additionalProperties: false`), for clients with OpenAI-style strict
+    /// validators. Off by default. When on, it applies to hand-written schemas too: such a
+    /// client requires it of every tool. Calls are still checked against the tool's own
+    /// schema, which accepts the `null` the profile lets through for an `Option`.
+    ///
+    /// The default is taken from the `TRACKSUIT_STRICT_SCHEMAS` environment variable (`1` or
+    /// `true` turns it on), so a deployment can switch it without a rebuild.
+    pub strict_schemas: bool,
 }
 
 impl Default for ServerOptions {
@@ -79,6 +100,8 @@ impl Default for ServerOptions {
             request_state_ttl: Duration::from_secs(15 * 60),
             state_keys: None,
             hide_unauthorized: false,
+            strict_schemas: std::env::var("TRACKSUIT_STRICT_SCHEMAS")
+                .is_ok_and(|v| matches!(v.as_str(), "1" | "true")),
         }
     }
 }
@@ -96,12 +119,22 @@ impl ServerOptions {
     }
 
     /// Sets the items per page of `*/list` results.
+    ///
+    /// ```
+    /// let o = tracksuit::ServerOptions::default().page_size(20);
+    /// assert_eq!(o.page_size, 20);
+    /// ```
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = size;
         self
     }
 
     /// Sets the largest accepted message, in bytes.
+    ///
+    /// ```
+    /// let o = tracksuit::ServerOptions::default().max_message_size(1 << 20);
+    /// assert_eq!(o.max_message_size, 1 << 20);
+    /// ```
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
         self
@@ -119,6 +152,12 @@ impl ServerOptions {
     }
 
     /// Sets how task-augmented requests run (ttl, polling interval, limits).
+    ///
+    /// ```
+    /// use tracksuit::{ServerOptions, task::TaskOptions};
+    /// let o = ServerOptions::default().tasks(TaskOptions::default());
+    /// # let _ = o;
+    /// ```
     pub fn tasks(mut self, tasks: crate::task::TaskOptions) -> Self {
         self.tasks = tasks;
         self
@@ -138,6 +177,12 @@ impl ServerOptions {
     }
 
     /// Sets how long a sealed `requestState` stays valid.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = tracksuit::ServerOptions::default().request_state_ttl(Duration::from_secs(600));
+    /// assert_eq!(o.request_state_ttl.as_secs(), 600);
+    /// ```
     pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
         self.request_state_ttl = ttl;
         self
@@ -165,6 +210,26 @@ impl ServerOptions {
     /// ```
     pub fn hide_unauthorized(mut self, on: bool) -> Self {
         self.hide_unauthorized = on;
+        self
+    }
+
+    /// Whether tools' input schemas are published in the strict profile.
+    ///
+    /// ```
+    /// use tracksuit::{Server, ServerOptions};
+    /// #[tracksuit::mcp_tool]
+    /// /// Reads a file.
+    /// async fn read(path: String, limit: Option<u32>) -> String { path }
+    /// let server = Server::with_options(tracksuit::crate_info!(), ServerOptions::default().strict_schemas(true))
+    ///     .tool(read)
+    ///     .build()?;
+    /// let schema = &server.tool_descriptor("read").unwrap().input_schema;
+    /// assert_eq!(schema["required"], serde_json::json!(["path", "limit"]));
+    /// assert_eq!(schema["additionalProperties"], false);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn strict_schemas(mut self, on: bool) -> Self {
+        self.strict_schemas = on;
         self
     }
 }
@@ -212,6 +277,15 @@ pub(crate) struct ServerInner {
 }
 
 /// Why a server could not be assembled, or an item not added to a running one.
+///
+/// ```
+/// use tracksuit::{Server, ServerError, mcp_tool};
+/// #[mcp_tool]
+/// /// Pings.
+/// async fn ping() -> &'static str { "pong" }
+/// let err = Server::new(tracksuit::crate_info!()).tool(ping).tool(ping).build().unwrap_err();
+/// assert!(matches!(err, ServerError::Duplicate { .. }), "{err}");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServerError {
@@ -280,11 +354,24 @@ impl std::fmt::Debug for Server {
 impl Server {
     /// A server that introduces itself as `info` (use [`crate::crate_info!`] for your crate's
     /// name and version).
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// assert_eq!(server.info().name, env!("CARGO_PKG_NAME"));
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn new(info: Implementation) -> Self {
         Self::with_options(info, ServerOptions::default())
     }
 
     /// A server with explicit options.
+    ///
+    /// ```
+    /// use tracksuit::{Server, ServerOptions};
+    /// let server = Server::with_options(tracksuit::crate_info!(), ServerOptions::default().page_size(10));
+    /// assert_eq!(server.build()?.options().page_size, 10);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn with_options(info: Implementation, options: ServerOptions) -> Self {
         let (state_keys, error) = match options.state_keys.clone() {
             Some(keys) => (keys, None),
@@ -320,6 +407,13 @@ impl Server {
     }
 
     /// Sets the `instructions` sent in the initialize result.
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!())
+    ///     .instructions("Call `search` before `read`.");
+    /// # let _ = server.build()?;
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.inner.instructions = Some(text.into());
         self
@@ -361,12 +455,34 @@ impl Server {
 
     /// Registers a tool: a `#[mcp_tool]` function by name, or a [`ToolHandler`] value. A
     /// second tool of the same name makes [`build`](Server::build) fail.
+    ///
+    /// ```
+    /// /// Says hello.
+    /// #[tracksuit::mcp_tool]
+    /// async fn hello(name: String) -> String { format!("Hello, {name}") }
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(hello).build()?;
+    /// assert_eq!(server.tool_names(), ["hello"]);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn tool<M>(self, tool: impl IntoTool<M>) -> Self {
         let result = self.inner.insert_tool(tool.tool());
         self.keep_first(result)
     }
 
     /// Registers every tool of an `#[mcp_server]` impl block, and its prompts and resources.
+    ///
+    /// ```
+    /// struct Notes;
+    /// #[tracksuit::mcp_server]
+    /// impl Notes {
+    ///     /// Lists the notes.
+    ///     #[mcp_tool]
+    ///     async fn list(&self) -> String { String::new() }
+    /// }
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tools(Notes).build()?;
+    /// assert_eq!(server.tool_names(), ["list"]);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn tools(mut self, set: impl ToolSet) -> Self {
         let parts = set.into_parts();
         for tool in parts.tools {
@@ -389,18 +505,45 @@ impl Server {
     }
 
     /// Registers a prompt.
+    ///
+    /// ```
+    /// /// Greets someone.
+    /// #[tracksuit::mcp_prompt]
+    /// async fn greet(name: String) -> String { format!("Say hello to {name}") }
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).prompt(greet).build()?;
+    /// # let _ = server;
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn prompt<M>(self, prompt: impl IntoPrompt<M>) -> Self {
         let result = self.inner.insert_prompt(prompt.prompt());
         self.keep_first(result)
     }
 
     /// Registers a fixed resource.
+    ///
+    /// ```
+    /// /// The readme.
+    /// #[tracksuit::mcp_resource(uri = "mem://readme", mime_type = "text/markdown")]
+    /// async fn readme() -> String { "# Hi".into() }
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).resource(readme).build()?;
+    /// # let _ = server;
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn resource<M>(self, resource: impl IntoResource<M>) -> Self {
         let result = self.inner.insert_resource(resource.resource());
         self.keep_first(result)
     }
 
     /// Registers a resource template.
+    ///
+    /// ```
+    /// /// A note by id.
+    /// #[tracksuit::mcp_resource(uri = "notes://{id}")]
+    /// async fn note(id: u32) -> String { format!("note {id}") }
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).resource_template(note).build()?;
+    /// # let _ = server;
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn resource_template<M>(self, template: impl IntoResourceTemplate<M>) -> Self {
         let result = self.inner.insert_template(template.resource_template());
         self.keep_first(result)
@@ -486,6 +629,12 @@ impl Server {
     }
 
     /// The server, running: the handle sessions share. Fails on the first duplicate name.
+    ///
+    /// ```
+    /// let handle = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// assert_eq!(handle.session_count(), 0);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn build(self) -> Result<ServerHandle, ServerError> {
         match self.error.or_else(|| self.inner.dangling_ui_link()) {
             Some(e) => Err(e),
@@ -524,7 +673,10 @@ impl ServerInner {
     }
 
     fn insert_tool(&self, item: Arc<dyn ToolHandler>) -> Result<(), ServerError> {
-        let descriptor = item.descriptor();
+        let mut descriptor = item.descriptor();
+        if self.options.strict_schemas {
+            descriptor.input_schema = crate::authoring::strict_schema(&descriptor.input_schema);
+        }
         insert_new(
             &self.tools,
             "tool",
@@ -723,6 +875,18 @@ impl ServerHandle {
 
     /// Adds a tool at run time; sessions get `notifications/tools/list_changed`. A tool of
     /// the same name is an error (remove it first to replace it).
+    ///
+    /// ```
+    /// use tracksuit::{ToolFn, protocol::{CallToolResult, Tool}};
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// let late = ToolFn::new(Tool::new("late", Default::default()), |_ctx, _args| async {
+    ///     Ok(CallToolResult::text("here"))
+    /// });
+    /// server.add_tool(late)?; // sessions are told the list changed
+    /// assert_eq!(server.tool_names(), ["late"]);
+    /// assert!(server.remove_tool("late"));
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn add_tool(&self, tool: impl ToolHandler) -> Result<(), ServerError> {
         self.inner.insert_tool(Arc::new(tool))?;
         self.broadcast_list_changed(methods::TOOLS_LIST_CHANGED);
@@ -784,6 +948,12 @@ impl ServerHandle {
     /// sessions, and modern `subscriptions/listen` streams that asked for it) — for servers
     /// whose tools depend on something outside the registry. `add_tool` and `remove_tool`
     /// notify by themselves.
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// server.notify_tools_list_changed(); // no session yet: nobody to tell
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn notify_tools_list_changed(&self) {
         self.broadcast_list_changed(methods::TOOLS_LIST_CHANGED);
     }
@@ -831,11 +1001,41 @@ impl ServerHandle {
     }
 
     /// The names of the registered tools, in registration order.
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// assert!(server.tool_names().is_empty());
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn tool_names(&self) -> Vec<String> {
         read(&self.inner.tools).keys().map(str::to_owned).collect()
     }
 
+    /// The descriptor `tools/list` publishes for the tool `name` (its schemas as sent).
+    ///
+    /// ```
+    /// #[tracksuit::mcp_tool]
+    /// /// Adds two numbers.
+    /// async fn add(a: i64, b: i64) -> String { (a + b).to_string() }
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(add).build()?;
+    /// let tool = server.tool_descriptor("add").unwrap();
+    /// assert_eq!(tool.description.as_deref(), Some("Adds two numbers."));
+    /// assert_eq!(tool.input_schema["required"], serde_json::json!(["a", "b"]));
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn tool_descriptor(&self, name: &str) -> Option<crate::protocol::Tool> {
+        read(&self.inner.tools)
+            .get(name)
+            .map(|entry| entry.descriptor.clone())
+    }
+
     /// Number of live sessions (connections that have not closed).
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// assert_eq!(server.session_count(), 0);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn session_count(&self) -> usize {
         self.live_sessions().len()
     }
@@ -854,6 +1054,12 @@ impl ServerHandle {
     }
 
     /// Number of requests being served across all sessions.
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// assert_eq!(server.in_flight_requests(), 0);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn in_flight_requests(&self) -> usize {
         self.live_sessions()
             .iter()

@@ -297,6 +297,7 @@ impl ServerSession {
         let this = self.clone();
         let request_id = id.clone();
         let token = cancel.clone();
+        let span = super::session::request_span(&method, &id, params.as_ref(), "2026");
         let fut = async move {
             let outcome = match method.as_str() {
                 SERVER_DISCOVER => Ok(this.discover()),
@@ -339,7 +340,8 @@ impl ServerSession {
                 .map(|v| this.complete_result(v))
                 .map_err(modern_error)
         };
-        self.peer.serve(id, cancel, fut);
+        self.peer
+            .serve(id, cancel, super::session::traced(span, fut));
         Sending::done()
     }
 

@@ -217,6 +217,7 @@ impl ServerSession {
             caller,
         );
         let this = self.clone();
+        let span = request_span(&method, &id, params.as_ref(), "2025");
         let fut = async move {
             let tasks = &this.server.inner.tasks;
             let owner = owner.as_deref();
@@ -247,7 +248,7 @@ impl ServerSession {
                 other => this.extension_method(other, params.as_ref()),
             }
         };
-        self.peer.serve(id, cancel, fut);
+        self.peer.serve(id, cancel, traced(span, fut));
         Sending::done()
     }
 
@@ -730,6 +731,44 @@ fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
         .ok_or_else(|| {
             ErrorObject::invalid_params(format!("invalid cursor {:?}", ErrorObject::quote(cursor)))
         })
+}
+
+/// The span a request's handler runs in: `mcp.request` with the method, the request id, the
+/// protocol era and, for `tools/call` / `prompts/get` / `resources/read`, the tool, prompt
+/// or resource. DEBUG level, so it costs nothing unless a subscriber wants it.
+pub(crate) fn request_span(
+    method: &str,
+    id: &RequestId,
+    params: Option<&Value>,
+    era: &'static str,
+) -> tracing::Span {
+    let target = params
+        .and_then(|p| p.get("name").or_else(|| p.get("uri")))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    tracing::debug_span!("mcp.request", method, id = %id, era, name = target)
+}
+
+/// `fut` in `span`, with a DEBUG event when it starts and how it ended (TRACE for success,
+/// DEBUG for a JSON-RPC error).
+pub(crate) async fn traced<F>(span: tracing::Span, fut: F) -> Result<Value, ErrorObject>
+where
+    F: std::future::Future<Output = Result<Value, ErrorObject>>,
+{
+    use tracing::Instrument as _;
+    async move {
+        tracing::debug!("request");
+        let out = fut.await;
+        match &out {
+            Ok(_) => tracing::trace!("answered"),
+            Err(e) => {
+                tracing::debug!(code = e.code, message = %e.message, "answered with an error")
+            }
+        }
+        out
+    }
+    .instrument(span)
+    .await
 }
 
 #[cfg(test)]

@@ -16,6 +16,29 @@ pub async fn add(
     (a + b.unwrap_or(0)).to_string()
 }
 
+/// A point, derived through tracksuit's re-exports (no serde or schemars dependency).
+#[derive(
+    tracksuit::serde::Serialize, tracksuit::serde::Deserialize, tracksuit::schemars::JsonSchema,
+)]
+#[serde(crate = "tracksuit::serde")]
+#[schemars(crate = "tracksuit::schemars")]
+pub struct Point {
+    /// x
+    pub x: i64,
+    /// y
+    pub y: Option<i64>,
+}
+
+/// Mirrors a point.
+#[mcp_tool]
+pub async fn mirror(#[params] p: Point) -> tracksuit::Json<Vec<Point>> {
+    let back = Point {
+        x: -p.x,
+        y: p.y.map(|y| -y),
+    };
+    tracksuit::Json(vec![p, back])
+}
+
 /// A greeting.
 #[mcp_prompt]
 pub async fn greet(name: String) -> String {
@@ -44,6 +67,7 @@ impl State {
 pub fn server() -> Server {
     Server::new(tracksuit::crate_info!())
         .tool(add)
+        .tool(mirror)
         .prompt(greet)
         .resource_template(number)
         .tools(State)
@@ -55,7 +79,7 @@ mod tests {
     fn assembles() {
         assert_eq!(
             super::server().build().expect("distinct").tool_names(),
-            ["add", "ping"]
+            ["add", "mirror", "ping"]
         );
     }
 }

@@ -61,6 +61,14 @@ const VERSION_HEADER: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
 
 /// Streamable HTTP settings.
+///
+/// ```
+/// use tracksuit::host::http::HttpOptions;
+/// let options = HttpOptions::default()
+///     .allowed_hosts(Some(vec!["mcp.example.com".into()]))
+///     .json_response(true);
+/// assert!(options.json_response);
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
@@ -110,30 +118,58 @@ impl Default for HttpOptions {
 
 impl HttpOptions {
     /// Answer with JSON bodies rather than SSE.
+    ///
+    /// ```
+    /// let o = tracksuit::host::http::HttpOptions::default().json_response(true);
+    /// assert!(o.json_response);
+    /// ```
     pub fn json_response(mut self, on: bool) -> Self {
         self.json_response = on;
         self
     }
 
     /// Stateless mode (no sessions).
+    ///
+    /// ```
+    /// let o = tracksuit::host::http::HttpOptions::default().stateless(true);
+    /// assert!(o.stateless);
+    /// ```
     pub fn stateless(mut self, on: bool) -> Self {
         self.stateless = on;
         self
     }
 
     /// Replaces the allowed host names (`None` turns the check off).
+    ///
+    /// ```
+    /// // Reached as https://mcp.example.com behind a proxy (else: 403 Host not allowed).
+    /// let o = tracksuit::host::http::HttpOptions::default()
+    ///     .allowed_hosts(Some(vec!["mcp.example.com".into(), "localhost".into()]));
+    /// assert_eq!(o.allowed_hosts.unwrap().len(), 2);
+    /// ```
     pub fn allowed_hosts(mut self, hosts: Option<Vec<String>>) -> Self {
         self.allowed_hosts = hosts;
         self
     }
 
     /// Sets the idle-session expiry.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = tracksuit::host::http::HttpOptions::default().session_idle_timeout(Duration::from_secs(300));
+    /// assert_eq!(o.session_idle_timeout.as_secs(), 300);
+    /// ```
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;
         self
     }
 
     /// Sets the largest accepted body.
+    ///
+    /// ```
+    /// let o = tracksuit::host::http::HttpOptions::default().max_body_size(1 << 20);
+    /// assert_eq!(o.max_body_size, 1 << 20);
+    /// ```
     pub fn max_body_size(mut self, bytes: usize) -> Self {
         self.max_body_size = bytes;
         self
@@ -197,6 +233,15 @@ struct Shared {
 }
 
 /// The Streamable HTTP endpoint of a running server.
+///
+/// ```
+/// use tracksuit::host::http::{HttpOptions, StreamableHttp};
+/// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+/// let http = StreamableHttp::new(server, HttpOptions::default());
+/// let _router: axum::Router = http.router("/mcp");
+/// assert_eq!(http.session_count(), 0);
+/// # Ok::<(), tracksuit::ServerError>(())
+/// ```
 #[derive(Clone)]
 pub struct StreamableHttp {
     shared: Arc<Shared>,
