@@ -441,3 +441,69 @@ fn a_tool_without_ctx_says_it_cannot_ask_the_client() {
     assert!(!search.tool().asks_client(), "search has no Ctx");
     assert!(hello.tool().asks_client(), "hello takes &Ctx");
 }
+
+/// Caps a count (its parameter is named like the function).
+#[mcp_tool]
+async fn limit(limit: Option<u32>) -> String {
+    format!("limit {}", limit.unwrap_or(10))
+}
+
+/// Counts on (a mutable parameter named like the function).
+#[mcp_tool]
+async fn count(mut count: u32) -> String {
+    count += 1;
+    count.to_string()
+}
+
+/// A user (the template variable and the function share a name).
+#[tracksuit::mcp_resource(uri = "mem://users/{user}")]
+async fn user(user: String) -> String {
+    format!("user {user}")
+}
+
+/// A review (the argument and the prompt share a name).
+#[tracksuit::mcp_prompt]
+async fn review(review: String) -> String {
+    format!("review {review}")
+}
+
+#[tokio::test]
+async fn a_parameter_may_share_its_functions_name() {
+    let server = Server::new(tracksuit::crate_info!())
+        .tool(limit)
+        .tool(count)
+        .resource_template(user)
+        .prompt(review);
+    let c = connect(server, Client::builder()).await;
+    let text = |r: tracksuit::protocol::CallToolResult| {
+        serde_json::to_value(&r.content[0]).expect("json")["text"].clone()
+    };
+    let r = c
+        .call_tool("limit", json!({"limit": 3}))
+        .await
+        .expect("call");
+    assert_eq!(text(r), "limit 3");
+    let r = c.call_tool("limit", json!({})).await.expect("call");
+    assert_eq!(text(r), "limit 10");
+    let r = c
+        .call_tool("count", json!({"count": 41}))
+        .await
+        .expect("call");
+    assert_eq!(text(r), "42");
+    let r = c.read_resource("mem://users/ann").await.expect("read");
+    assert_eq!(
+        serde_json::to_value(&r.contents[0]).expect("json")["text"],
+        "user ann"
+    );
+    let got = c
+        .get_prompt("review", json!({"review": "lgtm"}))
+        .await
+        .expect("get");
+    assert_eq!(
+        serde_json::to_value(&got.messages[0]).expect("json")["content"]["text"],
+        "review lgtm"
+    );
+    // The functions stay callable directly.
+    assert_eq!(limit(Some(1)).await, "limit 1");
+    assert_eq!(user("bo".into()).await, "user bo");
+}

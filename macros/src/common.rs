@@ -77,6 +77,7 @@ pub fn tagged_fn(
         -> impl ::core::future::Future<Output = #ret> + #krate::__private::Generated<dyn #krate::#handler> #captures
     };
     let block = &func.block;
+    let rebind = unshadow_params(&mut sig);
     let version = version_check(krate);
     quote! {
         #(#attrs)*
@@ -93,9 +94,33 @@ pub fn tagged_fn(
                 #items
             }
 
-            #krate::__private::tagged::<__TracksuitHandler, _>(async move #block)
+            #krate::__private::tagged::<__TracksuitHandler, _>(async move { #rebind #block })
         }
     }
+}
+
+/// A parameter named like its function (`fn limit(limit: u32)`) would shadow the function
+/// for the handler inside the body, which calls the function by name: such a parameter takes
+/// a generated name in the signature and is bound to its own name again inside the body.
+fn unshadow_params(sig: &mut syn::Signature) -> TokenStream {
+    let name = sig.ident.clone();
+    let mut rebind = TokenStream::new();
+    for (i, input) in sig.inputs.iter_mut().enumerate() {
+        let syn::FnArg::Typed(typed) = input else {
+            continue;
+        };
+        let syn::Pat::Ident(pat) = &*typed.pat else {
+            continue;
+        };
+        if pat.ident != name {
+            continue;
+        }
+        let renamed = syn::Ident::new(&format!("__tracksuit_param{i}"), pat.ident.span());
+        let original = pat.clone();
+        rebind.extend(quote!(let #original = #renamed;));
+        *typed.pat = syn::parse_quote!(#renamed);
+    }
+    rebind
 }
 
 /// Names the lifetimes elided in the parameters (`&Ctx` → `&'__tracksuit0 Ctx`) and returns

@@ -20,13 +20,19 @@ pub struct Resource {
     pub items: TokenStream,
 }
 
+/// The local a template variable is parsed into: not the parameter's own name, which may be
+/// the function's (`fn user(user: String)`), called right after.
+fn var_binding(param: &syn::Ident) -> syn::Ident {
+    quote::format_ident!("__tracksuit_var_{}", param)
+}
+
 /// The statements parsing each template variable into its parameter's type.
 fn parse_vars(parsed: &Function, krate: &TokenStream) -> TokenStream {
     parsed
         .args()
         .map(|p| {
             let n = p.ident.to_string();
-            let i = &p.ident;
+            let i = var_binding(&p.ident);
             let ty = &p.ty;
             quote_spanned! {syn::spanned::Spanned::span(ty)=>
                 let #i: #ty = match __vars.get(#n).map(|v| v.parse::<#ty>()) {
@@ -60,7 +66,10 @@ fn read_body(
         match p.kind {
             ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
             ParamKind::Ctx { by_ref: false } => quote!(::core::clone::Clone::clone(&__ctx)),
-            _ => quote!(#i),
+            _ => {
+                let v = var_binding(i);
+                quote!(#v)
+            }
         }
     });
     let ret = match &sig.output {
