@@ -18,6 +18,8 @@ pub struct Resource {
     /// `ResourceHandler` or `ResourceTemplateHandler`.
     pub handler: &'static str,
     pub items: TokenStream,
+    /// Declared with `app`: an MCP App (`ui://`, `text/html;profile=mcp-app`).
+    pub app: bool,
 }
 
 /// The statements parsing each template variable into its parameter's type.
@@ -204,6 +206,7 @@ pub fn resource(
         uri_span,
         handler,
         items,
+        app: attrs.app,
     }
 }
 
@@ -259,6 +262,15 @@ fn check(
             ),
             _ => {}
         }
+    }
+    if let Some(lit) = &uri
+        && attrs.app
+        && !vars.is_empty()
+    {
+        cx.error_spanned_by(
+            lit,
+            "an MCP App (`app`) has a fixed `ui://` URI, not a URI template",
+        );
     }
     if let Some(lit) = &uri {
         for v in &vars {
