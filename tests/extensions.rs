@@ -209,3 +209,74 @@ fn a_macro_tool_linked_through_meta_is_checked_too() {
         "declaring the app after the tool is fine"
     );
 }
+
+/// A game whose tool and App are declared together, so the macro checks the link.
+struct Game;
+
+#[tracksuit::mcp_server]
+impl Game {
+    /// The board.
+    #[mcp_resource(uri = "ui://game/board.html", app)]
+    async fn board(&self) -> String {
+        "<p>board</p>".into()
+    }
+
+    /// Plays a move.
+    #[mcp_tool(
+        ui = "ui://game/board.html",
+        meta = r#"{"ui": {"visibility": ["app"]}}"#
+    )]
+    async fn play(&self) -> String {
+        "played".into()
+    }
+}
+
+#[tokio::test]
+async fn a_macro_tool_linked_with_ui_reaches_its_app_resource() {
+    let handle = Server::new(Implementation::new("x", "1"))
+        .tools(Game)
+        .build()
+        .expect("the link is served by the same block");
+    let c = connect_in_memory(handle, Client::builder()).await.unwrap();
+    let tools = c.list_tools(None).await.unwrap().tools;
+    let play = tools.iter().find(|t| t.name == "play").unwrap();
+    assert_eq!(
+        play.meta.as_ref().unwrap()["ui"],
+        json!({ "visibility": ["app"], "resourceUri": "ui://game/board.html" }),
+        "`ui` is merged into `meta`"
+    );
+    let listed = c.list_resources(None).await.unwrap().resources;
+    let board = listed
+        .iter()
+        .find(|r| r.uri == "ui://game/board.html")
+        .unwrap();
+    assert_eq!(board.mime_type.as_deref(), Some(APP_MIME));
+    let read = c.read_resource("ui://game/board.html").await.unwrap();
+    let ResourceContents::Text(html) = &read.contents[0] else {
+        panic!("text contents");
+    };
+    assert_eq!(html.mime_type.as_deref(), Some(APP_MIME));
+    assert_eq!(html.text, "<p>board</p>");
+}
+
+/// Linked with `ui`, to an App registered elsewhere.
+#[tracksuit::mcp_tool(ui = "ui://macro/other.html")]
+async fn ui_linked() -> String {
+    "linked".into()
+}
+
+#[test]
+fn a_macro_tool_linked_with_ui_is_checked_at_build() {
+    let dangling = Server::new(Implementation::new("x", "1")).tool(ui_linked);
+    assert_eq!(
+        dangling.build().unwrap_err(),
+        ServerError::UnknownUiResource {
+            tool: "ui_linked".into(),
+            uri: "ui://macro/other.html".into()
+        }
+    );
+    let served = Server::new(Implementation::new("x", "1"))
+        .tool(ui_linked)
+        .ui_resource(UiResource::new("ui://macro/other.html", "other", "<p></p>"));
+    assert!(served.build().is_ok());
+}

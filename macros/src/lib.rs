@@ -32,7 +32,8 @@ mod tool;
 /// - `&Ctx` / `Ctx` and `CancellationToken` parameters are injected, not part of the schema.
 /// - `#[params] p: MyArgs` takes the whole argument object as one struct.
 /// - Attributes: `name`, `title`, `description`, `read_only`, `destructive`, `idempotent`,
-///   `open_world`, `icons = [...]`, `meta = "{json}"`, `task_support = "..."`,
+///   `open_world`, `icons = [...]`, `meta = "{json}"`, `ui = "ui://..."` (links the tool
+///   to an MCP App: `_meta.ui.resourceUri`, merged into `meta`), `task_support = "..."`,
 ///   `scopes = ["files:write"]` (OAuth scopes the caller's token must grant; checked before
 ///   the body runs, see `tracksuit::host::http::auth`), `crate = path`. Names are checked
 ///   against SEP-986 at compile time.
@@ -57,6 +58,57 @@ mod tool;
 ///
 /// let server = Server::new(tracksuit::crate_info!()).tool(add).build().expect("one tool");
 /// assert_eq!(server.tool_names(), ["add"]);
+/// ```
+///
+/// # MCP Apps
+///
+/// `ui = "ui://..."` links the tool to an App resource. In an `#[mcp_server]` block that
+/// declares `#[mcp_resource(uri = "ui://...", app)]` resources, each tool's `ui` must name
+/// one of them (otherwise `Server::build` checks the link against `Server::ui_resource`):
+///
+/// ```
+/// use tracksuit::{Server, mcp_server};
+///
+/// struct Game;
+///
+/// #[mcp_server]
+/// impl Game {
+///     /// The board, rendered by the host next to `play`'s calls.
+///     #[mcp_resource(uri = "ui://game/board.html", app)]
+///     async fn board(&self) -> String {
+///         "<p>board</p>".into()
+///     }
+///
+///     /// Plays a move.
+///     #[mcp_tool(ui = "ui://game/board.html")]
+///     async fn play(&self, cell: u8) -> String {
+///         format!("played {cell}")
+///     }
+/// }
+///
+/// let server = Server::new(tracksuit::crate_info!()).tools(Game).build().expect("linked");
+/// assert_eq!(server.tool_names(), ["play"]);
+/// ```
+///
+/// A link to an App the block does not declare does not compile:
+///
+/// ```compile_fail
+/// use tracksuit::mcp_server;
+///
+/// struct Game;
+///
+/// #[mcp_server]
+/// impl Game {
+///     #[mcp_resource(uri = "ui://game/board.html", app)]
+///     async fn board(&self) -> String {
+///         "<p>board</p>".into()
+///     }
+///
+///     #[mcp_tool(ui = "ui://game/bord.html")] // did you mean "ui://game/board.html"?
+///     async fn play(&self) -> String {
+///         "played".into()
+///     }
+/// }
 /// ```
 #[proc_macro_attribute]
 pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -96,7 +148,8 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Turns an `async fn` into an MCP resource (`uri` without variables: register it with
 /// `Server::resource`) or resource template (`uri` with RFC 6570 variables:
 /// `Server::resource_template`; each variable is a parameter of any `FromStr` type, checked
-/// at compile time). Attributes: `uri`, `name`, `title`, `description`, `mime_type`,
+/// at compile time). Attributes: `uri`, `name`, `title`, `description`, `mime_type`, `app`
+/// (an MCP App: a fixed `ui://` URI served as `text/html;profile=mcp-app`),
 /// `complete = path` (templates), `crate = path`. The return type implements
 /// `IntoResourceResult`: `String` (text), `Vec<u8>` (binary, base64-encoded for you),
 /// `ResourceContents`, `ReadResourceResult`, `Result`.

@@ -18,6 +18,8 @@ pub struct Resource {
     /// `ResourceHandler` or `ResourceTemplateHandler`.
     pub handler: &'static str,
     pub items: TokenStream,
+    /// Declared with `app`: an MCP App (`ui://`, `text/html;profile=mcp-app`).
+    pub app: bool,
 }
 
 /// The local a template variable is parsed into: not the parameter's own name, which may be
@@ -213,6 +215,7 @@ pub fn resource(
         uri_span,
         handler,
         items,
+        app: attrs.app,
     }
 }
 
@@ -268,6 +271,15 @@ fn check(
             ),
             _ => {}
         }
+    }
+    if let Some(lit) = &uri
+        && attrs.app
+        && !vars.is_empty()
+    {
+        cx.error_spanned_by(
+            lit,
+            "an MCP App (`app`) has a fixed `ui://` URI, not a URI template",
+        );
     }
     if let Some(lit) = &uri {
         for v in &vars {

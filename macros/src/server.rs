@@ -1,7 +1,8 @@
 //! `#[mcp_server]` expansion: the `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]`
 //! methods of an impl block become handlers that share the server state through an `Arc`,
 //! registered together with `Server::tools`. Duplicate tool names, prompt names and
-//! resource URIs are refused at compile time, at the second occurrence.
+//! resource URIs are refused at compile time, at the second occurrence. A tool's
+//! `ui = "ui://..."` must name one of the block's `app` resources when it declares any.
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::Function;
@@ -24,6 +25,38 @@ struct Member {
     part: &'static str,
     support: TokenStream,
     items: TokenStream,
+}
+
+/// The MCP App links the block declares: its `app` resources' URIs and its tools' `ui`.
+#[derive(Default)]
+struct Links {
+    apps: Vec<String>,
+    uis: Vec<syn::LitStr>,
+}
+
+impl Links {
+    /// Each `ui` names an app resource of the block, unless it has none (the app may then
+    /// be registered with `Server::ui_resource`; `Server::build` checks that).
+    fn check(&self, cx: &Ctxt) {
+        if self.apps.is_empty() {
+            return;
+        }
+        let apps: Vec<&str> = self.apps.iter().map(String::as_str).collect();
+        for lit in &self.uis {
+            let uri = lit.value();
+            if apps.contains(&uri.as_str()) {
+                continue;
+            }
+            let hint = match crate::internals::check::suggest(&uri, &apps) {
+                Some(s) => format!("; did you mean {s:?}?"),
+                None => format!(" (it declares {})", apps.join(", ")),
+            };
+            cx.error_spanned_by(
+                lit,
+                format!("no `#[mcp_resource(uri = {uri:?}, app)]` in this server{hint}"),
+            );
+        }
+    }
 }
 
 /// Which macro a method carries.
@@ -78,12 +111,14 @@ fn server(attr: TokenStream, block: &mut ItemImpl) -> syn::Result<TokenStream> {
     }
     let mut seen: Vec<(Role, String)> = Vec::new();
     let mut members = Vec::new();
+    let mut links = Links::default();
     for item in block.items.iter_mut() {
         let ImplItem::Fn(method) = item else { continue };
-        if let Some(member) = member(&cx, method, &krate, &mut seen) {
+        if let Some(member) = member(&cx, method, &krate, &mut seen, &mut links) {
             members.push(member);
         }
     }
+    links.check(&cx);
     cx.check()?;
     Ok(generate_server(block, &krate, &members))
 }
@@ -107,18 +142,19 @@ fn take_role(cx: &Ctxt, method: &mut ImplItemFn) -> Option<(Role, TokenStream)> 
 }
 
 /// Removes the method's `#[mcp_*]` attribute and generates its handler; `seen` holds the
-/// names (URIs for resources) so far.
+/// names (URIs for resources) so far, `links` the App links.
 fn member(
     cx: &Ctxt,
     method: &mut ImplItemFn,
     krate: &TokenStream,
     seen: &mut Vec<(Role, String)>,
+    links: &mut Links,
 ) -> Option<Member> {
     let (role, tokens) = take_role(cx, method)?;
     let (key, span, member) = match role {
-        Role::Tool => tool_member(cx, tokens, method, krate),
+        Role::Tool => tool_member(cx, tokens, method, krate, links),
         Role::Prompt => prompt_member(cx, tokens, method, krate),
-        Role::Resource => resource_member(cx, tokens, method, krate),
+        Role::Resource => resource_member(cx, tokens, method, krate, links),
     };
     if seen.iter().any(|(r, k)| *r == role && *k == key) {
         let what = match role {
@@ -171,6 +207,7 @@ fn resource_member(
     tokens: TokenStream,
     method: &mut ImplItemFn,
     krate: &TokenStream,
+    links: &mut Links,
 ) -> (String, Span, Member) {
     let args = Args::parse(tokens, RESOURCE_KEYS, cx);
     let ident = method.sig.ident.clone();
@@ -184,6 +221,9 @@ fn resource_member(
         true,
         invoke,
     );
+    if r.app {
+        links.apps.push(r.uri.clone());
+    }
     let part = if r.handler == "ResourceHandler" {
         "resources"
     } else {
@@ -205,6 +245,7 @@ fn tool_member(
     tokens: TokenStream,
     method: &mut ImplItemFn,
     krate: &TokenStream,
+    links: &mut Links,
 ) -> (String, Span, Member) {
     let tool_args = Args::parse(tokens, TOOL_KEYS, cx);
     let parsed = Function::from_sig(cx, &method.attrs, &mut method.sig, "tool");
@@ -213,6 +254,7 @@ fn tool_member(
     }
     let mut attrs = ToolAttrs::from_args(cx, &tool_args, &method.sig.ident, parsed.docs.as_ref());
     attrs.krate = krate.clone();
+    links.uis.extend(attrs.ui.clone());
     crate::tool::check_key_set(cx, &parsed, &attrs);
     let ident = &method.sig.ident;
     let Generated {

@@ -59,6 +59,10 @@ impl ToolAttrs {
         if let Some(meta) = meta {
             sets.push(quote!(tool.meta = #meta;));
         }
+        if let Some(uri) = &self.ui {
+            let uri = uri.value();
+            sets.push(quote!(#krate::apps::link(&mut tool, #uri);));
+        }
         if let Some(variant) = &self.task_support {
             sets.push(quote!(tool.execution = ::core::option::Option::Some(#krate::protocol::ToolExecution {
                 task_support: ::core::option::Option::Some(#krate::protocol::TaskSupport::#variant),

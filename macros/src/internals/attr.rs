@@ -30,6 +30,7 @@ impl std::fmt::Display for Symbol {
     }
 }
 
+pub const APP: Symbol = Symbol("app");
 pub const COMPLETE: Symbol = Symbol("complete");
 pub const CRATE: Symbol = Symbol("crate");
 pub const DEFAULT: Symbol = Symbol("default");
@@ -57,6 +58,7 @@ pub const RESPONSE: Symbol = Symbol("response");
 pub const SCOPES: Symbol = Symbol("scopes");
 pub const TASK_SUPPORT: Symbol = Symbol("task_support");
 pub const TITLE: Symbol = Symbol("title");
+pub const UI: Symbol = Symbol("ui");
 pub const URI: Symbol = Symbol("uri");
 
 /// What a key's value must be.
@@ -326,6 +328,7 @@ pub const TOOL_KEYS: &[(Symbol, Kind)] = &[
     (OPEN_WORLD, Kind::Flag),
     (ICONS, Kind::StrList),
     (META, Kind::Str),
+    (UI, Kind::Str),
     (ELICITS, Kind::Path),
     (TASK_SUPPORT, Kind::Str),
     (SCOPES, Kind::StrList),
@@ -344,6 +347,8 @@ pub struct ToolAttrs {
     pub annotations: [(&'static str, bool); 4],
     pub icons: Vec<String>,
     pub meta: Option<String>,
+    /// `ui = "ui://..."`: the MCP App the tool links to (`_meta.ui.resourceUri`).
+    pub ui: Option<LitStr>,
     pub elicits: Option<syn::Path>,
     /// `Forbidden` / `Optional` / `Required`, when declared.
     pub task_support: Option<Ident>,
@@ -367,9 +372,25 @@ impl ToolAttrs {
                 None => cx.error_spanned_by(ident, e),
             }
         }
+        let ui = args.str(UI).filter(|lit| match ui_uri(&lit.value()) {
+            Ok(()) => true,
+            Err(e) => {
+                cx.error_spanned_by(lit, e);
+                false
+            }
+        });
         let meta = args.str(META).map(|lit| {
             match serde_json::from_str::<serde_json::Value>(&lit.value()) {
-                Ok(serde_json::Value::Object(_)) => {}
+                Ok(serde_json::Value::Object(map)) => {
+                    if let Some(ui) = ui
+                        && map.get("ui").is_some_and(|v| !v.is_object() || v.get("resourceUri").is_some())
+                    {
+                        cx.error_spanned_by(
+                            ui,
+                            "`ui` sets `_meta.ui.resourceUri`, which `meta` already sets: keep one of them",
+                        );
+                    }
+                }
                 Ok(_) => cx.error_spanned_by(
                     lit,
                     "`meta` must be a JSON object, e.g. `meta = r#\"{\"ui\": \"x\"}\"#`",
@@ -420,9 +441,20 @@ impl ToolAttrs {
                 .map(LitStr::value)
                 .collect(),
             meta,
+            ui: ui.cloned(),
             elicits: args.path(ELICITS).cloned(),
             krate: crate::common::krate(args.path(CRATE)),
         }
+    }
+}
+
+/// An MCP App's URI: `ui://` and something after it, without whitespace.
+fn ui_uri(uri: &str) -> Result<(), String> {
+    match uri.strip_prefix("ui://") {
+        Some(rest) if !rest.is_empty() && !rest.contains(char::is_whitespace) => Ok(()),
+        _ => Err(format!(
+            "an MCP App's URI is `ui://...` (e.g. \"ui://game/board.html\"), not {uri:?} (SEP-1865)"
+        )),
     }
 }
 
@@ -476,6 +508,9 @@ impl PromptAttrs {
 
 // ---- `#[mcp_resource(...)]` ----
 
+/// The MIME type of an MCP App's HTML (`tracksuit::apps::APP_MIME`).
+pub const APP_MIME: &str = "text/html;profile=mcp-app";
+
 /// The keys `#[mcp_resource(...)]` accepts.
 pub const RESOURCE_KEYS: &[(Symbol, Kind)] = &[
     (URI, Kind::Str),
@@ -483,6 +518,7 @@ pub const RESOURCE_KEYS: &[(Symbol, Kind)] = &[
     (TITLE, Kind::Str),
     (DESCRIPTION, Kind::Str),
     (MIME_TYPE, Kind::Str),
+    (APP, Kind::Flag),
     (COMPLETE, Kind::Path),
     (SCOPES, Kind::StrList),
     (CRATE, Kind::Path),
@@ -496,6 +532,8 @@ pub struct ResourceAttrs {
     pub title: Option<String>,
     pub description: Option<String>,
     pub mime_type: Option<String>,
+    /// `app`: an MCP App (`ui://`, `text/html;profile=mcp-app`).
+    pub app: bool,
     /// The completion function (templates).
     pub complete: Option<syn::Path>,
     pub scopes: Scopes,
@@ -504,7 +542,24 @@ pub struct ResourceAttrs {
 impl ResourceAttrs {
     /// Reads the attribute; `ident` is the function's name (the default resource name).
     pub fn from_args(cx: &Ctxt, args: &Args, ident: &Ident, docs: Option<&String>) -> Self {
+        let app = args.flag(APP);
+        let mut mime_type = args.str(MIME_TYPE).map(LitStr::value);
+        if app {
+            if let Some(lit) = args.str(MIME_TYPE) {
+                cx.error_spanned_by(
+                    lit,
+                    format!("`app` sets the MIME type to {APP_MIME:?}: leave `mime_type` out"),
+                );
+            }
+            if let Some(lit) = args.str(URI)
+                && let Err(e) = ui_uri(&lit.value())
+            {
+                cx.error_spanned_by(lit, e);
+            }
+            mime_type = Some(APP_MIME.to_owned());
+        }
         ResourceAttrs {
+            app,
             uri: args.str(URI).cloned(),
             name: args
                 .str(NAME)
@@ -512,7 +567,7 @@ impl ResourceAttrs {
                 .unwrap_or_else(|| ident.to_string()),
             title: args.str(TITLE).map(LitStr::value),
             description: description(args, docs),
-            mime_type: args.str(MIME_TYPE).map(LitStr::value),
+            mime_type,
             complete: args.path(COMPLETE).cloned(),
             scopes: Scopes::from_args(cx, args),
         }
