@@ -610,15 +610,21 @@ impl Client {
     /// Subscribes to every notification the server sends (logs, progress, list changes...).
     ///
     /// ```
-    /// use tracksuit::{Server, client::Client};
+    /// use tracksuit::{Ctx, Server, client::Client, mcp_tool, protocol::LoggingLevel};
+    /// /// Logs while it works.
+    /// #[mcp_tool]
+    /// async fn work(ctx: &Ctx) -> String {
+    ///     ctx.log(LoggingLevel::Info, "halfway").await;
+    ///     "done".into()
+    /// }
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let server = Server::new(tracksuit::crate_info!()).build()?;
-    /// let handle = server.clone();
+    /// let server = Server::new(tracksuit::crate_info!()).tool(work).build()?;
     /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
     /// let mut notes = client.notifications();
-    /// handle.notify_tools_list_changed();
-    /// assert_eq!(notes.recv().await?.method, "notifications/tools/list_changed");
+    /// client.set_level(LoggingLevel::Info).await?;
+    /// client.call_tool("work", serde_json::json!({})).await?;
+    /// assert_eq!(notes.recv().await?.method, "notifications/message");
     /// # Ok(())
     /// # }
     /// ```
