@@ -40,6 +40,14 @@ pub const APP_MIME: &str = "text/html;profile=mcp-app";
 
 /// The origins an app may reach, beyond its own inline content (`_meta.ui.csp`). The host
 /// builds the iframe's Content-Security-Policy from them; with none the app is offline.
+///
+/// ```
+/// use tracksuit::apps::{Csp, UiResource};
+/// let app = UiResource::new("ui://map/view.html", "map", "<div id=map></div>")
+///     .csp(Csp::new().connect_domain("https://tiles.example"));
+/// let meta = app.descriptor().meta.unwrap();
+/// assert_eq!(meta["ui"]["csp"]["connectDomains"][0], "https://tiles.example");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Csp {
     connect: Vec<String>,
@@ -55,24 +63,48 @@ impl Csp {
     }
 
     /// Allows network requests (fetch, XHR, WebSocket) to `origin`.
+    ///
+    /// ```
+    /// use tracksuit::apps::{Csp, UiResource};
+    /// let app = UiResource::new("ui://a/b", "b", "<p/>").csp(Csp::new().connect_domain("https://api.example"));
+    /// assert_eq!(app.descriptor().meta.unwrap()["ui"]["csp"]["connectDomains"][0], "https://api.example");
+    /// ```
     pub fn connect_domain(mut self, origin: impl Into<String>) -> Self {
         self.connect.push(origin.into());
         self
     }
 
     /// Allows static resources (scripts, styles, images, fonts, media) from `origin`.
+    ///
+    /// ```
+    /// use tracksuit::apps::{Csp, UiResource};
+    /// let app = UiResource::new("ui://a/b", "b", "<p/>").csp(Csp::new().resource_domain("https://cdn.example"));
+    /// assert_eq!(app.descriptor().meta.unwrap()["ui"]["csp"]["resourceDomains"][0], "https://cdn.example");
+    /// ```
     pub fn resource_domain(mut self, origin: impl Into<String>) -> Self {
         self.resource.push(origin.into());
         self
     }
 
     /// Allows nested iframes from `origin`.
+    ///
+    /// ```
+    /// use tracksuit::apps::{Csp, UiResource};
+    /// let app = UiResource::new("ui://a/b", "b", "<p/>").csp(Csp::new().frame_domain("https://video.example"));
+    /// assert_eq!(app.descriptor().meta.unwrap()["ui"]["csp"]["frameDomains"][0], "https://video.example");
+    /// ```
     pub fn frame_domain(mut self, origin: impl Into<String>) -> Self {
         self.frame.push(origin.into());
         self
     }
 
     /// Allows `origin` as the document's base URI.
+    ///
+    /// ```
+    /// use tracksuit::apps::{Csp, UiResource};
+    /// let app = UiResource::new("ui://a/b", "b", "<p/>").csp(Csp::new().base_uri_domain("https://app.example"));
+    /// assert_eq!(app.descriptor().meta.unwrap()["ui"]["csp"]["baseUriDomains"][0], "https://app.example");
+    /// ```
     pub fn base_uri_domain(mut self, origin: impl Into<String>) -> Self {
         self.base_uri.push(origin.into());
         self
@@ -95,6 +127,14 @@ impl Csp {
 }
 
 /// Browser capabilities an app asks the host's sandbox for (`_meta.ui.permissions`).
+///
+/// ```
+/// use tracksuit::apps::{Permissions, UiResource};
+/// let app = UiResource::new("ui://a/b", "b", "<p/>")
+///     .permissions(Permissions::new().camera().microphone());
+/// let meta = app.descriptor().meta.unwrap();
+/// assert_eq!(meta["ui"]["permissions"], serde_json::json!({"camera": {}, "microphone": {}}));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Permissions {
     camera: bool,
@@ -110,24 +150,48 @@ impl Permissions {
     }
 
     /// The camera.
+    ///
+    /// ```
+    /// use tracksuit::apps::{Permissions, UiResource};
+    /// let app = UiResource::new("ui://a/b", "b", "<p/>").permissions(Permissions::new().camera());
+    /// assert!(app.descriptor().meta.unwrap()["ui"]["permissions"]["camera"].is_object());
+    /// ```
     pub fn camera(mut self) -> Self {
         self.camera = true;
         self
     }
 
     /// The microphone.
+    ///
+    /// ```
+    /// use tracksuit::apps::{Permissions, UiResource};
+    /// let app = UiResource::new("ui://a/b", "b", "<p/>").permissions(Permissions::new().microphone());
+    /// assert!(app.descriptor().meta.unwrap()["ui"]["permissions"]["microphone"].is_object());
+    /// ```
     pub fn microphone(mut self) -> Self {
         self.microphone = true;
         self
     }
 
     /// The location.
+    ///
+    /// ```
+    /// use tracksuit::apps::{Permissions, UiResource};
+    /// let app = UiResource::new("ui://a/b", "b", "<p/>").permissions(Permissions::new().geolocation());
+    /// assert!(app.descriptor().meta.unwrap()["ui"]["permissions"]["geolocation"].is_object());
+    /// ```
     pub fn geolocation(mut self) -> Self {
         self.geolocation = true;
         self
     }
 
     /// Writing to the clipboard.
+    ///
+    /// ```
+    /// use tracksuit::apps::{Permissions, UiResource};
+    /// let app = UiResource::new("ui://a/b", "b", "<p/>").permissions(Permissions::new().clipboard_write());
+    /// assert!(app.descriptor().meta.unwrap()["ui"]["permissions"]["clipboardWrite"].is_object());
+    /// ```
     pub fn clipboard_write(mut self) -> Self {
         self.clipboard_write = true;
         self
@@ -167,6 +231,11 @@ impl UiResource {
     /// its scripts and styles, or allow their origins with [`Csp`]).
     ///
     /// [`Server::ui_resource`]: crate::Server::ui_resource
+    ///
+    /// ```
+    /// let app = tracksuit::apps::UiResource::new("ui://clock/face.html", "clock-face", "<p>12:00</p>");
+    /// assert_eq!(app.uri(), "ui://clock/face.html");
+    /// ```
     pub fn new(uri: impl Into<String>, name: impl Into<String>, html: impl Into<String>) -> Self {
         UiResource {
             uri: uri.into(),
@@ -180,6 +249,11 @@ impl UiResource {
     }
 
     /// Describes the app (shown in `resources/list`).
+    ///
+    /// ```
+    /// let app = tracksuit::apps::UiResource::new("ui://a/b", "b", "<p/>").description("A clock face");
+    /// assert_eq!(app.descriptor().description.as_deref(), Some("A clock face"));
+    /// ```
     pub fn description(mut self, text: impl Into<String>) -> Self {
         self.description = Some(text.into());
         self
@@ -198,12 +272,22 @@ impl UiResource {
     }
 
     /// Whether the host should draw a border around the app.
+    ///
+    /// ```
+    /// let app = tracksuit::apps::UiResource::new("ui://a/b", "b", "<p/>").prefers_border(false);
+    /// assert_eq!(app.descriptor().meta.unwrap()["ui"]["prefersBorder"], false);
+    /// ```
     pub fn prefers_border(mut self, border: bool) -> Self {
         self.prefers_border = Some(border);
         self
     }
 
     /// The URI.
+    ///
+    /// ```
+    /// let app = tracksuit::apps::UiResource::new("ui://a/b", "b", "<p/>");
+    /// assert_eq!(app.uri(), "ui://a/b");
+    /// ```
     pub fn uri(&self) -> &str {
         &self.uri
     }
@@ -242,6 +326,13 @@ impl UiResource {
     }
 
     /// The `resources/read` result: the HTML, with the same `_meta`.
+    ///
+    /// ```
+    /// let app = tracksuit::apps::UiResource::new("ui://a/b", "b", "<p>hi</p>");
+    /// let json = serde_json::to_value(app.contents()).unwrap();
+    /// assert_eq!(json["contents"][0]["text"], "<p>hi</p>");
+    /// assert_eq!(json["contents"][0]["mimeType"], tracksuit::apps::APP_MIME);
+    /// ```
     pub fn contents(&self) -> ReadResourceResult {
         ReadResourceResult::new(vec![ResourceContents::Text(TextResourceContents {
             uri: self.uri.clone(),
@@ -274,6 +365,11 @@ pub fn link(tool: &mut Tool, uri: &str) {
 }
 
 /// The app `tool` is linked to (`_meta.ui.resourceUri`), if any.
+///
+/// ```
+/// let tool = tracksuit::protocol::Tool::new("plain", Default::default());
+/// assert_eq!(tracksuit::apps::linked_uri(&tool), None);
+/// ```
 pub fn linked_uri(tool: &Tool) -> Option<&str> {
     tool.meta.as_ref()?.get("ui")?.get("resourceUri")?.as_str()
 }

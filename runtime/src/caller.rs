@@ -36,6 +36,12 @@ pub struct Principal {
 
 impl Principal {
     /// A principal for `subject` with no scopes and no claims.
+    ///
+    /// ```
+    /// let p = tracksuit::Principal::new("alice");
+    /// assert_eq!(p.subject, "alice");
+    /// assert!(p.scopes.is_empty());
+    /// ```
     pub fn new(subject: impl Into<String>) -> Self {
         Principal {
             subject: subject.into(),
@@ -44,29 +50,58 @@ impl Principal {
     }
 
     /// Sets the granted scopes.
+    ///
+    /// ```
+    /// let p = tracksuit::Principal::new("alice").with_scopes(["read", "write"]);
+    /// assert_eq!(p.scopes, ["read", "write"]);
+    /// ```
     pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 
     /// Sets the issuer.
+    ///
+    /// ```
+    /// let p = tracksuit::Principal::new("alice").with_issuer("https://auth.example");
+    /// assert_eq!(p.issuer.as_deref(), Some("https://auth.example"));
+    /// ```
     pub fn with_issuer(mut self, issuer: impl Into<String>) -> Self {
         self.issuer = Some(issuer.into());
         self
     }
 
     /// Sets the claims.
+    ///
+    /// ```
+    /// let claims = serde_json::json!({"tenant": "acme"}).as_object().unwrap().clone();
+    /// let p = tracksuit::Principal::new("alice").with_claims(claims);
+    /// assert_eq!(p.claims["tenant"], "acme");
+    /// ```
     pub fn with_claims(mut self, claims: Map<String, Value>) -> Self {
         self.claims = claims;
         self
     }
 
     /// Whether `scope` was granted.
+    ///
+    /// ```
+    /// let p = tracksuit::Principal::new("alice").with_scopes(["files:read"]);
+    /// assert!(p.has_scope("files:read"));
+    /// assert!(!p.has_scope("files:write"));
+    /// ```
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.iter().any(|s| s == scope)
     }
 
     /// Whether every scope of `required` was granted.
+    ///
+    /// ```
+    /// let p = tracksuit::Principal::new("alice").with_scopes(["a", "b"]);
+    /// assert!(p.has_scopes(&["a", "b"]));
+    /// assert!(!p.has_scopes(&["a", "c"]));
+    /// assert!(p.has_scopes::<&str>(&[])); // nothing required
+    /// ```
     pub fn has_scopes<S: AsRef<str>>(&self, required: &[S]) -> bool {
         required.iter().all(|r| self.has_scope(r.as_ref()))
     }

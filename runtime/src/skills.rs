@@ -37,23 +37,78 @@ use std::path::Path;
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// The extension's identifier, the key under `capabilities.extensions`.
+///
+/// ```
+/// assert_eq!(tracksuit::skills::SKILLS_EXTENSION, "io.modelcontextprotocol/skills");
+/// ```
 pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 /// `skills/list`
+///
+/// ```
+/// assert_eq!(tracksuit::skills::SKILLS_LIST, "skills/list");
+/// ```
 pub const SKILLS_LIST: &str = "skills/list";
 /// `skills/get`
+///
+/// ```
+/// assert_eq!(tracksuit::skills::SKILLS_GET, "skills/get");
+/// ```
 pub const SKILLS_GET: &str = "skills/get";
 /// `resources/directory/read`
+///
+/// ```
+/// assert_eq!(tracksuit::skills::DIRECTORY_READ, "resources/directory/read");
+/// ```
 pub const DIRECTORY_READ: &str = "resources/directory/read";
 /// The MIME type of a directory in `resources/directory/read` results.
+///
+/// ```
+/// assert_eq!(tracksuit::skills::DIRECTORY_MIME, "inode/directory");
+/// ```
 pub const DIRECTORY_MIME: &str = "inode/directory";
 /// The manifest every skill has at its root.
+///
+/// ```
+/// use tracksuit::skills::{MANIFEST, Skill};
+/// let skill = Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?;
+/// assert!(skill.uri().ends_with(MANIFEST));
+/// # Ok::<(), tracksuit::skills::SkillError>(())
+/// ```
 pub const MANIFEST: &str = "SKILL.md";
 /// Files one skill may hold (the extension's SHOULD NOT exceed, enforced).
+///
+/// ```
+/// use tracksuit::skills::{MAX_FILES, Skill};
+/// let mut skill = Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?;
+/// let mut added = 0;
+/// while let Ok(more) = skill.clone().file(format!("f{added}.txt"), "x") {
+///     skill = more;
+///     added += 1;
+/// }
+/// assert!(added + 1 >= MAX_FILES && added <= MAX_FILES); // counted with or without SKILL.md
+/// # Ok::<(), tracksuit::skills::SkillError>(())
+/// ```
 pub const MAX_FILES: usize = 512;
 /// Bytes one skill may hold in total (16 MiB; the extension's SHOULD NOT exceed, enforced).
+///
+/// ```
+/// use tracksuit::skills::{MAX_BYTES, Skill};
+/// let skill = Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?;
+/// let too_big = vec![0u8; MAX_BYTES as usize + 1];
+/// assert!(skill.file("big.bin", too_big).is_err());
+/// # Ok::<(), tracksuit::skills::SkillError>(())
+/// ```
 pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why a skill or catalog could not be assembled.
+///
+/// ```
+/// use tracksuit::skills::Skill;
+/// // The frontmatter's `name` must match the skill path's last segment.
+/// let err = Skill::new("pdf-processing", "---\nname: other\ndescription: d\n---\n").unwrap_err();
+/// assert_eq!(err.skill, "pdf-processing");
+/// assert!(err.to_string().starts_with("skill `pdf-processing`"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("skill `{skill}`: {reason}")]
 pub struct SkillError {
@@ -103,6 +158,14 @@ impl SkillFile {
 /// One skill: a `SKILL.md` and the files beside it, served under
 /// `skill://<skill-path>/`. The skill path's last segment is the skill's name and must equal
 /// the frontmatter's `name`.
+///
+/// ```
+/// use tracksuit::skills::Skill;
+/// let skill = Skill::new("acme/pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?;
+/// assert_eq!(skill.name(), "pdf-processing");
+/// assert_eq!(skill.uri(), "skill://acme/pdf-processing/SKILL.md");
+/// # Ok::<(), tracksuit::skills::SkillError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Skill {
     path: String,
@@ -115,6 +178,14 @@ impl Skill {
     /// `SKILL.md` is `manifest`. Fails unless the manifest starts with YAML frontmatter
     /// holding a `name` (equal to the path's last segment, 1-64 lowercase letters, digits and
     /// single hyphens) and a `description`.
+    ///
+    /// ```
+    /// use tracksuit::skills::Skill;
+    /// let manifest = "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nSteps.\n";
+    /// assert!(Skill::new("pdf-processing", manifest).is_ok());
+    /// assert!(Skill::new("pdf-processing", "no frontmatter").is_err());
+    /// assert!(Skill::new("Bad_Name", manifest).is_err());
+    /// ```
     pub fn new(
         skill_path: impl Into<String>,
         manifest: impl Into<String>,
@@ -168,6 +239,15 @@ impl Skill {
     /// Adds a file at `relative` (`/`-separated, below the skill's root), e.g. a reference
     /// or a script. Fails on a path that leaves the skill, a second file at one path, or a
     /// skill over [`MAX_FILES`] files or [`MAX_BYTES`] bytes.
+    ///
+    /// ```
+    /// use tracksuit::skills::Skill;
+    /// let skill = Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?
+    ///     .file("references/FORMS.md", "# Forms\n")?;
+    /// // A path may not leave the skill.
+    /// assert!(skill.file("../secret", "x").is_err());
+    /// # Ok::<(), tracksuit::skills::SkillError>(())
+    /// ```
     pub fn file(
         mut self,
         relative: impl Into<String>,
@@ -235,6 +315,12 @@ impl Skill {
     }
 
     /// The skill's name (its frontmatter `name`).
+    ///
+    /// ```
+    /// let skill = tracksuit::skills::Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?;
+    /// assert_eq!(skill.name(), "pdf-processing");
+    /// # Ok::<(), tracksuit::skills::SkillError>(())
+    /// ```
     pub fn name(&self) -> &str {
         self.frontmatter
             .get("name")
@@ -243,16 +329,34 @@ impl Skill {
     }
 
     /// The skill path (`skill://<skill-path>/SKILL.md`).
+    ///
+    /// ```
+    /// let skill = tracksuit::skills::Skill::new("acme/pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?;
+    /// assert_eq!(skill.path(), "acme/pdf-processing");
+    /// # Ok::<(), tracksuit::skills::SkillError>(())
+    /// ```
     pub fn path(&self) -> &str {
         &self.path
     }
 
     /// The URI of its `SKILL.md`, which identifies the skill.
+    ///
+    /// ```
+    /// let skill = tracksuit::skills::Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?;
+    /// assert_eq!(skill.uri(), "skill://pdf-processing/SKILL.md");
+    /// # Ok::<(), tracksuit::skills::SkillError>(())
+    /// ```
     pub fn uri(&self) -> String {
         format!("skill://{}/{MANIFEST}", self.path)
     }
 
     /// The frontmatter of its `SKILL.md`, as JSON.
+    ///
+    /// ```
+    /// let skill = tracksuit::skills::Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?;
+    /// assert_eq!(skill.frontmatter()["description"], "Fill PDF forms");
+    /// # Ok::<(), tracksuit::skills::SkillError>(())
+    /// ```
     pub fn frontmatter(&self) -> &JsonObject {
         &self.frontmatter
     }
@@ -345,6 +449,13 @@ impl Skill {
 }
 
 /// The skills a server serves.
+///
+/// ```
+/// use tracksuit::skills::{Skill, Skills};
+/// let skills = Skills::new().with(Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?)?;
+/// assert_eq!(skills.iter().count(), 1);
+/// # Ok::<(), tracksuit::skills::SkillError>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Skills {
     skills: Vec<Skill>,
@@ -357,6 +468,14 @@ impl Skills {
     }
 
     /// Adds `skill`; two skills at one path are an error.
+    ///
+    /// ```
+    /// use tracksuit::skills::{Skill, Skills};
+    /// let skill = Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?;
+    /// let skills = Skills::new().with(skill.clone())?;
+    /// assert!(skills.with(skill).is_err()); // the same path twice
+    /// # Ok::<(), tracksuit::skills::SkillError>(())
+    /// ```
     pub fn with(mut self, skill: Skill) -> Result<Self, SkillError> {
         if self.skills.iter().any(|s| s.path == skill.path) {
             return Err(SkillError::new(&skill.path, "served twice"));
@@ -369,6 +488,18 @@ impl Skills {
     /// the directory's path relative to `root` (`root/pdf-processing/SKILL.md` is
     /// `skill://pdf-processing/SKILL.md`); its files are everything below it. Skills are
     /// listed in path order.
+    ///
+    /// ```
+    /// use tracksuit::skills::Skills;
+    /// let root = std::env::temp_dir().join(format!("tracksuit-skills-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(root.join("pdf-processing/references")).unwrap();
+    /// std::fs::write(root.join("pdf-processing/SKILL.md"), "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n").unwrap();
+    /// std::fs::write(root.join("pdf-processing/references/FORMS.md"), "# Forms\n").unwrap();
+    /// let skills = Skills::from_dir(&root)?;
+    /// assert_eq!(skills.uris(), ["skill://pdf-processing/SKILL.md"]);
+    /// std::fs::remove_dir_all(&root).unwrap();
+    /// # Ok::<(), tracksuit::skills::SkillError>(())
+    /// ```
     pub fn from_dir(root: impl AsRef<Path>) -> Result<Self, SkillError> {
         let root = root.as_ref();
         let mut dirs = Vec::new();
@@ -385,11 +516,26 @@ impl Skills {
     }
 
     /// The URIs of the skills' `SKILL.md`, in listing order.
+    ///
+    /// ```
+    /// use tracksuit::skills::{Skill, Skills};
+    /// let skills = Skills::new().with(Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?)?;
+    /// assert_eq!(skills.uris(), ["skill://pdf-processing/SKILL.md"]);
+    /// # Ok::<(), tracksuit::skills::SkillError>(())
+    /// ```
     pub fn uris(&self) -> Vec<String> {
         self.skills.iter().map(Skill::uri).collect()
     }
 
     /// The skills, in listing order.
+    ///
+    /// ```
+    /// use tracksuit::skills::{Skill, Skills};
+    /// let skills = Skills::new().with(Skill::new("pdf-processing", "---\nname: pdf-processing\ndescription: Fill PDF forms\n---\nUse references/FORMS.md.\n")?)?;
+    /// let names: Vec<&str> = skills.iter().map(|s| s.name()).collect();
+    /// assert_eq!(names, ["pdf-processing"]);
+    /// # Ok::<(), tracksuit::skills::SkillError>(())
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = &Skill> {
         self.skills.iter()
     }

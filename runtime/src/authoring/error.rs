@@ -47,11 +47,24 @@ impl ToolError {
     }
 
     /// A JSON-RPC error response instead of a tool result.
+    ///
+    /// ```
+    /// use tracksuit::{ToolError, protocol::ErrorObject};
+    /// let e = ToolError::protocol(ErrorObject::invalid_params("`city` is required"));
+    /// assert!(matches!(e, ToolError::Protocol(ref o) if o.code == -32602));
+    /// ```
     pub fn protocol(error: ErrorObject) -> Self {
         ToolError::Protocol(error)
     }
 
     /// The error's text.
+    ///
+    /// ```
+    /// use tracksuit::ToolError;
+    /// // Any `Display` error converts into an execution error.
+    /// let e: ToolError = "42x".parse::<i32>().unwrap_err().into();
+    /// assert_eq!(e.message(), "invalid digit found in string");
+    /// ```
     pub fn message(&self) -> String {
         match self {
             ToolError::Execution(m) => m.clone(),

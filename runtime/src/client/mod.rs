@@ -60,6 +60,16 @@ use tokio::sync::broadcast;
 type Handler<P, R> = Arc<dyn Fn(P) -> BoxFuture<'static, Result<R, ErrorObject>> + Send + Sync>;
 
 /// Configures a [`Client`] before it connects.
+///
+/// ```
+/// use std::time::Duration;
+/// use tracksuit::{client::Client, protocol::{Implementation, Root}};
+/// let builder = Client::builder()
+///     .info(Implementation::new("my-agent", "0.1.0"))
+///     .timeout(Duration::from_secs(30))
+///     .roots(vec![Root::new("file:///work")]);
+/// # let _ = builder;
+/// ```
 #[derive(Clone)]
 pub struct ClientBuilder {
     info: Implementation,
@@ -99,16 +109,50 @@ impl Default for ClientBuilder {
 
 /// How many `input_required` rounds one call may take by default (as in the TypeScript and
 /// Python SDKs).
+///
+/// ```
+/// assert_eq!(tracksuit::client::DEFAULT_INPUT_ROUNDS, 10);
+/// ```
 pub const DEFAULT_INPUT_ROUNDS: usize = 10;
 
 impl ClientBuilder {
     /// The client's name and version.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, Server, client::Client, mcp_tool, protocol::Implementation};
+    /// /// Names the connected client.
+    /// #[mcp_tool]
+    /// async fn whoami(ctx: &Ctx) -> String {
+    ///     ctx.client_info().map(|i| i.name).unwrap_or_default()
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(whoami).build()?;
+    /// let builder = Client::builder().info(Implementation::new("my-agent", "0.1.0"));
+    /// let client = tracksuit::host::connect_in_memory(server, builder).await?;
+    /// let result = client.call_tool("whoami", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("my-agent"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn info(mut self, info: Implementation) -> Self {
         self.info = info;
         self
     }
 
     /// The protocol version to request (default: the latest).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tracksuit::{Server, client::Client};
+    /// let server = Server::new(tracksuit::crate_info!()).build()?;
+    /// let builder = Client::builder().protocol_version("2025-06-18");
+    /// let client = tracksuit::host::connect_in_memory(server, builder).await?;
+    /// assert_eq!(client.server_init().unwrap().protocol_version, "2025-06-18");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn protocol_version(mut self, version: impl Into<String>) -> Self {
         self.protocol_version = version.into();
         self
@@ -128,12 +172,22 @@ impl ClientBuilder {
 
     /// The most `input_required` rounds one 2026-07-28 request may take before it fails
     /// (default [`DEFAULT_INPUT_ROUNDS`]).
+    ///
+    /// ```
+    /// let builder = tracksuit::client::Client::builder().max_input_rounds(3);
+    /// # let _ = builder;
+    /// ```
     pub fn max_input_rounds(mut self, rounds: usize) -> Self {
         self.max_input_rounds = rounds;
         self
     }
 
     /// How long each request may take (default 60 s).
+    ///
+    /// ```
+    /// let builder = tracksuit::client::Client::builder().timeout(std::time::Duration::from_secs(5));
+    /// # let _ = builder;
+    /// ```
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -141,6 +195,23 @@ impl ClientBuilder {
 
     /// Answers `sampling/createMessage`; declares the `sampling` capability with `tools`
     /// and `context`.
+    ///
+    /// ```
+    /// use tracksuit::protocol::*;
+    /// let builder = tracksuit::client::Client::builder().on_sampling(|params| async move {
+    ///     // A real client asks its model; this one echoes the last message's text.
+    ///     let last = params.messages.last().and_then(|m| m.content.iter().find_map(|b| b.as_text()));
+    ///     Ok(CreateMessageResult {
+    ///         role: Role::Assistant,
+    ///         content: SamplingMessageContentBlock::text(last.unwrap_or_default()).into(),
+    ///         model: "echo".into(),
+    ///         stop_reason: Some(StopReason::EndTurn),
+    ///         meta: None,
+    ///         extra: Default::default(),
+    ///     })
+    /// });
+    /// # let _ = builder;
+    /// ```
     pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
     where
         F: Fn(CreateMessageRequestParams) -> Fut + Send + Sync + 'static,
@@ -155,6 +226,16 @@ impl ClientBuilder {
     }
 
     /// Answers `elicitation/create`; declares `elicitation` with `form` and `url`.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{ElicitAction, ElicitResult};
+    /// let builder = tracksuit::client::Client::builder().on_elicitation(|params| async move {
+    ///     // Fill every form with its defaults and accept it.
+    ///     let content = tracksuit::client::form_defaults(&params);
+    ///     Ok(ElicitResult { action: ElicitAction::Accept, content: Some(content), meta: None, extra: Default::default() })
+    /// });
+    /// # let _ = builder;
+    /// ```
     pub fn on_elicitation<F, Fut>(mut self, f: F) -> Self
     where
         F: Fn(ElicitRequestParams) -> Fut + Send + Sync + 'static,
@@ -169,6 +250,13 @@ impl ClientBuilder {
     }
 
     /// Answers `roots/list` with these roots; declares `roots`.
+    ///
+    /// ```
+    /// use tracksuit::protocol::Root;
+    /// let builder = tracksuit::client::Client::builder()
+    ///     .roots(vec![Root { name: Some("project".into()), ..Root::new("file:///home/me/project") }]);
+    /// # let _ = builder;
+    /// ```
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.roots = Some(roots);
         self.capabilities.roots = Some(RootsCapability {
@@ -202,6 +290,13 @@ impl ClientBuilder {
     }
 
     /// Replaces the declared capabilities (handlers still answer what they can).
+    ///
+    /// ```
+    /// use tracksuit::protocol::ClientCapabilities;
+    /// // Declare nothing, even though a handler is set.
+    /// let builder = tracksuit::client::Client::builder().capabilities(ClientCapabilities::default());
+    /// # let _ = builder;
+    /// ```
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.capabilities = capabilities;
         self
@@ -209,6 +304,19 @@ impl ClientBuilder {
 
     /// Connects over `transport` and opens the conversation: `initialize` in a 2025
     /// session, `server/discover` in 2026-07-28 (see [`ClientBuilder::era`]).
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).build()?;
+    /// let (server_end, client_end) = tracksuit::transport::memory::pair();
+    /// tokio::spawn(server.serve(server_end));
+    /// let client = Client::builder().connect(client_end).await?;
+    /// assert!(client.server_init().is_some());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn connect<T: Transport>(self, transport: T) -> Result<Client, RequestError> {
         let (tx, rx) = outbound_queue(OUTBOUND_QUEUE);
         let peer = Arc::new(Peer::new(tx));
@@ -378,6 +486,24 @@ fn to_value<T: Serialize>(v: T) -> Result<Value, ErrorObject> {
 
 /// A connected MCP client. Dropping a call's future cancels the request
 /// (`notifications/cancelled` is sent).
+///
+/// ```
+/// use tracksuit::{Server, client::Client, mcp_tool};
+/// /// Echoes its text.
+/// #[mcp_tool]
+/// async fn echo(text: String) -> String { text }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).tool(echo).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+///
+/// let tools = client.list_tools(None).await?;
+/// assert_eq!(tools.tools[0].name, "echo");
+/// let result = client.call_tool("echo", serde_json::json!({"text": "hi"})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("hi"));
+/// # Ok(())
+/// # }
+/// ```
 pub struct Client {
     peer: Arc<Peer>,
     notifications: broadcast::Sender<JsonRpcNotification>,
@@ -400,6 +526,11 @@ impl std::fmt::Debug for Client {
 
 impl Client {
     /// A builder with no handlers and no capabilities.
+    ///
+    /// ```
+    /// let builder = tracksuit::client::Client::builder();
+    /// # let _ = builder;
+    /// ```
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
@@ -418,16 +549,51 @@ impl Client {
     }
 
     /// What the server answered to `initialize`.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client, protocol::Implementation};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(Implementation::new("notes", "2.0.0")).instructions("Search first.").build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    /// let init = client.server_init().unwrap();
+    /// assert_eq!(init.server_info.name, "notes");
+    /// assert_eq!(init.instructions.as_deref(), Some("Search first."));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn server_init(&self) -> Option<&InitializeResult> {
         self.init.as_ref()
     }
 
     /// What the server answered to `server/discover` (2026-07-28).
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    /// assert!(client.discovered().is_none()); // a 2025 session initializes instead
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn discovered(&self) -> Option<&DiscoverResult> {
         self.discovered.as_ref()
     }
 
     /// The era this client ended up speaking.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::{Client, Era}};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    /// assert_eq!(client.era(), Era::Session);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn era(&self) -> Era {
         if self.stamp.is_some() {
             Era::Stateless
@@ -442,6 +608,26 @@ impl Client {
     }
 
     /// Subscribes to every notification the server sends (logs, progress, list changes...).
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, Server, client::Client, mcp_tool, protocol::LoggingLevel};
+    /// /// Logs while it works.
+    /// #[mcp_tool]
+    /// async fn work(ctx: &Ctx) -> String {
+    ///     ctx.log(LoggingLevel::Info, "halfway").await;
+    ///     "done".into()
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(work).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    /// let mut notes = client.notifications();
+    /// client.set_level(LoggingLevel::Info).await?;
+    /// client.call_tool("work", serde_json::json!({})).await?;
+    /// assert_eq!(notes.recv().await?.method, "notifications/message");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn notifications(&self) -> broadcast::Receiver<JsonRpcNotification> {
         self.notifications.subscribe()
     }
@@ -453,6 +639,22 @@ impl Client {
     /// retried (with a new id, `inputResponses` and the server's `requestState`), at most
     /// [`ClientBuilder::max_input_rounds`] times; an unsupported-version error (`-32022`)
     /// listing a version this client speaks is retried once with that version.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client, mcp_tool};
+    /// /// Echoes its text.
+    /// #[mcp_tool]
+    /// async fn echo(text: String) -> String { text }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(echo).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// let tools: tracksuit::protocol::ListToolsResult = client.request("tools/list", serde_json::json!({})).await?;
+    /// assert_eq!(tools.tools.len(), 1);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn request<P: Serialize, R: DeserializeOwned>(
         &self,
         method: &str,
@@ -528,6 +730,22 @@ impl Client {
     }
 
     /// Sends a notification.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client, mcp_tool};
+    /// /// Echoes its text.
+    /// #[mcp_tool]
+    /// async fn echo(text: String) -> String { text }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(echo).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// client.notify("notifications/roots/list_changed", serde_json::json!({})).await;
+    /// client.ping().await?; // the server is still there
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn notify(&self, method: &str, params: impl Serialize) {
         self.peer
             .notify(method, serde_json::to_value(params).ok(), None)
@@ -535,6 +753,21 @@ impl Client {
     }
 
     /// `ping`.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client, mcp_tool};
+    /// /// Echoes its text.
+    /// #[mcp_tool]
+    /// async fn echo(text: String) -> String { text }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(echo).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// client.ping().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn ping(&self) -> Result<(), RequestError> {
         let _: Value = self.request(methods::PING, json!({})).await?;
         Ok(())
@@ -542,6 +775,23 @@ impl Client {
 
     /// `tools/list` (one page). In the 2026-07-28 era, tools whose `x-mcp-header`
     /// annotations are invalid (SEP-2243) are left out, with a warning in the log.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client, mcp_tool};
+    /// /// Echoes its text.
+    /// #[mcp_tool]
+    /// async fn echo(text: String) -> String { text }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(echo).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// let page = client.list_tools(None).await?;
+    /// assert_eq!(page.tools[0].name, "echo");
+    /// assert!(page.next_cursor.is_none()); // one page
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn list_tools(
         &self,
         cursor: Option<String>,
@@ -572,6 +822,22 @@ impl Client {
 
     /// `tools/call` with JSON arguments. If the server runs it as a task (tasks
     /// extension), the task is followed to its end (see [`TaskHandle::result`]).
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client, mcp_tool};
+    /// /// Echoes its text.
+    /// #[mcp_tool]
+    /// async fn echo(text: String) -> String { text }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(echo).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// let result = client.call_tool("echo", serde_json::json!({"text": "hi"})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("hi"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn call_tool(
         &self,
         name: &str,
@@ -582,6 +848,25 @@ impl Client {
     }
 
     /// `tools/call` asking for progress notifications with `token`.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client, mcp_tool};
+    /// /// Echoes its text.
+    /// #[mcp_tool]
+    /// async fn echo(text: String) -> String { text }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(echo).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// use tracksuit::protocol::ProgressToken;
+    /// let result = client
+    ///     .call_tool_with_progress("echo", serde_json::json!({"text": "hi"}), ProgressToken::Number(1))
+    ///     .await?;
+    /// assert_eq!(result.content[0].as_text(), Some("hi"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn call_tool_with_progress(
         &self,
         name: &str,
@@ -645,6 +930,23 @@ impl Client {
     }
 
     /// `prompts/list` (one page).
+    ///
+    /// ```
+    /// use tracksuit::{PromptFn, Server, client::Client, protocol::{GetPromptResult, Prompt, PromptMessage}};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let greet = PromptFn::new(Prompt::new("greet"), |_ctx, args| async move {
+    ///     let name = args.get("name").cloned().unwrap_or_default();
+    ///     Ok(GetPromptResult::new(vec![PromptMessage::user_text(format!("Say hello to {name}"))]))
+    /// });
+    /// let server = Server::new(tracksuit::crate_info!()).prompt(greet).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// let page = client.list_prompts(None).await?;
+    /// assert_eq!(page.prompts[0].name, "greet");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn list_prompts(
         &self,
         cursor: Option<String>,
@@ -660,6 +962,23 @@ impl Client {
     }
 
     /// `prompts/get`.
+    ///
+    /// ```
+    /// use tracksuit::{PromptFn, Server, client::Client, protocol::{GetPromptResult, Prompt, PromptMessage}};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let greet = PromptFn::new(Prompt::new("greet"), |_ctx, args| async move {
+    ///     let name = args.get("name").cloned().unwrap_or_default();
+    ///     Ok(GetPromptResult::new(vec![PromptMessage::user_text(format!("Say hello to {name}"))]))
+    /// });
+    /// let server = Server::new(tracksuit::crate_info!()).prompt(greet).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// let prompt = client.get_prompt("greet", serde_json::json!({"name": "Ada"})).await?;
+    /// assert_eq!(serde_json::to_value(&prompt.messages[0]).unwrap()["content"]["text"], "Say hello to Ada");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn get_prompt(
         &self,
         name: &str,
@@ -673,6 +992,26 @@ impl Client {
     }
 
     /// `resources/list` (one page).
+    ///
+    /// ```
+    /// use tracksuit::{ResourceFn, ResourceTemplateFn, Server, client::Client};
+    /// use tracksuit::protocol::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let motd = ResourceFn::new(Resource::new("mem://motd", "motd"), |_ctx| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://motd", "Welcome")]))
+    /// });
+    /// let items = ResourceTemplateFn::new(ResourceTemplate::new("mem://items/{id}", "item"), |_ctx, uri, vars| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text(uri, format!("item {}", vars["id"]))]))
+    /// })?;
+    /// let server = Server::new(tracksuit::crate_info!()).resource(motd).resource_template(items).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// let page = client.list_resources(None).await?;
+    /// assert_eq!(page.resources[0].uri, "mem://motd");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn list_resources(
         &self,
         cursor: Option<String>,
@@ -688,6 +1027,26 @@ impl Client {
     }
 
     /// `resources/templates/list` (one page).
+    ///
+    /// ```
+    /// use tracksuit::{ResourceFn, ResourceTemplateFn, Server, client::Client};
+    /// use tracksuit::protocol::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let motd = ResourceFn::new(Resource::new("mem://motd", "motd"), |_ctx| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://motd", "Welcome")]))
+    /// });
+    /// let items = ResourceTemplateFn::new(ResourceTemplate::new("mem://items/{id}", "item"), |_ctx, uri, vars| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text(uri, format!("item {}", vars["id"]))]))
+    /// })?;
+    /// let server = Server::new(tracksuit::crate_info!()).resource(motd).resource_template(items).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// let page = client.list_resource_templates(None).await?;
+    /// assert_eq!(page.resource_templates[0].uri_template, "mem://items/{id}");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn list_resource_templates(
         &self,
         cursor: Option<String>,
@@ -703,12 +1062,56 @@ impl Client {
     }
 
     /// `resources/read`.
+    ///
+    /// ```
+    /// use tracksuit::{ResourceFn, ResourceTemplateFn, Server, client::Client};
+    /// use tracksuit::protocol::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let motd = ResourceFn::new(Resource::new("mem://motd", "motd"), |_ctx| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://motd", "Welcome")]))
+    /// });
+    /// let items = ResourceTemplateFn::new(ResourceTemplate::new("mem://items/{id}", "item"), |_ctx, uri, vars| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text(uri, format!("item {}", vars["id"]))]))
+    /// })?;
+    /// let server = Server::new(tracksuit::crate_info!()).resource(motd).resource_template(items).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// let read = client.read_resource("mem://items/7").await?;
+    /// assert_eq!(serde_json::to_value(&read.contents[0]).unwrap()["text"], "item 7");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, RequestError> {
         self.request(methods::RESOURCES_READ, json!({ "uri": uri }))
             .await
     }
 
     /// `resources/subscribe`.
+    ///
+    /// ```
+    /// use tracksuit::{ResourceFn, ResourceTemplateFn, Server, client::Client};
+    /// use tracksuit::protocol::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let motd = ResourceFn::new(Resource::new("mem://motd", "motd"), |_ctx| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://motd", "Welcome")]))
+    /// });
+    /// let items = ResourceTemplateFn::new(ResourceTemplate::new("mem://items/{id}", "item"), |_ctx, uri, vars| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text(uri, format!("item {}", vars["id"]))]))
+    /// })?;
+    /// let server = Server::new(tracksuit::crate_info!()).resource(motd).resource_template(items).build()?;
+    /// let handle = server.clone();
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    /// let mut notes = client.notifications();
+    /// client.subscribe("mem://motd").await?;
+    /// handle.notify_resource_updated("mem://motd");
+    /// let note = notes.recv().await?;
+    /// assert_eq!(note.method, "notifications/resources/updated");
+    /// assert_eq!(note.params.unwrap()["uri"], "mem://motd");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn subscribe(&self, uri: &str) -> Result<(), RequestError> {
         let _: Value = self
             .request(methods::RESOURCES_SUBSCRIBE, json!({ "uri": uri }))
@@ -717,6 +1120,26 @@ impl Client {
     }
 
     /// `resources/unsubscribe` (2025-11-25).
+    ///
+    /// ```
+    /// use tracksuit::{ResourceFn, ResourceTemplateFn, Server, client::Client};
+    /// use tracksuit::protocol::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let motd = ResourceFn::new(Resource::new("mem://motd", "motd"), |_ctx| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://motd", "Welcome")]))
+    /// });
+    /// let items = ResourceTemplateFn::new(ResourceTemplate::new("mem://items/{id}", "item"), |_ctx, uri, vars| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text(uri, format!("item {}", vars["id"]))]))
+    /// })?;
+    /// let server = Server::new(tracksuit::crate_info!()).resource(motd).resource_template(items).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// client.subscribe("mem://motd").await?;
+    /// client.unsubscribe("mem://motd").await?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), RequestError> {
         let _: Value = self
             .request(methods::RESOURCES_UNSUBSCRIBE, json!({ "uri": uri }))
@@ -799,6 +1222,21 @@ impl Client {
 
     /// `logging/setLevel`; in the 2026-07-28 era, the log level every later request names
     /// in its `_meta`.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client, mcp_tool};
+    /// /// Echoes its text.
+    /// #[mcp_tool]
+    /// async fn echo(text: String) -> String { text }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(echo).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// client.set_level(tracksuit::protocol::LoggingLevel::Warning).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn set_level(&self, level: LoggingLevel) -> Result<(), RequestError> {
         if let Some(stamp) = &self.stamp {
             *stamp.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
@@ -825,6 +1263,21 @@ impl Client {
     }
 
     /// Whether the connection is closed.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client, mcp_tool};
+    /// /// Echoes its text.
+    /// #[mcp_tool]
+    /// async fn echo(text: String) -> String { text }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(echo).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    ///
+    /// assert!(!client.is_closed());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn is_closed(&self) -> bool {
         self.peer.is_closed()
     }

@@ -132,6 +132,40 @@ struct CtxInner {
 /// One answer the client gave during a call (sampling or elicitation), in order. A handoff
 /// tool's `client` phase is deterministic given its inputs and these answers, which is what
 /// lets a stateless engine (MCP 2026-07-28 MRTR, durable tasks) replay it.
+///
+/// ```
+/// use tracksuit::{Ctx, ToolError, mcp_tool, protocol::*};
+/// /// Asks the model once, then reports what the call's log kept.
+/// #[mcp_tool]
+/// async fn ask(ctx: &Ctx) -> Result<String, ToolError> {
+///     let params = CreateMessageRequestParams {
+///         messages: vec![SamplingMessage::user_text("hi")],
+///         max_tokens: 8,
+///         ..Default::default()
+///     };
+///     ctx.create_message(params).await.map_err(|e| ToolError::new(e.to_string()))?;
+///     let log = ctx.exchange_log();
+///     Ok(format!("{} {}", log.len(), log[0].method))
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(ask).build()?;
+/// let client = tracksuit::client::Client::builder().on_sampling(|_params| async {
+///     Ok(CreateMessageResult {
+///         role: Role::Assistant,
+///         content: SamplingMessageContentBlock::text("hello").into(),
+///         model: "echo".into(),
+///         stop_reason: Some(StopReason::EndTurn),
+///         meta: None,
+///         extra: Default::default(),
+///     })
+/// });
+/// let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("ask", serde_json::json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("1 sampling/createMessage"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoggedExchange {
     /// The request method (`sampling/createMessage`, `elicitation/create`).
@@ -292,6 +326,14 @@ impl Ctx {
 impl<K> Ctx<K> {
     /// The same context, typed with the key set `K2` (generated code uses this to hand a
     /// tool the `Ctx<Keys>` it declared).
+    ///
+    /// ```
+    /// struct MyKeys; // normally made by `#[derive(Elicits)]`
+    /// fn typed(ctx: &tracksuit::Ctx) -> tracksuit::Ctx<MyKeys> {
+    ///     ctx.with_keys::<MyKeys>()
+    /// }
+    /// # let _ = typed;
+    /// ```
     pub fn with_keys<K2>(&self) -> Ctx<K2> {
         Ctx {
             inner: self.inner.clone(),
@@ -417,6 +459,13 @@ impl<K> Ctx<K> {
     }
 
     /// The same context without its key set.
+    ///
+    /// ```
+    /// fn plain<K>(ctx: &tracksuit::Ctx<K>) -> tracksuit::Ctx {
+    ///     ctx.erased()
+    /// }
+    /// # let _ = plain::<()>;
+    /// ```
     pub fn erased(&self) -> Ctx {
         self.with_keys()
     }
@@ -634,11 +683,54 @@ impl<K> Ctx<K> {
     }
 
     /// Sends `notifications/message` at `level` if the client's log level lets it through.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, mcp_tool, protocol::LoggingLevel};
+    /// /// Logs a line, then answers.
+    /// #[mcp_tool]
+    /// async fn work(ctx: &Ctx) -> String {
+    ///     ctx.log(LoggingLevel::Info, "starting").await;
+    ///     "done".into()
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(work).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, tracksuit::client::Client::builder()).await?;
+    /// let mut notes = client.notifications();
+    /// client.set_level(LoggingLevel::Debug).await?;
+    /// client.call_tool("work", serde_json::json!({})).await?;
+    /// let note = notes.recv().await?;
+    /// assert_eq!(note.method, "notifications/message");
+    /// assert_eq!(note.params.unwrap()["data"], "starting");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
         self.log_to(level, None, data).await
     }
 
     /// [`Ctx::log`] with a logger name.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, mcp_tool, protocol::LoggingLevel};
+    /// /// Logs as the `db` logger.
+    /// #[mcp_tool]
+    /// async fn query(ctx: &Ctx) -> String {
+    ///     ctx.log_to(LoggingLevel::Warning, Some("db"), serde_json::json!({"slow_ms": 250})).await;
+    ///     "rows".into()
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(query).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, tracksuit::client::Client::builder()).await?;
+    /// let mut notes = client.notifications();
+    /// client.set_level(LoggingLevel::Info).await?;
+    /// client.call_tool("query", serde_json::json!({})).await?;
+    /// let params = notes.recv().await?.params.unwrap();
+    /// assert_eq!((params["logger"].as_str(), &params["data"]["slow_ms"]), (Some("db"), &serde_json::json!(250)));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn log_to(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
         if !self.inner.session.log_enabled(level) {
             return;
@@ -653,6 +745,28 @@ impl<K> Ctx<K> {
     }
 
     /// Sends `notifications/progress` if the client asked for progress (a no-op otherwise).
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, mcp_tool, protocol::ProgressToken};
+    /// /// Reports half-way progress.
+    /// #[mcp_tool]
+    /// async fn copy(ctx: &Ctx) -> String {
+    ///     ctx.progress(50.0, Some(100.0), Some("half-way")).await;
+    ///     "copied".into()
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(copy).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, tracksuit::client::Client::builder()).await?;
+    /// let mut notes = client.notifications();
+    /// let token = ProgressToken::String("copy-1".into());
+    /// client.call_tool_with_progress("copy", serde_json::json!({}), token).await?;
+    /// let params = notes.recv().await?.params.unwrap();
+    /// assert_eq!(params["progressToken"], "copy-1");
+    /// assert_eq!(params["progress"], 50.0);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let Some(token) = self.inner.progress_token.clone() else {
             return;
@@ -671,6 +785,25 @@ impl<K> Ctx<K> {
     /// queue is full (the client reads slowly).
     ///
     /// In a task, the notification carries the task's `related-task` metadata.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, mcp_tool};
+    /// /// Sends a custom notification.
+    /// #[mcp_tool]
+    /// async fn poke(ctx: &Ctx) -> String {
+    ///     ctx.notify("notifications/example/poked", serde_json::json!({"n": 1})).await;
+    ///     "poked".into()
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(poke).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, tracksuit::client::Client::builder()).await?;
+    /// let mut notes = client.notifications();
+    /// client.call_tool("poke", serde_json::json!({})).await?;
+    /// assert_eq!(notes.recv().await?.method, "notifications/example/poked");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn notify(&self, method: &str, params: impl Serialize) {
         let mut params = serde_json::to_value(params).ok();
         if let (Some(task), Some(params)) = (&self.inner.task, params.as_mut()) {
@@ -686,6 +819,17 @@ impl<K> Ctx<K> {
     /// Closes this request's SSE stream on Streamable HTTP so the client reconnects with
     /// `Last-Event-ID` (SEP-1699). Messages sent meanwhile are kept for the resumed stream.
     /// Other transports ignore it.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, mcp_tool};
+    /// /// A long call that lets its HTTP client reconnect instead of holding the stream open.
+    /// #[mcp_tool]
+    /// async fn long(ctx: &Ctx) -> String {
+    ///     ctx.close_sse_stream(); // the client resumes with `Last-Event-ID`
+    ///     "finished".into()
+    /// }
+    /// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).tool(long).build().unwrap();
+    /// ```
     pub fn close_sse_stream(&self) {
         self.inner.session.peer().close_stream(self.related());
     }
@@ -694,6 +838,43 @@ impl<K> Ctx<K> {
     ///
     /// Fails with [`RequestError::CapabilityMissing`] if the client did not declare
     /// `sampling` (or `sampling.tools` when `params.tools` is set), without sending anything.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError, mcp_tool, protocol::*};
+    /// /// Asks the client's model a question.
+    /// #[mcp_tool]
+    /// async fn capital(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     let params = CreateMessageRequestParams {
+    ///         messages: vec![SamplingMessage::user_text("Capital of France?")],
+    ///         max_tokens: 16,
+    ///         ..Default::default()
+    ///     };
+    ///     let answer = ctx.create_message(params).await.map_err(|e| ToolError::new(e.to_string()))?;
+    ///     let text = answer.content.iter().find_map(|b| b.as_text()).unwrap_or_default();
+    ///     Ok(text.to_owned())
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(capital).build()?;
+    ///
+    /// let client = tracksuit::client::Client::builder().on_sampling(|params| async move {
+    ///     assert_eq!(params.max_tokens, 16);
+    ///     Ok(CreateMessageResult {
+    ///         role: Role::Assistant,
+    ///         content: SamplingMessageContentBlock::text("Paris").into(),
+    ///         model: "stub-model".into(),
+    ///         stop_reason: Some(StopReason::EndTurn),
+    ///         meta: None,
+    ///         extra: Default::default(),
+    ///     })
+    /// });
+    ///
+    /// let client = tracksuit::host::connect_in_memory(server, client).await?;
+    /// let result = client.call_tool("capital", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("Paris"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn create_message(
         &self,
         params: CreateMessageRequestParams,
@@ -712,6 +893,31 @@ impl<K> Ctx<K> {
     ///
     /// Fails with [`RequestError::CapabilityMissing`] if the client did not declare
     /// `elicitation` (an empty object means form mode) or `elicitation.url` for URL mode.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError, mcp_tool, protocol::*};
+    /// /// Asks the user to confirm.
+    /// #[mcp_tool]
+    /// async fn delete(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     let params = ElicitRequestParams::Form(ElicitRequestFormParams {
+    ///         message: "Delete everything?".into(),
+    ///         ..Default::default()
+    ///     });
+    ///     let answer = ctx.create_elicitation(params).await.map_err(|e| ToolError::new(e.to_string()))?;
+    ///     Ok(format!("{:?}", answer.action))
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(delete).build()?;
+    /// let client = tracksuit::client::Client::builder().on_elicitation(|_params| async {
+    ///     Ok(ElicitResult { action: ElicitAction::Decline, content: None, meta: None, extra: Default::default() })
+    /// });
+    /// let client = tracksuit::host::connect_in_memory(server, client).await?;
+    /// let result = client.call_tool("delete", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("Decline"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn create_elicitation(
         &self,
         params: ElicitRequestParams,
@@ -731,6 +937,25 @@ impl<K> Ctx<K> {
     }
 
     /// Lists the client's roots (`roots/list`).
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError, mcp_tool, protocol::Root};
+    /// /// Names the client's first root.
+    /// #[mcp_tool]
+    /// async fn workspace(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     let roots = ctx.list_roots().await.map_err(|e| ToolError::new(e.to_string()))?;
+    ///     Ok(roots.roots.first().map(|r| r.uri.clone()).unwrap_or_default())
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(workspace).build()?;
+    /// let client = tracksuit::client::Client::builder().roots(vec![Root::new("file:///home/me/project")]);
+    /// let client = tracksuit::host::connect_in_memory(server, client).await?;
+    /// let result = client.call_tool("workspace", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("file:///home/me/project"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn list_roots(&self) -> Result<ListRootsResult, RequestError> {
         if self.client_capabilities().roots.is_none() {
             return Err(self.missing("roots").await);
@@ -740,6 +965,23 @@ impl<K> Ctx<K> {
     }
 
     /// Pings the client.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, mcp_tool};
+    /// /// Checks the client still answers.
+    /// #[mcp_tool]
+    /// async fn alive(ctx: &Ctx) -> String {
+    ///     if ctx.ping().await.is_ok() { "yes" } else { "no" }.into()
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(alive).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, tracksuit::client::Client::builder()).await?;
+    /// let result = client.call_tool("alive", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("yes"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn ping(&self) -> Result<(), RequestError> {
         let _: Value = self.request(methods::PING, serde_json::json!({})).await?;
         Ok(())
@@ -747,6 +989,28 @@ impl<K> Ctx<K> {
 
     /// Sends a request to the client on this request's stream and decodes the answer.
     /// Fails with [`RequestError::Unsupported`] on stateless sessions.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError, mcp_tool, protocol::{ListRootsResult, Root}};
+    /// /// Sends `roots/list` by hand and decodes the typed result.
+    /// #[mcp_tool]
+    /// async fn count_roots(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     let roots: ListRootsResult = ctx
+    ///         .request("roots/list", serde_json::json!({}))
+    ///         .await
+    ///         .map_err(|e| ToolError::new(e.to_string()))?;
+    ///     Ok(roots.roots.len().to_string())
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(count_roots).build()?;
+    /// let client = tracksuit::client::Client::builder().roots(vec![Root::new("file:///a"), Root::new("file:///b")]);
+    /// let client = tracksuit::host::connect_in_memory(server, client).await?;
+    /// let result = client.call_tool("count_roots", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("2"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn request<P: Serialize, R: DeserializeOwned>(
         &self,
         method: &str,
@@ -757,6 +1021,21 @@ impl<K> Ctx<K> {
     }
 
     /// [`Ctx::request`] with an explicit timeout.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tracksuit::{Ctx, ToolError, mcp_tool};
+    /// /// Gives the client two seconds to answer a ping.
+    /// #[mcp_tool]
+    /// async fn quick_ping(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     let _: serde_json::Value = ctx
+    ///         .request_with_timeout("ping", serde_json::json!({}), Duration::from_secs(2))
+    ///         .await
+    ///         .map_err(|e| ToolError::new(e.to_string()))?;
+    ///     Ok("pong".into())
+    /// }
+    /// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).tool(quick_ping).build().unwrap();
+    /// ```
     pub async fn request_with_timeout<P: Serialize, R: DeserializeOwned>(
         &self,
         method: &str,
@@ -828,6 +1107,16 @@ impl<K> Ctx<K> {
     }
 
     /// Every sampling and elicitation answer of this call so far, in order.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, mcp_tool};
+    /// /// Reports how many sampling/elicitation answers this call has had.
+    /// #[mcp_tool]
+    /// async fn answers(ctx: &Ctx) -> String {
+    ///     ctx.exchange_log().len().to_string()
+    /// }
+    /// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).tool(answers).build().unwrap();
+    /// ```
     pub fn exchange_log(&self) -> Vec<LoggedExchange> {
         lock(&self.inner.log)
             .iter()

@@ -79,6 +79,12 @@ pub enum Event {
 }
 
 /// Why an event could not be published.
+///
+/// ```
+/// use tracksuit::events::EventBusError;
+/// let e = EventBusError::TooLarge(9000);
+/// assert_eq!(e.to_string(), "event too large for the bus (9000 bytes)");
+/// ```
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum EventBusError {
@@ -96,6 +102,18 @@ pub(crate) const SUBSCRIBER_BACKLOG: usize = 1024;
 /// Carries [`Event`]s to every subscriber on every process attached to the bus, the
 /// publishing one included. Methods return boxed futures so the trait can be used as
 /// `Arc<dyn EventBus>`.
+///
+/// ```
+/// use tracksuit::events::{Event, EventBus, InProcessEventBus};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let bus = InProcessEventBus::new();
+/// let mut events = bus.subscribe();
+/// bus.publish(Event::ToolsListChanged).await?;
+/// assert_eq!(events.recv().await?, Event::ToolsListChanged);
+/// # Ok(())
+/// # }
+/// ```
 pub trait EventBus: Send + Sync + 'static {
     /// Sends `event` to every subscriber of the bus, in this process and the others.
     fn publish(&self, event: Event) -> BoxFuture<'_, Result<(), EventBusError>>;
@@ -108,6 +126,22 @@ pub trait EventBus: Send + Sync + 'static {
 /// The bus of one process: events reach the subscribers of this bus only. Share one
 /// between several servers in a process (tests, several endpoints) so they hear each
 /// other.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tracksuit::{Server, events::{Event, EventBus, InProcessEventBus}};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // Two servers in one process sharing a bus hear each other's changes.
+/// let bus = Arc::new(InProcessEventBus::new());
+/// let mut heard = bus.subscribe();
+/// let a = Server::new(tracksuit::crate_info!()).event_bus(bus.clone()).build()?;
+/// let _b = Server::new(tracksuit::crate_info!()).event_bus(bus.clone()).build()?;
+/// a.notify_resource_updated("mem://shared");
+/// assert_eq!(heard.recv().await?, Event::ResourceUpdated { uri: "mem://shared".into() });
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct InProcessEventBus {
     tx: broadcast::Sender<Event>,
@@ -123,6 +157,12 @@ impl Default for InProcessEventBus {
 
 impl InProcessEventBus {
     /// A bus with no subscribers yet.
+    ///
+    /// ```
+    /// use tracksuit::events::{EventBus, InProcessEventBus};
+    /// let bus = InProcessEventBus::new();
+    /// let _events = bus.subscribe(); // from now on
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }

@@ -25,6 +25,16 @@ impl Server {
     }
 
     /// Builds the server and serves it over stdin/stdout until stdin closes.
+    ///
+    /// ```no_run
+    /// #[tracksuit::mcp_tool]
+    /// /// Says pong.
+    /// async fn ping() -> String { "pong".into() }
+    /// #[tokio::main]
+    /// async fn main() -> std::io::Result<()> {
+    ///     tracksuit::Server::new(tracksuit::crate_info!()).tool(ping).serve_stdio().await
+    /// }
+    /// ```
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         self.build()?.serve_stdio().await
     }
@@ -83,6 +93,14 @@ impl ServerHandle {
     }
 
     /// Serves over stdin/stdout until stdin closes, with the options' message size limit.
+    ///
+    /// ```no_run
+    /// # fn main() {}
+    /// async fn run(server: tracksuit::ServerHandle) -> std::io::Result<()> {
+    ///     // A built handle can also add tools at run time while it serves.
+    ///     server.serve_stdio().await
+    /// }
+    /// ```
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         let limit = self.inner.options.max_message_size;
         self.serve(crate::transport::stdio::stdio().max_message_size(limit))
@@ -91,6 +109,21 @@ impl ServerHandle {
 }
 
 /// Connects a client to `server` over an in-memory link (the server side runs on a task).
+///
+/// ```
+/// use tracksuit::{Server, client::Client, mcp_tool};
+/// /// Adds two numbers.
+/// #[mcp_tool]
+/// async fn add(a: i64, b: i64) -> String { (a + b).to_string() }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).tool(add).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// let result = client.call_tool("add", serde_json::json!({"a": 2, "b": 3})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("5"));
+/// # Ok(())
+/// # }
+/// ```
 pub async fn connect_in_memory(
     server: ServerHandle,
     builder: ClientBuilder,

@@ -71,6 +71,20 @@ impl ClosedFlag {
 }
 
 /// Why a request this peer sent did not produce a result.
+///
+/// ```
+/// use tracksuit::{RequestError, Server, client::Client};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// match client.call_tool("missing", serde_json::json!({})).await {
+///     Err(RequestError::Peer(error)) => assert_eq!(error.code, -32602),
+///     other => panic!("expected a JSON-RPC error, got {other:?}"),
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum RequestError {

@@ -4,6 +4,16 @@ use super::{Meta, RequestId};
 use serde::{Deserialize, Serialize};
 
 /// `notifications/cancelled` params.
+///
+/// ```
+/// use tracksuit::protocol::{CancelledNotificationParams, RequestId};
+/// let p = CancelledNotificationParams {
+///     request_id: Some(RequestId::from(4)),
+///     reason: Some("user pressed stop".into()),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&p).unwrap()["requestId"], 4);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelledNotificationParams {

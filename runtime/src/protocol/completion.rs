@@ -5,6 +5,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What is being completed: a prompt's argument or a resource template's variable.
+///
+/// ```
+/// use tracksuit::protocol::{CompletionReference, PromptReference};
+/// let r: CompletionReference = serde_json::from_value(serde_json::json!({"type": "ref/prompt", "name": "greet"})).unwrap();
+/// assert_eq!(r, CompletionReference::Prompt(PromptReference::new("greet")));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum CompletionReference {
@@ -15,6 +21,11 @@ pub enum CompletionReference {
 }
 
 /// The `"ref/prompt"` type tag.
+///
+/// ```
+/// use tracksuit::protocol::PromptRefType;
+/// assert_eq!(serde_json::to_value(PromptRefType::default()).unwrap(), "ref/prompt");
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PromptRefType {
     /// `"ref/prompt"`
@@ -24,6 +35,11 @@ pub enum PromptRefType {
 }
 
 /// The `"ref/resource"` type tag.
+///
+/// ```
+/// use tracksuit::protocol::ResourceRefType;
+/// assert_eq!(serde_json::to_value(ResourceRefType::default()).unwrap(), "ref/resource");
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ResourceRefType {
     /// `"ref/resource"`
@@ -33,6 +49,11 @@ pub enum ResourceRefType {
 }
 
 /// A prompt, by name.
+///
+/// ```
+/// use tracksuit::protocol::PromptReference;
+/// assert_eq!(serde_json::to_value(PromptReference::new("greet")).unwrap(), serde_json::json!({"type": "ref/prompt", "name": "greet"}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PromptReference {
     /// Always `ref/prompt`.
@@ -56,6 +77,12 @@ impl PromptReference {
 }
 
 /// A resource template, by URI template.
+///
+/// ```
+/// use tracksuit::protocol::ResourceTemplateReference;
+/// let r = ResourceTemplateReference::new("users://{id}/profile");
+/// assert_eq!(serde_json::to_value(&r).unwrap(), serde_json::json!({"type": "ref/resource", "uri": "users://{id}/profile"}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResourceTemplateReference {
     /// Always `ref/resource`.
@@ -76,6 +103,15 @@ impl ResourceTemplateReference {
 }
 
 /// The argument being completed.
+///
+/// ```
+/// use tracksuit::protocol::CompleteRequestParams;
+/// let params: CompleteRequestParams = serde_json::from_value(serde_json::json!({
+///     "ref": {"type": "ref/prompt", "name": "greet"},
+///     "argument": {"name": "language", "value": "py"},
+/// })).unwrap();
+/// assert_eq!((params.argument.name.as_str(), params.argument.value.as_str()), ("language", "py"));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompletionArgument {
     /// Its name.
@@ -85,6 +121,16 @@ pub struct CompletionArgument {
 }
 
 /// Already-resolved arguments.
+///
+/// ```
+/// use tracksuit::protocol::CompleteRequestParams;
+/// let params: CompleteRequestParams = serde_json::from_value(serde_json::json!({
+///     "ref": {"type": "ref/resource", "uri": "repo://{owner}/{name}"},
+///     "argument": {"name": "name", "value": "track"},
+///     "context": {"arguments": {"owner": "acme"}},
+/// })).unwrap();
+/// assert_eq!(params.context.unwrap().arguments.unwrap()["owner"], "acme");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompletionContext {
     /// Argument values given so far.
@@ -93,6 +139,17 @@ pub struct CompletionContext {
 }
 
 /// `completion/complete` params.
+///
+/// ```
+/// use tracksuit::protocol::{CompleteRequestParams, CompletionArgument, CompletionReference, PromptReference};
+/// let params = CompleteRequestParams {
+///     reference: CompletionReference::Prompt(PromptReference::new("greet")),
+///     argument: CompletionArgument { name: "language".into(), value: "ru".into() },
+///     context: None,
+///     meta: None,
+/// };
+/// assert_eq!(serde_json::to_value(&params).unwrap()["ref"]["type"], "ref/prompt");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompleteRequestParams {
     /// What is being completed.
@@ -109,6 +166,15 @@ pub struct CompleteRequestParams {
 }
 
 /// The completion values.
+///
+/// ```
+/// use tracksuit::protocol::{CompleteResult, Completion};
+/// let result = CompleteResult {
+///     completion: Completion { values: vec!["rust".into(), "ruby".into()], total: Some(2), has_more: Some(false) },
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&result).unwrap()["completion"]["hasMore"], false);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
@@ -123,6 +189,12 @@ pub struct Completion {
 }
 
 /// `completion/complete` result.
+///
+/// ```
+/// let r: tracksuit::protocol::CompleteResult =
+///     serde_json::from_value(serde_json::json!({"completion": {"values": ["a"]}})).unwrap();
+/// assert_eq!(r.completion.values, ["a"]);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompleteResult {
     /// The values.

@@ -5,6 +5,12 @@ use super::{Annotations, Icon, JsonObject, Meta};
 use serde::{Deserialize, Serialize};
 
 /// Text.
+///
+/// ```
+/// use tracksuit::protocol::TextContent;
+/// let t = TextContent::new("hello");
+/// assert_eq!(serde_json::to_value(&t).unwrap(), serde_json::json!({"text": "hello"}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TextContent {
     /// The text.
@@ -19,6 +25,12 @@ pub struct TextContent {
 
 impl TextContent {
     /// Text content.
+    ///
+    /// ```
+    /// let t = tracksuit::protocol::TextContent::new("hi");
+    /// assert_eq!(t.text, "hi");
+    /// assert!(t.annotations.is_none());
+    /// ```
     pub fn new(text: impl Into<String>) -> Self {
         TextContent {
             text: text.into(),
@@ -28,6 +40,13 @@ impl TextContent {
 }
 
 /// An image, base64-encoded.
+///
+/// ```
+/// use tracksuit::protocol::{ContentBlock, ImageContent};
+/// let block = ContentBlock::image("iVBORw0KGgo=", "image/png");
+/// let ContentBlock::Image(ImageContent { mime_type, .. }) = block else { unreachable!() };
+/// assert_eq!(mime_type, "image/png");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
@@ -44,6 +63,12 @@ pub struct ImageContent {
 }
 
 /// Audio, base64-encoded.
+///
+/// ```
+/// use tracksuit::protocol::ContentBlock;
+/// let block = ContentBlock::audio("UklGRg==", "audio/wav");
+/// assert_eq!(serde_json::to_value(&block).unwrap()["mimeType"], "audio/wav");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AudioContent {
@@ -60,6 +85,17 @@ pub struct AudioContent {
 }
 
 /// A link to a resource the client may read.
+///
+/// ```
+/// use tracksuit::protocol::ResourceLink;
+/// let link = ResourceLink {
+///     uri: "file:///notes.md".into(),
+///     name: "notes".into(),
+///     mime_type: Some("text/markdown".into()),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&link).unwrap()["mimeType"], "text/markdown");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceLink {
@@ -91,6 +127,16 @@ pub struct ResourceLink {
 }
 
 /// Text contents of a resource.
+///
+/// ```
+/// use tracksuit::protocol::{ResourceContents, TextResourceContents};
+/// let ResourceContents::Text(TextResourceContents { text, .. }) =
+///     ResourceContents::text("mem://a", "alpha")
+/// else {
+///     unreachable!()
+/// };
+/// assert_eq!(text, "alpha");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextResourceContents {
@@ -107,6 +153,16 @@ pub struct TextResourceContents {
 }
 
 /// Binary contents of a resource, base64-encoded.
+///
+/// ```
+/// use tracksuit::protocol::{BlobResourceContents, ResourceContents};
+/// let ResourceContents::Blob(BlobResourceContents { blob, .. }) =
+///     ResourceContents::blob("mem://b", "AAEC")
+/// else {
+///     unreachable!()
+/// };
+/// assert_eq!(blob, "AAEC");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BlobResourceContents {
@@ -123,6 +179,15 @@ pub struct BlobResourceContents {
 }
 
 /// The contents of a resource: text or blob.
+///
+/// ```
+/// use tracksuit::protocol::ResourceContents;
+/// // Untagged on the wire: `text` or `blob` tells them apart.
+/// let parsed: ResourceContents =
+///     serde_json::from_value(serde_json::json!({"uri": "mem://x", "blob": "AA=="})).unwrap();
+/// assert!(matches!(parsed, ResourceContents::Blob(_)));
+/// assert_eq!(parsed.uri(), "mem://x");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ResourceContents {
@@ -134,6 +199,11 @@ pub enum ResourceContents {
 
 impl ResourceContents {
     /// Text contents with no MIME type.
+    ///
+    /// ```
+    /// let c = tracksuit::protocol::ResourceContents::text("mem://greeting", "hello");
+    /// assert_eq!(serde_json::to_value(&c).unwrap(), serde_json::json!({"uri": "mem://greeting", "text": "hello"}));
+    /// ```
     pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
         ResourceContents::Text(TextResourceContents {
             uri: uri.into(),
@@ -143,6 +213,11 @@ impl ResourceContents {
     }
 
     /// Text contents with a MIME type.
+    ///
+    /// ```
+    /// let c = tracksuit::protocol::ResourceContents::text_with_mime("mem://a", "text/markdown", "# A");
+    /// assert_eq!(serde_json::to_value(&c).unwrap()["mimeType"], "text/markdown");
+    /// ```
     pub fn text_with_mime(
         uri: impl Into<String>,
         mime: impl Into<String>,
@@ -157,6 +232,11 @@ impl ResourceContents {
     }
 
     /// Binary contents (already base64-encoded) with no MIME type.
+    ///
+    /// ```
+    /// let c = tracksuit::protocol::ResourceContents::blob("mem://bytes", "AAEC");
+    /// assert_eq!(serde_json::to_value(&c).unwrap()["blob"], "AAEC");
+    /// ```
     pub fn blob(uri: impl Into<String>, base64: impl Into<String>) -> Self {
         ResourceContents::Blob(BlobResourceContents {
             uri: uri.into(),
@@ -166,6 +246,11 @@ impl ResourceContents {
     }
 
     /// Binary contents (already base64-encoded) with a MIME type.
+    ///
+    /// ```
+    /// let c = tracksuit::protocol::ResourceContents::blob_with_mime("mem://logo", "image/png", "iVBORw0KGgo=");
+    /// assert_eq!(serde_json::to_value(&c).unwrap()["mimeType"], "image/png");
+    /// ```
     pub fn blob_with_mime(
         uri: impl Into<String>,
         mime: impl Into<String>,
@@ -180,6 +265,11 @@ impl ResourceContents {
     }
 
     /// The URI.
+    ///
+    /// ```
+    /// let c = tracksuit::protocol::ResourceContents::blob("mem://bytes", "AA==");
+    /// assert_eq!(c.uri(), "mem://bytes");
+    /// ```
     pub fn uri(&self) -> &str {
         match self {
             ResourceContents::Text(t) => &t.uri,
@@ -189,6 +279,14 @@ impl ResourceContents {
 }
 
 /// A resource embedded in a message or result.
+///
+/// ```
+/// use tracksuit::protocol::{ContentBlock, ResourceContents};
+/// let block = ContentBlock::embedded(ResourceContents::text("mem://a", "alpha"));
+/// let json = serde_json::to_value(&block).unwrap();
+/// assert_eq!(json["type"], "resource");
+/// assert_eq!(json["resource"]["text"], "alpha");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EmbeddedResource {
     /// The contents.
@@ -202,6 +300,16 @@ pub struct EmbeddedResource {
 }
 
 /// Content of tool results and prompt messages.
+///
+/// ```
+/// use tracksuit::protocol::ContentBlock;
+/// let blocks = vec![
+///     ContentBlock::text("see the attached file"),
+///     ContentBlock::resource_link("file:///report.pdf", "report"),
+/// ];
+/// let json = serde_json::to_value(&blocks).unwrap();
+/// assert_eq!(json[1]["type"], "resource_link");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
@@ -258,6 +366,11 @@ impl ContentBlock {
     }
 
     /// An image block from base64 data.
+    ///
+    /// ```
+    /// let b = tracksuit::protocol::ContentBlock::image("iVBORw0KGgo=", "image/png");
+    /// assert_eq!(serde_json::to_value(&b).unwrap()["type"], "image");
+    /// ```
     pub fn image(base64: impl Into<String>, mime: impl Into<String>) -> Self {
         ContentBlock::Image(ImageContent {
             data: base64.into(),
@@ -267,6 +380,11 @@ impl ContentBlock {
     }
 
     /// An audio block from base64 data.
+    ///
+    /// ```
+    /// let b = tracksuit::protocol::ContentBlock::audio("UklGRg==", "audio/wav");
+    /// assert_eq!(serde_json::to_value(&b).unwrap()["type"], "audio");
+    /// ```
     pub fn audio(base64: impl Into<String>, mime: impl Into<String>) -> Self {
         ContentBlock::Audio(AudioContent {
             data: base64.into(),
@@ -276,6 +394,11 @@ impl ContentBlock {
     }
 
     /// A resource link.
+    ///
+    /// ```
+    /// let b = tracksuit::protocol::ContentBlock::resource_link("file:///a.txt", "a");
+    /// assert_eq!(serde_json::to_value(&b).unwrap()["uri"], "file:///a.txt");
+    /// ```
     pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
         ContentBlock::ResourceLink(ResourceLink {
             uri: uri.into(),
@@ -285,6 +408,12 @@ impl ContentBlock {
     }
 
     /// An embedded resource.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{ContentBlock, ResourceContents};
+    /// let b = ContentBlock::embedded(ResourceContents::text("mem://a", "alpha"));
+    /// assert_eq!(serde_json::to_value(&b).unwrap()["type"], "resource");
+    /// ```
     pub fn embedded(resource: ResourceContents) -> Self {
         ContentBlock::Resource(EmbeddedResource {
             resource,
@@ -303,6 +432,16 @@ impl ContentBlock {
 }
 
 /// The model asks to call a tool (SEP-1577).
+///
+/// ```
+/// use tracksuit::protocol::{SamplingMessageContentBlock, ToolUseContent};
+/// let json = serde_json::json!({"type": "tool_use", "id": "c1", "name": "add", "input": {"a": 1}});
+/// let block: SamplingMessageContentBlock = serde_json::from_value(json).unwrap();
+/// let SamplingMessageContentBlock::ToolUse(ToolUseContent { name, input, .. }) = block else {
+///     unreachable!()
+/// };
+/// assert_eq!((name.as_str(), &input["a"]), ("add", &serde_json::json!(1)));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolUseContent {
     /// Id matched by the `tool_result`.
@@ -317,6 +456,18 @@ pub struct ToolUseContent {
 }
 
 /// The outcome of a tool call, sent back to the model (SEP-1577).
+///
+/// ```
+/// use tracksuit::protocol::{ContentBlock, SamplingMessageContentBlock, ToolResultContent};
+/// let answer = SamplingMessageContentBlock::ToolResult(ToolResultContent {
+///     tool_use_id: "c1".into(),
+///     content: vec![ContentBlock::text("3")],
+///     ..Default::default()
+/// });
+/// let json = serde_json::to_value(&answer).unwrap();
+/// assert_eq!(json["type"], "tool_result");
+/// assert_eq!(json["toolUseId"], "c1");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultContent {
@@ -336,6 +487,12 @@ pub struct ToolResultContent {
 }
 
 /// Content of sampling messages.
+///
+/// ```
+/// use tracksuit::protocol::SamplingMessageContentBlock;
+/// let b = SamplingMessageContentBlock::text("hello");
+/// assert_eq!(serde_json::to_value(&b).unwrap(), serde_json::json!({"type": "text", "text": "hello"}));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SamplingMessageContentBlock {

@@ -6,6 +6,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A string field.
+///
+/// ```
+/// use tracksuit::protocol::{StringFormat, StringSchema};
+/// let email = StringSchema { format: Some(StringFormat::Email), ..Default::default() };
+/// assert_eq!(serde_json::to_value(&email).unwrap(), serde_json::json!({"type": "string", "format": "email"}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StringSchema {
@@ -42,6 +48,10 @@ pub enum StringType {
 }
 
 /// String formats forms support.
+///
+/// ```
+/// assert_eq!(serde_json::to_value(tracksuit::protocol::StringFormat::DateTime).unwrap(), "date-time");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StringFormat {
     /// `email`
@@ -70,6 +80,12 @@ pub enum NumberType {
 }
 
 /// A number field.
+///
+/// ```
+/// use tracksuit::protocol::{NumberSchema, NumberType};
+/// let age = NumberSchema { kind: NumberType::Integer, minimum: Some(0.into()), ..Default::default() };
+/// assert_eq!(serde_json::to_value(&age).unwrap(), serde_json::json!({"type": "integer", "minimum": 0}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NumberSchema {
     /// `number` or `integer`.
@@ -102,6 +118,12 @@ pub enum BooleanType {
 }
 
 /// A boolean field.
+///
+/// ```
+/// use tracksuit::protocol::BooleanSchema;
+/// let ok = BooleanSchema { default: Some(true), ..Default::default() };
+/// assert_eq!(serde_json::to_value(&ok).unwrap(), serde_json::json!({"type": "boolean", "default": true}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BooleanSchema {
     /// Always `"boolean"`.
@@ -272,6 +294,12 @@ pub struct TitledMultiSelectEnumSchema {
 }
 
 /// A field of an elicitation form: primitives and enums only.
+///
+/// ```
+/// use tracksuit::protocol::PrimitiveSchemaDefinition;
+/// let field: PrimitiveSchemaDefinition = serde_json::from_value(serde_json::json!({"type": "boolean"})).unwrap();
+/// assert!(matches!(field, PrimitiveSchemaDefinition::Boolean(_)));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum PrimitiveSchemaDefinition {
@@ -371,6 +399,17 @@ pub enum ObjectType {
 }
 
 /// A form's `requestedSchema`: a flat object of primitive fields.
+///
+/// ```
+/// use tracksuit::protocol::{ElicitationSchema, PrimitiveSchemaDefinition, StringSchema};
+/// let mut schema = ElicitationSchema::default();
+/// schema.properties.insert("name".into(), PrimitiveSchemaDefinition::String(StringSchema::default()));
+/// schema.required = Some(vec!["name".into()]);
+/// assert_eq!(
+///     serde_json::to_value(&schema).unwrap(),
+///     serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
+/// );
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ElicitationSchema {
     /// The JSON Schema dialect, if stated.
@@ -387,6 +426,13 @@ pub struct ElicitationSchema {
 }
 
 /// Form-mode `elicitation/create` params.
+///
+/// ```
+/// use tracksuit::protocol::{ElicitRequestFormParams, ElicitRequestParams};
+/// let ask = ElicitRequestParams::Form(ElicitRequestFormParams { message: "Your name?".into(), ..Default::default() });
+/// let json = serde_json::to_value(&ask).unwrap();
+/// assert_eq!((json["mode"].as_str(), json["message"].as_str()), (Some("form"), Some("Your name?")));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitRequestFormParams {
@@ -412,6 +458,17 @@ pub enum UrlMode {
 }
 
 /// URL-mode `elicitation/create` params.
+///
+/// ```
+/// use tracksuit::protocol::{ElicitRequestParams, ElicitRequestURLParams};
+/// let ask = ElicitRequestParams::Url(ElicitRequestURLParams {
+///     message: "Sign in to continue".into(),
+///     url: "https://auth.example/login".into(),
+///     elicitation_id: "e-1".into(),
+///     ..Default::default()
+/// });
+/// assert_eq!(serde_json::to_value(&ask).unwrap()["mode"], "url");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitRequestURLParams {
@@ -433,6 +490,16 @@ pub struct ElicitRequestURLParams {
 }
 
 /// `elicitation/create` params: form (the default when `mode` is absent) or URL.
+///
+/// ```
+/// use tracksuit::protocol::ElicitRequestParams;
+/// // No `mode` means form mode.
+/// let p: ElicitRequestParams = serde_json::from_value(serde_json::json!({
+///     "message": "Pick a size",
+///     "requestedSchema": {"type": "object", "properties": {}},
+/// })).unwrap();
+/// assert!(matches!(p, ElicitRequestParams::Form(_)));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum ElicitRequestParams {
     /// Form mode.
@@ -483,6 +550,11 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
 }
 
 /// What the user did.
+///
+/// ```
+/// use tracksuit::protocol::ElicitAction;
+/// assert_eq!(serde_json::to_value(ElicitAction::Decline).unwrap(), "decline");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElicitAction {
@@ -495,6 +567,13 @@ pub enum ElicitAction {
 }
 
 /// `elicitation/create` result.
+///
+/// ```
+/// use tracksuit::protocol::{ElicitAction, ElicitResult};
+/// let r: ElicitResult = serde_json::from_value(serde_json::json!({"action": "accept", "content": {"name": "Ada"}})).unwrap();
+/// assert_eq!(r.action, ElicitAction::Accept);
+/// assert_eq!(r.content.unwrap()["name"], "Ada");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ElicitResult {
     /// What the user did.
@@ -511,6 +590,12 @@ pub struct ElicitResult {
 }
 
 /// `notifications/elicitation/complete` params.
+///
+/// ```
+/// use tracksuit::protocol::ElicitationCompleteNotificationParams;
+/// let p = ElicitationCompleteNotificationParams { elicitation_id: "e-1".into() };
+/// assert_eq!(serde_json::to_value(&p).unwrap(), serde_json::json!({"elicitationId": "e-1"}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationCompleteNotificationParams {

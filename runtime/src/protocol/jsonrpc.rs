@@ -8,32 +8,87 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// The JSON-RPC version string every message carries.
+///
+/// ```
+/// use tracksuit::protocol::{JSONRPC_VERSION, JsonRpcMessage};
+/// let bytes = JsonRpcMessage::notification("notifications/initialized", None).to_vec();
+/// let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+/// assert_eq!(json["jsonrpc"], JSONRPC_VERSION);
+/// ```
 pub const JSONRPC_VERSION: &str = "2.0";
 
 /// Invalid JSON was received.
+///
+/// ```
+/// assert_eq!(tracksuit::protocol::PARSE_ERROR, -32700);
+/// ```
 pub const PARSE_ERROR: i64 = -32700;
 /// The JSON sent is not a valid request object.
+///
+/// ```
+/// assert_eq!(tracksuit::protocol::INVALID_REQUEST, -32600);
+/// ```
 pub const INVALID_REQUEST: i64 = -32600;
 /// The method does not exist or is not available.
+///
+/// ```
+/// assert_eq!(tracksuit::protocol::METHOD_NOT_FOUND, -32601);
+/// ```
 pub const METHOD_NOT_FOUND: i64 = -32601;
 /// Invalid method parameters.
+///
+/// ```
+/// assert_eq!(tracksuit::protocol::INVALID_PARAMS, -32602);
+/// ```
 pub const INVALID_PARAMS: i64 = -32602;
 /// Internal JSON-RPC error.
+///
+/// ```
+/// assert_eq!(tracksuit::protocol::INTERNAL_ERROR, -32603);
+/// ```
 pub const INTERNAL_ERROR: i64 = -32603;
 /// A resource named in `resources/read` does not exist.
+///
+/// ```
+/// assert_eq!(tracksuit::protocol::RESOURCE_NOT_FOUND, -32002);
+/// ```
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 /// The request needs the user to complete a URL-mode elicitation first.
+///
+/// ```
+/// assert_eq!(tracksuit::protocol::URL_ELICITATION_REQUIRED, -32042);
+/// ```
 pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 /// `HeaderMismatch` (2026-07-28): an HTTP header disagrees with the body, or a required one
 /// is missing or malformed.
+///
+/// ```
+/// assert_eq!(tracksuit::protocol::HEADER_MISMATCH, -32020);
+/// ```
 pub const HEADER_MISMATCH: i64 = -32020;
 /// `MissingRequiredClientCapability` (2026-07-28): the request needs a capability the
 /// client did not declare (`data.requiredCapabilities`).
+///
+/// ```
+/// assert_eq!(tracksuit::protocol::MISSING_REQUIRED_CLIENT_CAPABILITY, -32021);
+/// ```
 pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 /// `UnsupportedProtocolVersion` (2026-07-28): `data.supported` and `data.requested`.
+///
+/// ```
+/// assert_eq!(tracksuit::protocol::UNSUPPORTED_PROTOCOL_VERSION, -32022);
+/// ```
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// A request id: a string or an integer, chosen by the sender.
+///
+/// ```
+/// use tracksuit::protocol::RequestId;
+/// let n: RequestId = serde_json::from_value(serde_json::json!(7)).unwrap();
+/// let s: RequestId = serde_json::from_value(serde_json::json!("a-1")).unwrap();
+/// assert_eq!(n, RequestId::from(7));
+/// assert_eq!(s.to_string(), "a-1");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
@@ -71,6 +126,16 @@ impl From<&str> for RequestId {
 }
 
 /// The `error` member of a JSON-RPC error response.
+///
+/// ```
+/// use tracksuit::protocol::{ErrorObject, RESOURCE_NOT_FOUND};
+/// let e = ErrorObject::new(RESOURCE_NOT_FOUND, "Resource not found")
+///     .with_data(serde_json::json!({"uri": "mem://gone"}));
+/// assert_eq!(
+///     serde_json::to_value(&e).unwrap(),
+///     serde_json::json!({"code": -32002, "message": "Resource not found", "data": {"uri": "mem://gone"}})
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
 #[error("JSON-RPC error {code}: {message}")]
 pub struct ErrorObject {
@@ -109,6 +174,11 @@ impl ErrorObject {
     }
 
     /// An error with a code and message and no data.
+    ///
+    /// ```
+    /// let e = tracksuit::protocol::ErrorObject::new(-32000, "busy");
+    /// assert_eq!((e.code, e.message.as_str(), e.data), (-32000, "busy", None));
+    /// ```
     pub fn new(code: i64, message: impl Into<String>) -> Self {
         ErrorObject {
             code,
@@ -118,6 +188,11 @@ impl ErrorObject {
     }
 
     /// Attaches `data`.
+    ///
+    /// ```
+    /// let e = tracksuit::protocol::ErrorObject::invalid_params("bad").with_data(serde_json::json!({"field": "city"}));
+    /// assert_eq!(e.data.unwrap()["field"], "city");
+    /// ```
     pub fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
         self
@@ -126,6 +201,13 @@ impl ErrorObject {
     /// `-32700`: the message was not valid JSON.
     ///
     /// A detail longer than 256 characters is cut (it may quote the input).
+    ///
+    /// ```
+    /// use tracksuit::protocol::{ErrorObject, PARSE_ERROR};
+    /// let e = ErrorObject::parse_error("unexpected end of input");
+    /// assert_eq!(e.code, PARSE_ERROR);
+    /// assert!(e.message.contains("unexpected end of input"));
+    /// ```
     pub fn parse_error(detail: impl fmt::Display) -> Self {
         Self::new(
             PARSE_ERROR,
@@ -136,6 +218,13 @@ impl ErrorObject {
     /// `-32600`: the message is not a valid JSON-RPC request.
     ///
     /// A detail longer than 256 characters is cut (it may quote the input).
+    ///
+    /// ```
+    /// use tracksuit::protocol::{ErrorObject, INVALID_REQUEST};
+    /// let e = ErrorObject::invalid_request("missing `method`");
+    /// assert_eq!(e.code, INVALID_REQUEST);
+    /// assert!(e.message.contains("missing `method`"));
+    /// ```
     pub fn invalid_request(detail: impl fmt::Display) -> Self {
         Self::new(
             INVALID_REQUEST,
@@ -144,6 +233,13 @@ impl ErrorObject {
     }
 
     /// `-32601`: unknown method (its name quoted with [`ErrorObject::quote`]).
+    ///
+    /// ```
+    /// use tracksuit::protocol::{ErrorObject, METHOD_NOT_FOUND};
+    /// let e = ErrorObject::method_not_found("tools/frobnicate");
+    /// assert_eq!(e.code, METHOD_NOT_FOUND);
+    /// assert!(e.message.contains("tools/frobnicate"));
+    /// ```
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             METHOD_NOT_FOUND,
@@ -154,6 +250,13 @@ impl ErrorObject {
     /// `-32602`: the params did not fit the method.
     ///
     /// A detail longer than 256 characters is cut (it may quote the input).
+    ///
+    /// ```
+    /// use tracksuit::protocol::{ErrorObject, INVALID_PARAMS};
+    /// let e = ErrorObject::invalid_params("`uri` must be a string");
+    /// assert_eq!(e.code, INVALID_PARAMS);
+    /// assert!(e.message.contains("`uri` must be a string"));
+    /// ```
     pub fn invalid_params(detail: impl fmt::Display) -> Self {
         Self::new(
             INVALID_PARAMS,
@@ -162,6 +265,13 @@ impl ErrorObject {
     }
 
     /// `-32603`: the server failed.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{ErrorObject, INTERNAL_ERROR};
+    /// let e = ErrorObject::internal("database unavailable");
+    /// assert_eq!(e.code, INTERNAL_ERROR);
+    /// assert!(e.message.contains("database unavailable"));
+    /// ```
     pub fn internal(detail: impl fmt::Display) -> Self {
         Self::new(INTERNAL_ERROR, format!("Internal error: {detail}"))
     }
@@ -184,6 +294,13 @@ fn clip(text: &str, max: usize) -> Cow<'_, str> {
 }
 
 /// A request: expects a response with the same id.
+///
+/// ```
+/// use tracksuit::protocol::{JsonRpcMessage, RequestId};
+/// let bytes = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+/// let JsonRpcMessage::Request(request) = JsonRpcMessage::from_slice(bytes).unwrap() else { unreachable!() };
+/// assert_eq!((request.id, request.method.as_str()), (RequestId::Number(1), "tools/list"));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct JsonRpcRequest {
     /// The request id.
@@ -195,6 +312,14 @@ pub struct JsonRpcRequest {
 }
 
 /// A notification: no id, no response.
+///
+/// ```
+/// use tracksuit::protocol::JsonRpcMessage;
+/// let bytes = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+/// let JsonRpcMessage::Notification(n) = JsonRpcMessage::from_slice(bytes).unwrap() else { unreachable!() };
+/// assert_eq!(n.method, "notifications/initialized");
+/// assert!(n.params.is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct JsonRpcNotification {
     /// The notification method.
@@ -204,6 +329,13 @@ pub struct JsonRpcNotification {
 }
 
 /// A successful response.
+///
+/// ```
+/// use tracksuit::protocol::JsonRpcMessage;
+/// let bytes = br#"{"jsonrpc":"2.0","id":"a","result":{}}"#;
+/// let JsonRpcMessage::Response(r) = JsonRpcMessage::from_slice(bytes).unwrap() else { unreachable!() };
+/// assert_eq!(r.result, serde_json::json!({}));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct JsonRpcResponse {
     /// The id of the request this answers.
@@ -216,6 +348,13 @@ pub struct JsonRpcResponse {
 ///
 /// Also what [`JsonRpcMessage::from_slice`] returns for input it rejects: the error response
 /// to send back.
+///
+/// ```
+/// use tracksuit::protocol::{JsonRpcMessage, METHOD_NOT_FOUND};
+/// let bytes = br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}"#;
+/// let JsonRpcMessage::Error(e) = JsonRpcMessage::from_slice(bytes).unwrap() else { unreachable!() };
+/// assert_eq!(e.error.code, METHOD_NOT_FOUND);
+/// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{error}")]
 pub struct JsonRpcError {
@@ -227,6 +366,13 @@ pub struct JsonRpcError {
 }
 
 /// Any JSON-RPC message MCP exchanges.
+///
+/// ```
+/// use tracksuit::protocol::{JsonRpcMessage, RequestId};
+/// let sent = JsonRpcMessage::request(RequestId::from(1), "ping", None);
+/// let received = JsonRpcMessage::from_slice(&sent.to_vec()).unwrap();
+/// assert_eq!(received, sent);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum JsonRpcMessage {
     /// A request.
@@ -241,6 +387,13 @@ pub enum JsonRpcMessage {
 
 impl JsonRpcMessage {
     /// A request message.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{JsonRpcMessage, RequestId};
+    /// let m = JsonRpcMessage::request(RequestId::from(1), "tools/call", Some(serde_json::json!({"name": "ping"})));
+    /// let json: serde_json::Value = serde_json::from_slice(&m.to_vec()).unwrap();
+    /// assert_eq!(json["params"]["name"], "ping");
+    /// ```
     pub fn request(id: RequestId, method: impl Into<String>, params: Option<Value>) -> Self {
         JsonRpcMessage::Request(JsonRpcRequest {
             id,
@@ -250,6 +403,13 @@ impl JsonRpcMessage {
     }
 
     /// A notification message.
+    ///
+    /// ```
+    /// use tracksuit::protocol::JsonRpcMessage;
+    /// let m = JsonRpcMessage::notification("notifications/tools/list_changed", None);
+    /// let json: serde_json::Value = serde_json::from_slice(&m.to_vec()).unwrap();
+    /// assert!(json.get("id").is_none());
+    /// ```
     pub fn notification(method: impl Into<String>, params: Option<Value>) -> Self {
         JsonRpcMessage::Notification(JsonRpcNotification {
             method: method.into(),
@@ -258,11 +418,26 @@ impl JsonRpcMessage {
     }
 
     /// A result response.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{JsonRpcMessage, RequestId};
+    /// let m = JsonRpcMessage::response(RequestId::from(3), serde_json::json!({}));
+    /// let json: serde_json::Value = serde_json::from_slice(&m.to_vec()).unwrap();
+    /// assert_eq!(json["id"], 3);
+    /// ```
     pub fn response(id: RequestId, result: Value) -> Self {
         JsonRpcMessage::Response(JsonRpcResponse { id, result })
     }
 
     /// An error response.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{ErrorObject, JsonRpcMessage};
+    /// // No id: the request could not be read.
+    /// let m = JsonRpcMessage::error(None, ErrorObject::parse_error("not JSON"));
+    /// let json: serde_json::Value = serde_json::from_slice(&m.to_vec()).unwrap();
+    /// assert_eq!((json["id"].clone(), json["error"]["code"].clone()), (serde_json::Value::Null, serde_json::json!(-32700)));
+    /// ```
     pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
         JsonRpcMessage::Error(JsonRpcError { id, error })
     }
@@ -312,6 +487,13 @@ impl JsonRpcMessage {
     }
 
     /// Encodes the message as compact JSON.
+    ///
+    /// ```
+    /// use tracksuit::protocol::JsonRpcMessage;
+    /// let bytes = JsonRpcMessage::notification("notifications/initialized", None).to_vec();
+    /// assert!(bytes.starts_with(b"{"));
+    /// assert!(!bytes.contains(&b'\n')); // one line, ready for stdio framing
+    /// ```
     pub fn to_vec(&self) -> Vec<u8> {
         // Serialising a Value tree cannot fail.
         serde_json::to_vec(self).unwrap_or_default()

@@ -4,6 +4,12 @@ use super::{Icon, JsonObject, Meta};
 use serde::{Deserialize, Serialize};
 
 /// The name and version of an MCP implementation.
+///
+/// ```
+/// use tracksuit::protocol::Implementation;
+/// let info = Implementation { title: Some("Weather".into()), ..Implementation::new("weather", "1.0.0") };
+/// assert_eq!(serde_json::to_value(&info).unwrap(), serde_json::json!({"name": "weather", "title": "Weather", "version": "1.0.0"}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Implementation {
@@ -98,6 +104,24 @@ pub type ClientTasksCapability = TasksCapability;
 pub type ServerTasksCapability = TasksCapability;
 
 /// What a client supports.
+///
+/// ```
+/// use tracksuit::{Ctx, Server, client::Client, mcp_tool, protocol::Root};
+/// /// Whether the client can list roots.
+/// #[mcp_tool]
+/// async fn has_roots(ctx: &Ctx) -> String {
+///     ctx.client_capabilities().roots.is_some().to_string()
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).tool(has_roots).build()?;
+/// let builder = Client::builder().roots(vec![Root::new("file:///work")]); // declares `roots`
+/// let client = tracksuit::host::connect_in_memory(server, builder).await?;
+/// let result = client.call_tool("has_roots", serde_json::json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("true"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClientCapabilities {
     /// Non-standard capabilities.
@@ -142,6 +166,21 @@ pub struct ResourcesCapability {
 }
 
 /// What a server supports.
+///
+/// ```
+/// use tracksuit::{Server, client::Client, mcp_tool};
+/// /// Says pong.
+/// #[mcp_tool]
+/// async fn ping() -> String { "pong".into() }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).tool(ping).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// let caps = &client.server_init().unwrap().capabilities;
+/// assert!(caps.tools.is_some());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServerCapabilities {
     /// Non-standard capabilities.
@@ -171,6 +210,17 @@ pub struct ServerCapabilities {
 }
 
 /// `initialize` params.
+///
+/// ```
+/// use tracksuit::protocol::{ClientCapabilities, Implementation, InitializeRequestParams};
+/// let params = InitializeRequestParams {
+///     protocol_version: "2025-11-25".into(),
+///     capabilities: ClientCapabilities::default(),
+///     client_info: Implementation::new("my-agent", "0.1.0"),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&params).unwrap()["clientInfo"]["name"], "my-agent");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeRequestParams {
@@ -186,6 +236,17 @@ pub struct InitializeRequestParams {
 }
 
 /// `initialize` result.
+///
+/// ```
+/// use tracksuit::protocol::InitializeResult;
+/// let json = serde_json::json!({
+///     "protocolVersion": "2025-11-25",
+///     "capabilities": {"tools": {"listChanged": true}},
+///     "serverInfo": {"name": "weather", "version": "1.0.0"},
+/// });
+/// let init: InitializeResult = serde_json::from_value(json).unwrap();
+/// assert_eq!(init.capabilities.tools.unwrap().list_changed, Some(true));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeResult {

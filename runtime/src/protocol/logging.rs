@@ -4,6 +4,12 @@ use super::Meta;
 use serde::{Deserialize, Serialize};
 
 /// Syslog severities, least to most severe (so `Debug < Emergency`).
+///
+/// ```
+/// use tracksuit::protocol::LoggingLevel;
+/// assert_eq!(serde_json::to_value(LoggingLevel::Warning).unwrap(), "warning");
+/// assert!(LoggingLevel::Error > LoggingLevel::Info); // ordered by severity
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LoggingLevel {
@@ -26,6 +32,12 @@ pub enum LoggingLevel {
 }
 
 /// `logging/setLevel` params.
+///
+/// ```
+/// use tracksuit::protocol::{LoggingLevel, SetLevelRequestParams};
+/// let p: SetLevelRequestParams = serde_json::from_value(serde_json::json!({"level": "debug"})).unwrap();
+/// assert_eq!(p.level, LoggingLevel::Debug);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetLevelRequestParams {
     /// The least severe level to send.
@@ -36,6 +48,17 @@ pub struct SetLevelRequestParams {
 }
 
 /// `notifications/message` params.
+///
+/// ```
+/// use tracksuit::protocol::{LoggingLevel, LoggingMessageNotificationParams};
+/// let p = LoggingMessageNotificationParams {
+///     level: LoggingLevel::Info,
+///     logger: Some("db".into()),
+///     data: serde_json::json!("connected"),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&p).unwrap()["logger"], "db");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoggingMessageNotificationParams {
     /// Severity.

@@ -4,6 +4,12 @@ use super::Meta;
 use serde::{Deserialize, Serialize};
 
 /// A progress token: chosen by the requester, echoed in notifications.
+///
+/// ```
+/// use tracksuit::protocol::ProgressToken;
+/// let t: ProgressToken = serde_json::from_value(serde_json::json!("job-1")).unwrap();
+/// assert_eq!(t, ProgressToken::String("job-1".into()));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ProgressToken {
@@ -14,6 +20,18 @@ pub enum ProgressToken {
 }
 
 /// `notifications/progress` params.
+///
+/// ```
+/// use tracksuit::protocol::{ProgressNotificationParams, ProgressToken};
+/// let p = ProgressNotificationParams {
+///     progress_token: ProgressToken::Number(1),
+///     progress: 3.0,
+///     total: Some(10.0),
+///     message: None,
+///     meta: None,
+/// };
+/// assert_eq!(serde_json::to_value(&p).unwrap(), serde_json::json!({"progressToken": 1, "progress": 3.0, "total": 10.0}));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProgressNotificationParams {

@@ -4,6 +4,19 @@ use super::{JsonObject, Meta, OneOrMany, Role, SamplingMessageContentBlock, Task
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A message in a sampling conversation. `content` may be one block or an array.
+///
+/// ```
+/// use tracksuit::protocol::{OneOrMany, Role, SamplingMessage, SamplingMessageContentBlock};
+/// let m = SamplingMessage {
+///     role: Role::User,
+///     content: OneOrMany::Many(vec![
+///         SamplingMessageContentBlock::text("Compare these:"),
+///         SamplingMessageContentBlock::text("a and b"),
+///     ]),
+///     meta: None,
+/// };
+/// assert_eq!(serde_json::to_value(&m).unwrap()["content"][1]["text"], "a and b");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SamplingMessage {
     /// Who says it.
@@ -31,6 +44,12 @@ impl SamplingMessage {
     }
 
     /// An assistant text message.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{Role, SamplingMessage};
+    /// let m = SamplingMessage::assistant_text("Paris");
+    /// assert_eq!(m.role, Role::Assistant);
+    /// ```
     pub fn assistant_text(text: impl Into<String>) -> Self {
         SamplingMessage {
             role: Role::Assistant,
@@ -41,6 +60,15 @@ impl SamplingMessage {
 }
 
 /// A hint for model selection.
+///
+/// ```
+/// use tracksuit::protocol::{ModelHint, ModelPreferences};
+/// let prefs = ModelPreferences {
+///     hints: Some(vec![ModelHint { name: Some("claude".into()) }]),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&prefs).unwrap()["hints"][0]["name"], "claude");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelHint {
     /// A (sub)string of a model name.
@@ -49,6 +77,12 @@ pub struct ModelHint {
 }
 
 /// The server's preferences for model selection.
+///
+/// ```
+/// use tracksuit::protocol::ModelPreferences;
+/// let prefs = ModelPreferences { speed_priority: Some(0.9), ..Default::default() };
+/// assert_eq!(serde_json::to_value(&prefs).unwrap()["speedPriority"], 0.9);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelPreferences {
@@ -67,6 +101,11 @@ pub struct ModelPreferences {
 }
 
 /// Which MCP context to include (soft-deprecated except `none`).
+///
+/// ```
+/// use tracksuit::protocol::IncludeContext;
+/// assert_eq!(serde_json::to_value(IncludeContext::ThisServer).unwrap(), "thisServer");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum IncludeContext {
@@ -79,6 +118,12 @@ pub enum IncludeContext {
 }
 
 /// How the model should use the offered tools.
+///
+/// ```
+/// use tracksuit::protocol::{ToolChoice, ToolChoiceMode};
+/// let choice = ToolChoice { mode: Some(ToolChoiceMode::Required) };
+/// assert_eq!(serde_json::to_value(&choice).unwrap()["mode"], "required");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolChoiceMode {
@@ -91,6 +136,12 @@ pub enum ToolChoiceMode {
 }
 
 /// `toolChoice` (SEP-1577).
+///
+/// ```
+/// use tracksuit::protocol::ToolChoice;
+/// // The default leaves the choice to the model (`auto`).
+/// assert_eq!(serde_json::to_value(ToolChoice::default()).unwrap(), serde_json::json!({}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolChoice {
     /// The mode (default auto).
@@ -99,6 +150,19 @@ pub struct ToolChoice {
 }
 
 /// `sampling/createMessage` params.
+///
+/// ```
+/// use tracksuit::protocol::{CreateMessageRequestParams, SamplingMessage};
+/// let params = CreateMessageRequestParams {
+///     messages: vec![SamplingMessage::user_text("What is the capital of France?")],
+///     system_prompt: Some("Answer in one word.".into()),
+///     max_tokens: 16,
+///     ..Default::default()
+/// };
+/// let json = serde_json::to_value(&params).unwrap();
+/// assert_eq!(json["maxTokens"], 16);
+/// assert_eq!(json["systemPrompt"], "Answer in one word.");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateMessageRequestParams {
@@ -141,6 +205,14 @@ pub struct CreateMessageRequestParams {
 /// Why the model stopped. The schema keeps this an open string: the five well-known
 /// reasons get variants, anything else (including the SEP-1577 catch-all `"other"`)
 /// is kept verbatim in [`StopReason::Other`].
+///
+/// ```
+/// use tracksuit::protocol::StopReason;
+/// assert_eq!(StopReason::from("toolUse"), StopReason::ToolUse);
+/// assert_eq!(StopReason::from("other"), StopReason::Other("other".into()));
+/// let parsed: StopReason = serde_json::from_value(serde_json::json!("maxTokens")).unwrap();
+/// assert_eq!(parsed, StopReason::MaxTokens);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum StopReason {
     /// `endTurn`: natural end of turn.
@@ -159,6 +231,12 @@ pub enum StopReason {
 
 impl StopReason {
     /// The wire string.
+    ///
+    /// ```
+    /// use tracksuit::protocol::StopReason;
+    /// assert_eq!(StopReason::EndTurn.as_str(), "endTurn");
+    /// assert_eq!(StopReason::Other("length".into()).as_str(), "length");
+    /// ```
     pub fn as_str(&self) -> &str {
         match self {
             StopReason::EndTurn => "endTurn",
@@ -213,6 +291,19 @@ impl<'de> Deserialize<'de> for StopReason {
 
 /// `sampling/createMessage` result. `content` may be one block or an array (parallel
 /// tool use).
+///
+/// ```
+/// use tracksuit::protocol::{CreateMessageResult, StopReason};
+/// let json = serde_json::json!({
+///     "role": "assistant",
+///     "content": {"type": "text", "text": "Paris"},
+///     "model": "some-model",
+///     "stopReason": "endTurn",
+/// });
+/// let result: CreateMessageResult = serde_json::from_value(json).unwrap();
+/// assert_eq!(result.content.iter().next().and_then(|b| b.as_text()), Some("Paris"));
+/// assert_eq!(result.stop_reason, Some(StopReason::EndTurn));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateMessageResult {

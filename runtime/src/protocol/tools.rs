@@ -4,6 +4,16 @@ use super::{ContentBlock, Icon, JsonObject, Meta, TaskMetadata};
 use serde::{Deserialize, Serialize};
 
 /// Hints about a tool's behaviour. Untrusted unless the server is.
+///
+/// ```
+/// use tracksuit::protocol::{Tool, ToolAnnotations};
+/// let mut tool = Tool::new("read_file", Default::default());
+/// tool.annotations = Some(ToolAnnotations {
+///     read_only_hint: Some(true),
+///     ..Default::default()
+/// });
+/// assert_eq!(serde_json::to_value(&tool).unwrap()["annotations"]["readOnlyHint"], true);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
@@ -25,6 +35,11 @@ pub struct ToolAnnotations {
 }
 
 /// Whether a tool may be called as a task.
+///
+/// ```
+/// use tracksuit::protocol::TaskSupport;
+/// assert_eq!(serde_json::to_value(TaskSupport::Optional).unwrap(), "optional");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TaskSupport {
@@ -37,6 +52,13 @@ pub enum TaskSupport {
 }
 
 /// How a tool executes.
+///
+/// ```
+/// use tracksuit::protocol::{TaskSupport, Tool, ToolExecution};
+/// let mut tool = Tool::new("render", Default::default());
+/// tool.execution = Some(ToolExecution { task_support: Some(TaskSupport::Required) });
+/// assert_eq!(serde_json::to_value(&tool).unwrap()["execution"]["taskSupport"], "required");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolExecution {
@@ -46,6 +68,19 @@ pub struct ToolExecution {
 }
 
 /// A tool's descriptor, as listed in `tools/list`.
+///
+/// ```
+/// use tracksuit::protocol::Tool;
+/// let schema = serde_json::json!({
+///     "type": "object",
+///     "properties": {"city": {"type": "string"}},
+///     "required": ["city"],
+/// });
+/// let mut tool = Tool::new("weather", schema.as_object().unwrap().clone());
+/// tool.description = Some("Current weather for a city".into());
+/// let json = serde_json::to_value(&tool).unwrap();
+/// assert_eq!(json["inputSchema"]["required"][0], "city");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tool {
@@ -99,6 +134,16 @@ impl Tool {
 }
 
 /// `tools/call` params.
+///
+/// ```
+/// use tracksuit::protocol::CallToolRequestParams;
+/// let params = CallToolRequestParams {
+///     name: "add".into(),
+///     arguments: serde_json::json!({"a": 1, "b": 2}).as_object().cloned(),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&params).unwrap()["arguments"]["b"], 2);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CallToolRequestParams {
     /// The tool.
@@ -115,6 +160,13 @@ pub struct CallToolRequestParams {
 }
 
 /// `tools/call` result.
+///
+/// ```
+/// use tracksuit::protocol::{CallToolResult, ContentBlock};
+/// let result = CallToolResult::new(vec![ContentBlock::text("42")]);
+/// assert_eq!(result.content[0].as_text(), Some("42"));
+/// assert_eq!(result.is_error, None);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolResult {
@@ -136,6 +188,12 @@ pub struct CallToolResult {
 
 impl CallToolResult {
     /// A result with these content blocks.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{CallToolResult, ContentBlock};
+    /// let r = CallToolResult::new(vec![ContentBlock::text("a"), ContentBlock::text("b")]);
+    /// assert_eq!(r.content.len(), 2);
+    /// ```
     pub fn new(content: Vec<ContentBlock>) -> Self {
         CallToolResult {
             content,
@@ -154,6 +212,12 @@ impl CallToolResult {
     }
 
     /// An execution error (`isError: true`) with a message for the model.
+    ///
+    /// ```
+    /// let r = tracksuit::protocol::CallToolResult::error_text("city not found");
+    /// assert_eq!(r.is_error, Some(true));
+    /// assert_eq!(r.content[0].as_text(), Some("city not found"));
+    /// ```
     pub fn error_text(text: impl Into<String>) -> Self {
         CallToolResult {
             is_error: Some(true),
@@ -162,6 +226,13 @@ impl CallToolResult {
     }
 
     /// Structured content plus its JSON text as a text block (for older clients).
+    ///
+    /// ```
+    /// let value = serde_json::json!({"sum": 3});
+    /// let r = tracksuit::protocol::CallToolResult::structured(value.as_object().unwrap().clone());
+    /// assert_eq!(r.structured_content.as_ref().unwrap()["sum"], 3);
+    /// assert_eq!(r.content[0].as_text(), Some(r#"{"sum":3}"#));
+    /// ```
     pub fn structured(value: JsonObject) -> Self {
         // A map's `Serialize` cannot fail (string keys); the fallback is unreachable.
         let text = serde_json::to_string(&value).unwrap_or_default();
@@ -217,6 +288,16 @@ impl From<CallToolResult> for serde_json::Value {
 }
 
 /// `tools/list` result.
+///
+/// ```
+/// use tracksuit::protocol::{ListToolsResult, Tool};
+/// let page = ListToolsResult {
+///     tools: vec![Tool::new("ping", Default::default())],
+///     next_cursor: Some("2".into()),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&page).unwrap()["nextCursor"], "2");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListToolsResult {

@@ -425,6 +425,16 @@ impl Server {
     /// A store shared by replicas (e.g. `PostgresTaskStore`, feature `postgres`) reports
     /// cancellations requested on other replicas for the tasks this one runs; the server
     /// cancels them here.
+    ///
+    /// ```
+    /// use tracksuit::{Server, task::InMemoryTaskStore};
+    /// // The default store, made explicit; `SqliteTaskStore` or `PostgresTaskStore` plug in the same way.
+    /// let server = Server::new(tracksuit::crate_info!())
+    ///     .task_store(InMemoryTaskStore::new())
+    ///     .build()?;
+    /// assert_eq!(server.running_tasks(), 0);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn task_store(self, store: impl crate::task::TaskStore) -> Self {
         let notices = store.notices();
         self.inner.tasks.set_store(Arc::new(store));
@@ -579,6 +589,17 @@ impl Server {
     /// Serves an MCP App (SEP-1865): `app`'s HTML as a `ui://` resource of type
     /// `text/html;profile=mcp-app`, with its CSP and permissions in `_meta.ui`. Link tools to
     /// it with [`app_tool`](Server::app_tool). See [`apps`](crate::apps).
+    ///
+    /// ```
+    /// use tracksuit::{Server, ServerError, apps::UiResource};
+    /// let page = UiResource::new("ui://clock/face.html", "clock-face", "<p>12:00</p>");
+    /// let server = Server::new(tracksuit::crate_info!()).ui_resource(page).build()?;
+    /// assert!(server.remove_resource("ui://clock/face.html"));
+    /// // Another scheme is refused when the server is built.
+    /// let web = UiResource::new("https://example.com/app.html", "web", "<p/>");
+    /// assert!(Server::new(tracksuit::crate_info!()).ui_resource(web).build().is_err());
+    /// # Ok::<(), ServerError>(())
+    /// ```
     pub fn ui_resource(self, app: crate::apps::UiResource) -> Self {
         if !app.uri().starts_with("ui://") {
             let error = ServerError::UnknownUiResource {
@@ -778,11 +799,25 @@ impl std::fmt::Debug for ServerHandle {
 
 impl ServerHandle {
     /// Number of tasks running in this process.
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// assert_eq!(server.running_tasks(), 0);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn running_tasks(&self) -> usize {
         self.inner.tasks.running()
     }
 
     /// The server's options.
+    ///
+    /// ```
+    /// use tracksuit::{Server, ServerOptions};
+    /// let options = ServerOptions::default().page_size(10);
+    /// let server = Server::with_options(tracksuit::crate_info!(), options).build()?;
+    /// assert_eq!(server.options().page_size, 10);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn options(&self) -> &ServerOptions {
         &self.inner.options
     }
@@ -869,6 +904,14 @@ impl ServerHandle {
     }
 
     /// The server's identity.
+    ///
+    /// ```
+    /// use tracksuit::{Server, protocol::Implementation};
+    /// let server = Server::new(Implementation::new("weather", "1.2.0")).build()?;
+    /// assert_eq!(server.info().name, "weather");
+    /// assert_eq!(server.info().version, "1.2.0");
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn info(&self) -> &Implementation {
         &self.inner.info
     }
@@ -894,6 +937,17 @@ impl ServerHandle {
     }
 
     /// Removes a tool; returns whether it existed.
+    ///
+    /// ```
+    /// #[tracksuit::mcp_tool]
+    /// /// Says pong.
+    /// async fn ping() -> String { "pong".into() }
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(ping).build()?;
+    /// assert!(server.remove_tool("ping"));
+    /// assert!(!server.remove_tool("ping")); // already gone
+    /// assert!(server.tool_names().is_empty());
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = write(&self.inner.tools).remove(name);
         if removed {
@@ -903,6 +957,17 @@ impl ServerHandle {
     }
 
     /// Adds a prompt at run time (an error if one of the same name exists).
+    ///
+    /// ```
+    /// use tracksuit::{PromptFn, protocol::{GetPromptResult, Prompt, PromptMessage}};
+    /// let hello = || PromptFn::new(Prompt::new("hello"), |_ctx, _args| async move {
+    ///     Ok(GetPromptResult::new(vec![PromptMessage::user_text("Say hello")]))
+    /// });
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// server.add_prompt(hello())?;
+    /// assert!(server.add_prompt(hello()).is_err()); // the name is taken
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn add_prompt(&self, prompt: impl PromptHandler) -> Result<(), ServerError> {
         self.inner.insert_prompt(Arc::new(prompt))?;
         self.broadcast_list_changed(methods::PROMPTS_LIST_CHANGED);
@@ -910,6 +975,17 @@ impl ServerHandle {
     }
 
     /// Removes a prompt; returns whether it existed.
+    ///
+    /// ```
+    /// use tracksuit::{PromptFn, protocol::{GetPromptResult, Prompt, PromptMessage}};
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// server.add_prompt(PromptFn::new(Prompt::new("hello"), |_ctx, _args| async move {
+    ///     Ok(GetPromptResult::new(vec![PromptMessage::user_text("Say hello")]))
+    /// }))?;
+    /// assert!(server.remove_prompt("hello"));
+    /// assert!(!server.remove_prompt("hello"));
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn remove_prompt(&self, name: &str) -> bool {
         let removed = write(&self.inner.prompts).remove(name);
         if removed {
@@ -919,6 +995,16 @@ impl ServerHandle {
     }
 
     /// Adds a fixed resource at run time (an error if its URI is taken).
+    ///
+    /// ```
+    /// use tracksuit::{ResourceFn, protocol::{ReadResourceResult, Resource, ResourceContents}};
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// server.add_resource(ResourceFn::new(Resource::new("mem://motd", "motd"), |_ctx| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://motd", "Welcome")]))
+    /// }))?;
+    /// assert!(server.remove_resource("mem://motd"));
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn add_resource(&self, resource: impl ResourceHandler) -> Result<(), ServerError> {
         self.inner.insert_resource(Arc::new(resource))?;
         self.broadcast_list_changed(methods::RESOURCES_LIST_CHANGED);
@@ -926,6 +1012,12 @@ impl ServerHandle {
     }
 
     /// Removes a resource by URI; returns whether it existed.
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// assert!(!server.remove_resource("mem://never-added"));
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn remove_resource(&self, uri: &str) -> bool {
         let removed = write(&self.inner.resources).remove(uri);
         if removed {
@@ -935,6 +1027,21 @@ impl ServerHandle {
     }
 
     /// Adds a resource template at run time (an error if its template is taken).
+    ///
+    /// ```
+    /// use tracksuit::{ResourceTemplateFn, protocol::{ReadResourceResult, ResourceContents, ResourceTemplate}};
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// let items = ResourceTemplateFn::new(
+    ///     ResourceTemplate::new("mem://items/{id}", "item"),
+    ///     |_ctx, uri, vars| async move {
+    ///         let id = vars.get("id").cloned().unwrap_or_default();
+    ///         Ok(ReadResourceResult::new(vec![ResourceContents::text(uri, format!("item {id}"))]))
+    ///     },
+    /// )
+    /// .expect("a valid RFC 6570 template");
+    /// server.add_resource_template(items)?;
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn add_resource_template(
         &self,
         template: impl ResourceTemplateHandler,
@@ -959,11 +1066,23 @@ impl ServerHandle {
     }
 
     /// Tells clients the prompt list changed (see [`Self::notify_tools_list_changed`]).
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// server.notify_prompts_list_changed(); // no session yet: nobody to tell
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn notify_prompts_list_changed(&self) {
         self.broadcast_list_changed(methods::PROMPTS_LIST_CHANGED);
     }
 
     /// Tells clients the resource list changed (see [`Self::notify_tools_list_changed`]).
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// server.notify_resources_list_changed();
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn notify_resources_list_changed(&self) {
         self.broadcast_list_changed(methods::RESOURCES_LIST_CHANGED);
     }
@@ -971,6 +1090,14 @@ impl ServerHandle {
     /// Tells every session subscribed to `uri` that it changed
     /// (`notifications/resources/updated`). A session whose outbound queue is full (its
     /// client is not reading) misses it.
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// // Only sessions that sent `resources/subscribe` for this URI are told.
+    /// server.notify_resource_updated("file:///notes.md");
+    /// assert_eq!(server.session_count(), 0);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn notify_resource_updated(&self, uri: &str) {
         let event = crate::events::Event::ResourceUpdated {
             uri: uri.to_owned(),
@@ -1108,6 +1235,18 @@ impl ServerHandle {
 
 impl<K> crate::context::Ctx<K> {
     /// The server serving this request (to add tools, notify resource updates, ...).
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError};
+    /// #[tracksuit::mcp_tool]
+    /// /// Unlocks the `secret` tool for everyone.
+    /// async fn unlock(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     let open = ctx.server().tool_names().contains(&"secret".to_owned());
+    ///     Ok(if open { "already open" } else { "opened" }.into())
+    /// }
+    /// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).tool(unlock).build()?;
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn server(&self) -> &ServerHandle {
         self.session()
             .server()

@@ -7,6 +7,33 @@ use std::collections::HashMap;
 use std::future::Future;
 
 /// A prompt template the server exposes through `prompts/list` and `prompts/get`.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use futures::future::BoxFuture;
+/// use tracksuit::{Ctx, PromptHandler, Server, client::Client};
+/// use tracksuit::protocol::{ErrorObject, GetPromptResult, Prompt, PromptMessage};
+///
+/// /// A fixed prompt implemented by hand.
+/// struct Review;
+///
+/// impl PromptHandler for Review {
+///     fn descriptor(&self) -> Prompt {
+///         Prompt::new("review")
+///     }
+///     fn get<'a>(&'a self, _ctx: Ctx, _args: HashMap<String, String>) -> BoxFuture<'a, Result<GetPromptResult, ErrorObject>> {
+///         Box::pin(async { Ok(GetPromptResult::new(vec![PromptMessage::user_text("Review this diff.")])) })
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).prompt(Review).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// let prompt = client.get_prompt("review", serde_json::json!({})).await?;
+/// assert_eq!(prompt.messages.len(), 1);
+/// # Ok(())
+/// # }
+/// ```
 pub trait PromptHandler: Send + Sync + 'static {
     /// The descriptor published in `prompts/list`.
     fn descriptor(&self) -> PromptDescriptor;
@@ -54,6 +81,14 @@ pub struct PromptFn<F> {
 
 impl<F> PromptFn<F> {
     /// A prompt described by `descriptor` rendered by `f`.
+    ///
+    /// ```
+    /// use tracksuit::{PromptFn, PromptHandler, protocol::{GetPromptResult, Prompt, PromptMessage}};
+    /// let p = PromptFn::new(Prompt::new("hello"), |_ctx, _args| async move {
+    ///     Ok(GetPromptResult::new(vec![PromptMessage::user_text("Say hello")]))
+    /// });
+    /// assert_eq!(p.descriptor().name, "hello");
+    /// ```
     pub fn new<Fut>(descriptor: PromptDescriptor, f: F) -> Self
     where
         F: Fn(Ctx, HashMap<String, String>) -> Fut + Send + Sync + 'static,

@@ -13,6 +13,37 @@ use std::future::Future;
 pub use super::uri_template::UriTemplate;
 
 /// A resource with a fixed URI, listed in `resources/list` and read with `resources/read`.
+///
+/// ```
+/// use futures::future::BoxFuture;
+/// use tracksuit::{Ctx, ResourceHandler, Server, client::Client};
+/// use tracksuit::protocol::{ErrorObject, ReadResourceResult, Resource, ResourceContents};
+///
+/// /// The process's uptime as a resource.
+/// struct Uptime(std::time::Instant);
+///
+/// impl ResourceHandler for Uptime {
+///     fn descriptor(&self) -> Resource {
+///         Resource::new("sys://uptime", "uptime")
+///     }
+///     fn read<'a>(&'a self, _ctx: Ctx) -> BoxFuture<'a, Result<ReadResourceResult, ErrorObject>> {
+///         let secs = self.0.elapsed().as_secs();
+///         Box::pin(async move {
+///             Ok(ReadResourceResult::new(vec![ResourceContents::text("sys://uptime", secs.to_string())]))
+///         })
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!())
+///     .resource(Uptime(std::time::Instant::now()))
+///     .build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// let read = client.read_resource("sys://uptime").await?;
+/// assert_eq!(read.contents[0].uri(), "sys://uptime");
+/// # Ok(())
+/// # }
+/// ```
 pub trait ResourceHandler: Send + Sync + 'static {
     /// The descriptor published in `resources/list`.
     fn descriptor(&self) -> ResourceDescriptor;
@@ -30,6 +61,26 @@ pub trait ResourceHandler: Send + Sync + 'static {
 }
 
 /// A family of resources addressed by an RFC 6570 URI template.
+///
+/// ```
+/// use tracksuit::{ResourceTemplateFn, Server, client::Client};
+/// use tracksuit::protocol::{ReadResourceResult, ResourceContents, ResourceTemplate};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // `ResourceTemplateFn` implements this trait for a closure.
+/// let users = ResourceTemplateFn::new(
+///     ResourceTemplate::new("users://{id}/profile", "profile"),
+///     |_ctx, uri, vars| async move {
+///         Ok(ReadResourceResult::new(vec![ResourceContents::text(uri, format!("user {}", vars["id"]))]))
+///     },
+/// )?;
+/// let server = Server::new(tracksuit::crate_info!()).resource_template(users).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// let read = client.read_resource("users://42/profile").await?;
+/// assert_eq!(serde_json::to_value(&read.contents[0])?["text"], "user 42");
+/// # Ok(())
+/// # }
+/// ```
 pub trait ResourceTemplateHandler: Send + Sync + 'static {
     /// The descriptor published in `resources/templates/list`.
     fn descriptor(&self) -> TemplateDescriptor;
@@ -81,6 +132,14 @@ pub struct ResourceFn<F> {
 
 impl<F> ResourceFn<F> {
     /// A resource described by `descriptor` read by `f`.
+    ///
+    /// ```
+    /// use tracksuit::{ResourceFn, ResourceHandler, protocol::{ReadResourceResult, Resource, ResourceContents}};
+    /// let r = ResourceFn::new(Resource::new("mem://a", "a"), |_ctx| async move {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://a", "hello")]))
+    /// });
+    /// assert_eq!(r.descriptor().uri, "mem://a");
+    /// ```
     pub fn new<Fut>(descriptor: ResourceDescriptor, f: F) -> Self
     where
         F: Fn(Ctx) -> Fut + Send + Sync + 'static,
@@ -126,6 +185,18 @@ pub struct ResourceTemplateFn<F> {
 impl<F> ResourceTemplateFn<F> {
     /// A template described by `descriptor` read by `f(ctx, uri, vars)`. Fails if the
     /// descriptor's `uriTemplate` is not a valid RFC 6570 template.
+    ///
+    /// ```
+    /// use tracksuit::{ResourceTemplateFn, protocol::{ReadResourceResult, ResourceTemplate}};
+    /// let ok = ResourceTemplateFn::new(ResourceTemplate::new("mem://{id}", "ok"), |_ctx, _uri, _vars| async {
+    ///     Ok(ReadResourceResult::new(vec![]))
+    /// });
+    /// assert!(ok.is_ok());
+    /// let broken = ResourceTemplateFn::new(ResourceTemplate::new("mem://{id", "broken"), |_ctx, _uri, _vars| async {
+    ///     Ok(ReadResourceResult::new(vec![]))
+    /// });
+    /// assert!(broken.is_err());
+    /// ```
     pub fn new<Fut>(descriptor: TemplateDescriptor, f: F) -> Result<Self, String>
     where
         F: Fn(Ctx, String, HashMap<String, String>) -> Fut + Send + Sync + 'static,

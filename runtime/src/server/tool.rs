@@ -9,6 +9,32 @@ use std::future::Future;
 /// A tool the server exposes through `tools/list` and `tools/call`.
 ///
 /// `#[mcp_tool]` implements this for you; implement it by hand for dynamic tools.
+///
+/// ```
+/// use futures::future::BoxFuture;
+/// use tracksuit::{Ctx, Server, ToolError, ToolHandler, client::Client};
+/// use tracksuit::protocol::{CallToolResult, JsonObject, Tool};
+///
+/// /// A tool whose name is chosen at run time.
+/// struct Greeter { name: String }
+///
+/// impl ToolHandler for Greeter {
+///     fn descriptor(&self) -> Tool {
+///         Tool::new(self.name.clone(), JsonObject::new())
+///     }
+///     fn call<'a>(&'a self, _ctx: Ctx, _args: JsonObject) -> BoxFuture<'a, Result<CallToolResult, ToolError>> {
+///         Box::pin(async move { Ok(CallToolResult::text(format!("hello from {}", self.name))) })
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).tool(Greeter { name: "hi".into() }).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// let result = client.call_tool("hi", serde_json::json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("hello from hi"));
+/// # Ok(())
+/// # }
+/// ```
 pub trait ToolHandler: Send + Sync + 'static {
     /// The descriptor published in `tools/list` (name, description, schemas, annotations).
     fn descriptor(&self) -> ToolDescriptor;
@@ -87,6 +113,15 @@ impl<F> ToolFn<F> {
 
     /// The same tool, gathering its input in multi round-trip rounds before it becomes a
     /// task (see [`ToolHandler::input_before_task`]).
+    ///
+    /// ```
+    /// use tracksuit::{ToolFn, ToolHandler, protocol::{CallToolResult, Tool}};
+    /// let t = ToolFn::new(Tool::new("t", Default::default()), |_ctx, _| async {
+    ///     Ok(CallToolResult::text("done"))
+    /// })
+    /// .input_before_task_then();
+    /// assert!(t.input_before_task());
+    /// ```
     pub fn input_before_task_then(mut self) -> Self {
         self.input_before_task = true;
         self

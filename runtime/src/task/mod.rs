@@ -55,9 +55,23 @@ pub use store::{
 use std::time::Duration;
 
 /// The `_meta` key tying a message to its task.
+///
+/// ```
+/// assert_eq!(tracksuit::task::RELATED_TASK_META, "io.modelcontextprotocol/related-task");
+/// ```
 pub const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
 
 /// How a server runs tasks; every field has a default.
+///
+/// ```
+/// use std::time::Duration;
+/// use tracksuit::{ServerOptions, task::TaskOptions};
+/// let tasks = TaskOptions::default()
+///     .default_ttl(Duration::from_secs(600))
+///     .max_running(64);
+/// let options = ServerOptions::default().tasks(tasks);
+/// assert_eq!(options.tasks.max_running, 64);
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct TaskOptions {
@@ -100,24 +114,47 @@ impl TaskOptions {
     }
 
     /// Sets the longest ttl granted (`None`: unlimited).
+    ///
+    /// ```
+    /// # use tracksuit::task::TaskOptions; use std::time::Duration;
+    /// let o = TaskOptions::default().max_ttl(Some(Duration::from_secs(3600)));
+    /// assert_eq!(o.max_ttl, Some(Duration::from_secs(3600)));
+    /// assert_eq!(TaskOptions::default().max_ttl(None).max_ttl, None);
+    /// ```
     pub fn max_ttl(mut self, ttl: Option<Duration>) -> Self {
         self.max_ttl = ttl;
         self
     }
 
     /// Sets the suggested polling interval.
+    ///
+    /// ```
+    /// # use tracksuit::task::TaskOptions; use std::time::Duration;
+    /// let o = TaskOptions::default().poll_interval(Duration::from_secs(2));
+    /// assert_eq!(o.poll_interval.as_secs(), 2);
+    /// ```
     pub fn poll_interval(mut self, interval: Duration) -> Self {
         self.poll_interval = interval;
         self
     }
 
     /// Sets how many tasks may run at once.
+    ///
+    /// ```
+    /// let o = tracksuit::task::TaskOptions::default().max_running(8);
+    /// assert_eq!(o.max_running, 8);
+    /// ```
     pub fn max_running(mut self, n: usize) -> Self {
         self.max_running = n;
         self
     }
 
     /// Offers `tasks/list` or not.
+    ///
+    /// ```
+    /// let o = tracksuit::task::TaskOptions::default().list(false);
+    /// assert!(!o.list);
+    /// ```
     pub fn list(mut self, on: bool) -> Self {
         self.list = on;
         self

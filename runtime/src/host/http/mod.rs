@@ -257,6 +257,28 @@ impl std::fmt::Debug for StreamableHttp {
 
 impl StreamableHttp {
     /// An endpoint serving `server`.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::{Client, HttpTransport}, mcp_tool};
+    /// use tracksuit::host::http::{HttpOptions, StreamableHttp};
+    /// /// Says pong.
+    /// #[mcp_tool]
+    /// async fn ping() -> String { "pong".into() }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).tool(ping).build()?;
+    /// let endpoint = StreamableHttp::new(server, HttpOptions::default());
+    /// let app = endpoint.router("/mcp");
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let url = format!("http://{}/mcp", listener.local_addr()?);
+    /// tokio::spawn(async move { axum::serve(listener, app).await });
+    /// let client = Client::builder().connect(HttpTransport::new(&url)?).await?;
+    /// let result = client.call_tool("ping", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("pong"));
+    /// assert_eq!(endpoint.session_count(), 1);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn new(server: ServerHandle, options: HttpOptions) -> Self {
         StreamableHttp {
             shared: Arc::new(Shared {
@@ -273,6 +295,17 @@ impl StreamableHttp {
     /// A router serving the endpoint at `path` (e.g. `"/mcp"`); with
     /// [`HttpOptions::auth`], behind the bearer-token layer and beside the protected resource
     /// metadata.
+    ///
+    /// ```
+    /// use tracksuit::host::http::{HttpOptions, StreamableHttp};
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// // Mount it beside the application's own routes.
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(StreamableHttp::new(server, HttpOptions::default()).router("/mcp"));
+    /// # let _ = app;
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn router(&self, path: &str) -> Router {
         let router = Router::new().route(path, any(handle));
         #[cfg(feature = "auth")]
@@ -286,11 +319,27 @@ impl StreamableHttp {
     }
 
     /// Number of open sessions.
+    ///
+    /// ```
+    /// use tracksuit::host::http::{HttpOptions, StreamableHttp};
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// let endpoint = StreamableHttp::new(server, HttpOptions::default());
+    /// assert_eq!(endpoint.session_count(), 0);
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn session_count(&self) -> usize {
         lock(&self.shared.sessions).len()
     }
 
     /// Drops sessions idle longer than the configured timeout; returns how many.
+    ///
+    /// ```
+    /// use tracksuit::host::http::{HttpOptions, StreamableHttp};
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// let endpoint = StreamableHttp::new(server, HttpOptions::default());
+    /// assert_eq!(endpoint.expire_idle_sessions(), 0); // nothing to drop
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     pub fn expire_idle_sessions(&self) -> usize {
         self.shared.sweep()
     }
@@ -968,11 +1017,27 @@ impl Server {
     /// Builds the server and serves Streamable HTTP at `http://{addr}/mcp` with default
     /// [`HttpOptions`], with `TCP_NODELAY` on every accepted connection. A duplicate name
     /// fails with [`std::io::ErrorKind::InvalidInput`].
+    ///
+    /// ```no_run
+    /// #[tokio::main]
+    /// async fn main() -> std::io::Result<()> {
+    ///     tracksuit::Server::new(tracksuit::crate_info!()).serve_http("127.0.0.1:8000").await
+    /// }
+    /// ```
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
         self.serve_http_with(addr, HttpOptions::default()).await
     }
 
     /// [`Server::serve_http`] with options.
+    ///
+    /// ```no_run
+    /// use tracksuit::host::http::HttpOptions;
+    /// #[tokio::main]
+    /// async fn main() -> std::io::Result<()> {
+    ///     let options = HttpOptions::default().json_response(true);
+    ///     tracksuit::Server::new(tracksuit::crate_info!()).serve_http_with("127.0.0.1:8000", options).await
+    /// }
+    /// ```
     pub async fn serve_http_with(
         self,
         addr: impl tokio::net::ToSocketAddrs,
@@ -984,11 +1049,31 @@ impl Server {
 
 impl ServerHandle {
     /// Serves Streamable HTTP at `http://{addr}/mcp` with default [`HttpOptions`].
+    ///
+    /// ```no_run
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    ///     let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    ///     server.serve_http("127.0.0.1:8000").await?;
+    ///     Ok(())
+    /// }
+    /// ```
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
         self.serve_http_with(addr, HttpOptions::default()).await
     }
 
     /// [`ServerHandle::serve_http`] with options.
+    ///
+    /// ```no_run
+    /// use tracksuit::host::http::HttpOptions;
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    ///     let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    ///     let options = HttpOptions::default().stateless(true);
+    ///     server.serve_http_with("0.0.0.0:8000", options.allowed_hosts(None)).await?;
+    ///     Ok(())
+    /// }
+    /// ```
     pub async fn serve_http_with(
         self,
         addr: impl tokio::net::ToSocketAddrs,
