@@ -640,3 +640,21 @@ async fn long_input_is_cut_short_in_error_messages() {
         bounded(&r);
     }
 }
+
+#[tokio::test]
+async fn a_change_right_after_the_handshake_reaches_the_client() {
+    // The client's handshake returns once `initialize` is answered; the server may not have
+    // read `notifications/initialized` yet. A change made at that moment is still announced.
+    for _ in 0..20 {
+        let server = Server::new(Implementation::new("t", "1"))
+            .build()
+            .expect("empty server");
+        let client = connect(server.clone(), Client::builder()).await;
+        let mut notes = client.notifications();
+        server.notify_tools_list_changed();
+        let n = within("tools/list_changed right after connect", notes.recv())
+            .await
+            .expect("open");
+        assert_eq!(n.method, "notifications/tools/list_changed");
+    }
+}

@@ -1224,7 +1224,11 @@ impl ServerHandle {
                         .try_notify(method, listen.tag(params.clone()), None);
                 }
                 Some(_) => {}
-                None if session.is_initialized() => {
+                // From the answer to `initialize` on, not only after
+                // `notifications/initialized`: a client returns from its handshake before
+                // the server has read that notification, and a change made at that moment
+                // must not be lost (the spec restricts requests before it, not notifications).
+                None if session.is_initialized() || session.init.get().is_some() => {
                     session.peer().try_notify(method, params.clone(), None);
                 }
                 None => {}

@@ -108,7 +108,8 @@ impl ServerSession {
         &self.peer
     }
 
-    /// Whether `initialize` has been answered.
+    /// Whether the client has sent `notifications/initialized` (always true for a stateless
+    /// or modern request's session).
     pub fn is_initialized(&self) -> bool {
         self.initialized.load(Ordering::Acquire)
     }
