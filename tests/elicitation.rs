@@ -69,6 +69,19 @@ fn form_schema_is_flat_typed_and_validates_against_schema_json() {
         schema["required"],
         json!(["email", "quantity", "size", "toppings"])
     );
+    assert_eq!(keys_of(p), DECLARED, "fields in declaration order");
+}
+
+/// `Order`'s fields as declared (not alphabetical).
+const DECLARED: [&str; 6] = ["email", "quantity", "size", "toppings", "delivery", "tip"];
+
+fn keys_of(properties: &Value) -> Vec<&str> {
+    properties
+        .as_object()
+        .expect("properties")
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
 
 #[derive(Debug, serde::Deserialize, serde::Serialize, Elicits)]
@@ -200,9 +213,15 @@ async fn forms_accept_decline_cancel_and_validate() {
         json!({"action":"accept","content":{"email":"a@b.c","quantity":2,"size":"Large","toppings":["Cheese"]}}),
     );
     assert_eq!(text(&run(&user, "order").await), "2 x Large [Cheese] None");
+    let seen = user.seen.lock().expect("lock")[0].clone();
     assert_eq!(
-        user.seen.lock().expect("lock")[0]["requestedSchema"]["properties"]["size"]["enum"],
+        seen["requestedSchema"]["properties"]["size"]["enum"],
         json!(["Small", "Large"])
+    );
+    assert_eq!(
+        keys_of(&seen["requestedSchema"]["properties"]),
+        DECLARED,
+        "the client sees the fields in declaration order"
     );
     for (action, expected) in [("decline", "declined"), ("cancel", "cancelled")] {
         let user = User::answering(json!({"action": action}));

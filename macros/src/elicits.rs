@@ -165,7 +165,7 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
         #[automatically_derived]
         impl #krate::elicitation::ElicitForm for #ident {
             fn requested_schema() -> #krate::protocol::ElicitationSchema {
-                let mut properties = ::std::collections::BTreeMap::new();
+                let mut properties = #krate::protocol::IndexMap::new();
                 #(#inserts)*
                 #krate::protocol::ElicitationSchema {
                     schema: ::core::option::Option::None,
