@@ -156,7 +156,10 @@ fn call_args(func: &Function, attrs: &ToolAttrs) -> Vec<TokenStream> {
             match p.kind {
                 ParamKind::Arg => quote!(__args.#ident),
                 ParamKind::Whole => quote!(__args),
-                ParamKind::Ctx { by_ref } => {
+                ParamKind::Ctx { by_name: false, .. } => {
+                    crate::common::ctx_by_type(&p.ty, &attrs.krate)
+                }
+                ParamKind::Ctx { by_ref, .. } => {
                     let amp = if by_ref { quote!(&) } else { quote!() };
                     let ty_span = syn::spanned::Spanned::span(&p.ty);
                     quote_spanned!(ty_span=> #amp __ctx.with_keys::<#keys>())

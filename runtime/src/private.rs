@@ -313,3 +313,22 @@ mod tests {
         );
     }
 }
+
+/// What a borrowed tool, prompt or resource parameter of a type not written `Ctx` must be:
+/// the request context under another name (`use tracksuit::Ctx as McpCtx`), recognised by
+/// its type.
+#[diagnostic::on_unimplemented(
+    message = "a parameter of type `&{Self}` is neither the request context nor an argument",
+    label = "arguments are deserialised from the request, so they must be owned types",
+    note = "take the argument by value (e.g. `String`, not `&str`); a borrowed parameter can only be the context, `&Ctx`"
+)]
+pub trait FromCtx {
+    /// The context, typed as the parameter asks.
+    fn from_ctx(ctx: &crate::context::Ctx) -> Self;
+}
+
+impl<K> FromCtx for crate::context::Ctx<K> {
+    fn from_ctx(ctx: &crate::context::Ctx) -> Self {
+        ctx.with_keys::<K>()
+    }
+}
