@@ -133,7 +133,12 @@ fn arguments(func: &Function, krate: &TokenStream) -> (TokenStream, TokenStream)
         let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
         quote!(#doc #ident: #ty)
     });
+    let asserts = func.args().map(|p| {
+        let ty = &p.ty;
+        quote_spanned!(syn::spanned::Spanned::span(ty)=> #krate::__private::assert_argument::<#ty>();)
+    });
     let decl = quote! {
+        const _: fn() = || { #(#asserts)* };
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
         #[schemars(crate = #schemars_crate)]

@@ -332,3 +332,17 @@ impl<K> FromCtx for crate::context::Ctx<K> {
         ctx.with_keys::<K>()
     }
 }
+
+/// What a tool argument's type must be; named in the error where a user type falls short,
+/// instead of a path through this module.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument: derive `schemars::JsonSchema` and `serde::Deserialize` for it",
+    label = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to this type",
+    note = "the derive must come from schemars 1 (the version tracksuit uses; a schemars 0.8 `JsonSchema` is another trait)"
+)]
+pub trait ToolArgument {}
+
+impl<T: JsonSchema + DeserializeOwned> ToolArgument for T {}
+
+/// Checked for each argument's type, at the type (generated code).
+pub fn assert_argument<T: ToolArgument>() {}
