@@ -69,6 +69,19 @@ fn form_schema_is_flat_typed_and_validates_against_schema_json() {
         schema["required"],
         json!(["email", "quantity", "size", "toppings"])
     );
+    assert_eq!(keys_of(p), DECLARED, "fields in declaration order");
+}
+
+/// `Order`'s fields as declared (not alphabetical).
+const DECLARED: [&str; 6] = ["email", "quantity", "size", "toppings", "delivery", "tip"];
+
+fn keys_of(properties: &Value) -> Vec<&str> {
+    properties
+        .as_object()
+        .expect("properties")
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
 
 #[derive(Debug, serde::Deserialize, serde::Serialize, Elicits)]
@@ -116,6 +129,36 @@ async fn play(ctx: &Ctx<GameKeys>) -> Result<String, ToolError> {
     }
 }
 
+#[derive(Debug, serde::Deserialize, Elicits)]
+struct Confirm {
+    sure: bool,
+}
+
+/// The keys the purge tool may ask for.
+#[derive(Elicits)]
+enum PurgeKeys {
+    /// Confirm deleting these files (the doc comment is the description; the message
+    /// is the template).
+    #[elicit(response = Confirm, message = "Delete {count} files in {dir}? {{sure}}")]
+    DeleteFiles {
+        dir: String,
+        count: usize,
+        /// Not in the message.
+        names: Vec<String>,
+    },
+}
+
+/// Deletes files after asking.
+#[mcp_tool(elicits = PurgeKeys)]
+async fn purge(ctx: &Ctx<PurgeKeys>) -> Result<String, ToolError> {
+    let names = vec!["a".to_owned(), "b".to_owned(), "c".to_owned()];
+    let key = PurgeKeys::delete_files("/tmp/x".into(), names.len(), names);
+    match ctx.elicit(key).await? {
+        Elicited::Accept { value, .. } => Ok(format!("sure: {}", value.sure)),
+        _ => Ok("kept".into()),
+    }
+}
+
 /// Takes an order.
 #[mcp_tool]
 async fn order(ctx: &Ctx) -> Result<String, ToolError> {
@@ -156,6 +199,7 @@ fn server() -> ServerHandle {
         .tool(order)
         .tool(connect)
         .tool(needs_auth)
+        .tool(purge)
         .build()
         .expect("the test server's names are distinct")
 }
@@ -200,9 +244,15 @@ async fn forms_accept_decline_cancel_and_validate() {
         json!({"action":"accept","content":{"email":"a@b.c","quantity":2,"size":"Large","toppings":["Cheese"]}}),
     );
     assert_eq!(text(&run(&user, "order").await), "2 x Large [Cheese] None");
+    let seen = user.seen.lock().expect("lock")[0].clone();
     assert_eq!(
-        user.seen.lock().expect("lock")[0]["requestedSchema"]["properties"]["size"]["enum"],
+        seen["requestedSchema"]["properties"]["size"]["enum"],
         json!(["Small", "Large"])
+    );
+    assert_eq!(
+        keys_of(&seen["requestedSchema"]["properties"]),
+        DECLARED,
+        "the client sees the fields in declaration order"
     );
     for (action, expected) in [("decline", "declined"), ("cancel", "cancelled")] {
         let user = User::answering(json!({"action": action}));
@@ -259,6 +309,18 @@ async fn keyed_elicitation_carries_context_and_history() {
     assert_eq!(
         out["withBoard"][0]["content"][0]["input"],
         json!({"board":"X..|.O.|..."})
+    );
+}
+
+#[tokio::test]
+async fn a_keyed_message_template_is_filled_from_the_context() {
+    let user = User::answering(json!({"action":"accept","content":{"sure":true}}));
+    assert_eq!(text(&run(&user, "purge").await), "sure: true");
+    let req = &user.seen.lock().expect("lock")[0];
+    assert_eq!(req["message"], "Delete 3 files in /tmp/x? {sure}");
+    assert_eq!(
+        req["_meta"]["io.tracksuit/elicitation"]["context"],
+        json!({"dir":"/tmp/x","count":3,"names":["a","b","c"]})
     );
 }
 

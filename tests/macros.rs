@@ -507,3 +507,54 @@ async fn a_parameter_may_share_its_functions_name() {
     assert_eq!(limit(Some(1)).await, "limit 1");
     assert_eq!(user("bo".into()).await, "user bo");
 }
+
+mod renamed {
+    //! The context imported under another name is still the context: recognised by type.
+    use tracksuit::Ctx as McpCtx;
+    use tracksuit::{ToolError, mcp_tool};
+
+    /// Greets, reading the request through the renamed context.
+    #[mcp_tool]
+    pub async fn aliased(ctx: &McpCtx, name: String) -> Result<String, ToolError> {
+        Ok(format!("hello {name} (cancelled: {})", ctx.is_cancelled()))
+    }
+
+    /// A prompt taking the renamed context.
+    #[tracksuit::mcp_prompt]
+    pub async fn aliased_prompt(_ctx: &McpCtx, topic: String) -> String {
+        format!("about {topic}")
+    }
+}
+
+#[tokio::test]
+async fn the_context_is_recognised_by_type_not_by_name() {
+    let server = Server::new(tracksuit::crate_info!())
+        .tool(renamed::aliased)
+        .prompt(renamed::aliased_prompt);
+    let c = connect(server, Client::builder()).await;
+    let tools = c.list_tools(None).await.expect("list").tools;
+    let t = tool(&tools, "aliased");
+    assert_eq!(
+        serde_json::to_value(&t.input_schema).expect("json")["required"],
+        json!(["name"]),
+        "the context is not an argument"
+    );
+    let r = c
+        .call_tool("aliased", json!({"name": "ann"}))
+        .await
+        .expect("call");
+    assert_eq!(
+        serde_json::to_value(&r.content[0]).expect("json")["text"],
+        "hello ann (cancelled: false)"
+    );
+    use tracksuit::IntoTool;
+    assert!(renamed::aliased.tool().asks_client(), "it takes a context");
+    let got = c
+        .get_prompt("aliased_prompt", json!({"topic": "tea"}))
+        .await
+        .expect("get");
+    assert_eq!(
+        serde_json::to_value(&got.messages[0]).expect("json")["content"]["text"],
+        "about tea"
+    );
+}

@@ -215,3 +215,15 @@ impl quote::ToTokens for crate::internals::attr::Scopes {
         }
     }
 }
+
+/// The argument for a borrowed parameter recognised as the context by type (`&McpCtx`):
+/// `&<McpCtx as FromCtx>::from_ctx(&__ctx)`, spanned at the type so a type that is not the
+/// context is reported there.
+pub fn ctx_by_type(ty: &syn::Type, krate: &TokenStream) -> TokenStream {
+    let inner = match ty {
+        syn::Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    quote::quote_spanned!(syn::spanned::Spanned::span(inner)=>
+        &<#inner as #krate::__private::FromCtx>::from_ctx(&__ctx))
+}

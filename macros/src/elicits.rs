@@ -6,12 +6,14 @@ use crate::internals::ast::is_option;
 use crate::internals::attr::{
     ContainerAttrs, FieldAttrs, KeyAttrs, OptionAttrs, RESPONSE, Value, elicit_has,
 };
+use crate::internals::check::suggest;
 use crate::internals::ctxt::Ctxt;
 use crate::internals::docs;
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields, Type};
+use syn::{Data, DeriveInput, Fields, LitStr, Type};
 
 /// `#[serde(rename = "...")]` / `#[serde(rename_all = "...")]` among `attrs`.
 fn serde_attr(attrs: &[syn::Attribute], key: &str) -> Option<String> {
@@ -165,7 +167,7 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
         #[automatically_derived]
         impl #krate::elicitation::ElicitForm for #ident {
             fn requested_schema() -> #krate::protocol::ElicitationSchema {
-                let mut properties = ::std::collections::BTreeMap::new();
+                let mut properties = #krate::protocol::IndexMap::new();
                 #(#inserts)*
                 #krate::protocol::ElicitationSchema {
                     schema: ::core::option::Option::None,
@@ -405,10 +407,28 @@ fn key(
     };
     let idents: Vec<_> = fields.iter().map(|f| &f.ident).collect();
     let types: Vec<_> = fields.iter().map(|f| &f.ty).collect();
-    let message = attrs
-        .message
-        .or(doc.clone())
-        .unwrap_or_else(|| key_name.clone());
+    let field_names: Vec<String> = idents
+        .iter()
+        .filter_map(|i| i.as_ref().map(|i| i.unraw().to_string()))
+        .collect();
+    let message = match &attrs.message {
+        Some(lit) => {
+            let used: Vec<_> = message_placeholders(cx, lit, &key_name, &field_names)
+                .into_iter()
+                .filter_map(|name| {
+                    idents
+                        .iter()
+                        .flat_map(|i| i.as_ref())
+                        .find(|i| i.unraw() == name)
+                })
+                .collect();
+            quote!(Self::#key { #(#used,)* .. } => ::std::format!(#lit #(, #used = #used)*),)
+        }
+        None => {
+            let text = doc.clone().unwrap_or_else(|| key_name.clone());
+            quote!(Self::#key { .. } => ::std::string::String::from(#text),)
+        }
+    };
     let ctor = format_ident!("{}", snake_case(&key_name), span = key.span());
     let ctor_doc = format!("Asks for the key `{key_name}` (its fields are the context).");
     let docs_attrs = v.attrs.iter().filter(|a| a.path().is_ident("doc"));
@@ -425,10 +445,83 @@ fn key(
     Some(KeyParts {
         constructor,
         name: quote!(Self::#key { .. } => #key_name,),
-        message: quote!(Self::#key { .. } => ::std::string::String::from(#message),),
+        message,
         context: key_context(key, &idents, &types, krate),
         described: key_description(key, &fields, response, doc.as_deref(), krate),
     })
+}
+
+/// The placeholders of a key's `message = ".."` template, each a context field's name
+/// (`{board}`, or `{count:>3}` with a format spec), in order of first use; `{{` and `}}` are
+/// literal braces. An unknown field or a stray brace is reported at the literal.
+fn message_placeholders(cx: &Ctxt, lit: &LitStr, key: &str, fields: &[String]) -> Vec<String> {
+    let text = lit.value();
+    let mut used: Vec<String> = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' | '}' if chars.peek() == Some(&c) => {
+                chars.next();
+            }
+            '{' => {
+                let mut inner = String::new();
+                let mut closed = false;
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        closed = true;
+                        break;
+                    }
+                    inner.push(c);
+                }
+                if !closed {
+                    cx.error_spanned_by(
+                        lit,
+                        "this `{` is not closed: write `{{` for a literal brace",
+                    );
+                    break;
+                }
+                let name = inner
+                    .split(':')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned();
+                if fields.contains(&name) {
+                    if !used.contains(&name) {
+                        used.push(name);
+                    }
+                    continue;
+                }
+                let candidates: Vec<&str> = fields.iter().map(String::as_str).collect();
+                let hint = match suggest(&name, &candidates) {
+                    Some(s) => format!("; did you mean `{{{s}}}`?"),
+                    None => String::new(),
+                };
+                let known = if fields.is_empty() {
+                    format!("the key `{key}` has no context fields")
+                } else {
+                    format!("its context fields are: {}", fields.join(", "))
+                };
+                let what = if name.is_empty() || name.chars().all(|c| c.is_ascii_digit()) {
+                    format!(
+                        "`{{{inner}}}` is positional: a placeholder names a context field of `{key}`"
+                    )
+                } else {
+                    format!("`{{{name}}}` is not a context field of the key `{key}`")
+                };
+                cx.error_spanned_by(lit, format!("{what}{hint} ({known})"));
+            }
+            '}' => {
+                cx.error_spanned_by(
+                    lit,
+                    "this `}` is not opened: write `}}` for a literal brace",
+                );
+                break;
+            }
+            _ => {}
+        }
+    }
+    used
 }
 
 /// The `context()` arm of a key: its fields serialised through a local struct.

@@ -219,7 +219,13 @@ pub fn mcp_server(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   adds impls only: `ElicitKeySet`, and per key (variant) a constructor named after it in
 ///   snake case whose parameters are the variant's fields (the context) and which returns a
 ///   `Key<Set, Form>`; a tool declares the set with `#[mcp_tool(elicits = Set)]` and asks
-///   with `ctx.elicit(Set::pick_move(..))`, answered with a `Form`.
+///   with `ctx.elicit(Set::pick_move(..))`, answered with a `Form`. The message the client
+///   shows is the key's doc comment, or `#[elicit(message = "Delete {count} files?")]`: a
+///   template whose `{field}` placeholders (optionally `{field:spec}`) name the key's
+///   context fields, filled with `Display` when asked (`{{` and `}}` are braces). A
+///   placeholder naming no field is a compile error at the literal.
+///
+/// A form's fields are published in declaration order.
 ///
 /// ```
 /// use tracksuit::Elicits;
@@ -241,6 +247,44 @@ pub fn mcp_server(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// let schema = <Order as tracksuit::ElicitForm>::requested_schema();
 /// assert_eq!(schema.properties.len(), 4);
 /// assert_eq!(schema.required, Some(vec!["email".into(), "quantity".into(), "size".into()]));
+/// let order: Vec<&str> = schema.properties.keys().map(String::as_str).collect();
+/// assert_eq!(order, ["email", "quantity", "size", "gift"]);
+/// ```
+///
+/// A keyed set with a message template:
+///
+/// ```
+/// use tracksuit::Elicits;
+/// use tracksuit::elicitation::ElicitKeySet;
+///
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Confirm { sure: bool }
+///
+/// #[derive(Elicits)]
+/// enum Keys {
+///     /// Confirm deleting files.
+///     #[elicit(response = Confirm, message = "Delete {count} files in {dir}?")]
+///     DeleteFiles { dir: String, count: usize },
+/// }
+///
+/// let key = Keys::DeleteFiles { dir: "/tmp".into(), count: 3 };
+/// assert_eq!(key.message(), "Delete 3 files in /tmp?");
+/// ```
+///
+/// A placeholder must name a context field:
+///
+/// ```compile_fail
+/// use tracksuit::Elicits;
+///
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Confirm { sure: bool }
+///
+/// #[derive(Elicits)]
+/// enum Keys {
+///     // error: `{cont}` is not a context field of the key `DeleteFiles`; did you mean `{count}`?
+///     #[elicit(response = Confirm, message = "Delete {cont} files?")]
+///     DeleteFiles { count: usize },
+/// }
 /// ```
 #[proc_macro_derive(Elicits, attributes(elicit))]
 pub fn derive_elicits(input: TokenStream) -> TokenStream {

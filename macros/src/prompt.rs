@@ -129,7 +129,11 @@ pub fn prompt(
             match p.kind {
                 ParamKind::Arg if is_option(&p.ty) => quote!(__args.remove(#n)),
                 ParamKind::Arg => quote!(__args.remove(#n).unwrap_or_default()),
-                ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
+                ParamKind::Ctx {
+                    by_ref: true,
+                    by_name: false,
+                } => crate::common::ctx_by_type(&p.ty, krate),
+                ParamKind::Ctx { by_ref: true, .. } => quote!(&__ctx),
                 _ => quote!(::core::clone::Clone::clone(&__ctx)),
             }
         })

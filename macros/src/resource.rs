@@ -66,8 +66,12 @@ fn read_body(
     let call_args = parsed.params.iter().map(|p| {
         let i = &p.ident;
         match p.kind {
-            ParamKind::Ctx { by_ref: true } => quote!(&__ctx),
-            ParamKind::Ctx { by_ref: false } => quote!(::core::clone::Clone::clone(&__ctx)),
+            ParamKind::Ctx {
+                by_ref: true,
+                by_name: false,
+            } => crate::common::ctx_by_type(&p.ty, krate),
+            ParamKind::Ctx { by_ref: true, .. } => quote!(&__ctx),
+            ParamKind::Ctx { by_ref: false, .. } => quote!(::core::clone::Clone::clone(&__ctx)),
             _ => {
                 let v = var_binding(i);
                 quote!(#v)

@@ -137,7 +137,12 @@ fn arguments(func: &Function, krate: &TokenStream) -> (TokenStream, TokenStream)
         let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
         quote!(#doc #ident: #ty)
     });
+    let asserts = func.args().map(|p| {
+        let ty = &p.ty;
+        quote_spanned!(syn::spanned::Spanned::span(ty)=> #krate::__private::assert_argument::<#ty>();)
+    });
     let decl = quote! {
+        const _: fn() = || { #(#asserts)* };
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
         #[schemars(crate = #schemars_crate)]
@@ -160,7 +165,10 @@ fn call_args(func: &Function, attrs: &ToolAttrs) -> Vec<TokenStream> {
             match p.kind {
                 ParamKind::Arg => quote!(__args.#ident),
                 ParamKind::Whole => quote!(__args),
-                ParamKind::Ctx { by_ref } => {
+                ParamKind::Ctx { by_name: false, .. } => {
+                    crate::common::ctx_by_type(&p.ty, &attrs.krate)
+                }
+                ParamKind::Ctx { by_ref, .. } => {
                     let amp = if by_ref { quote!(&) } else { quote!() };
                     let ty_span = syn::spanned::Spanned::span(&p.ty);
                     quote_spanned!(ty_span=> #amp __ctx.with_keys::<#keys>())

@@ -247,6 +247,39 @@ where
     Ok(state)
 }
 
+/// What a borrowed tool, prompt or resource parameter of a type not written `Ctx` must be:
+/// the request context under another name (`use tracksuit::Ctx as McpCtx`), recognised by
+/// its type.
+#[diagnostic::on_unimplemented(
+    message = "a parameter of type `&{Self}` is neither the request context nor an argument",
+    label = "arguments are deserialised from the request, so they must be owned types",
+    note = "take the argument by value (e.g. `String`, not `&str`); a borrowed parameter can only be the context, `&Ctx`"
+)]
+pub trait FromCtx {
+    /// The context, typed as the parameter asks.
+    fn from_ctx(ctx: &crate::context::Ctx) -> Self;
+}
+
+impl<K> FromCtx for crate::context::Ctx<K> {
+    fn from_ctx(ctx: &crate::context::Ctx) -> Self {
+        ctx.with_keys::<K>()
+    }
+}
+
+/// What a tool argument's type must be; named in the error where a user type falls short,
+/// instead of a path through this module.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument: derive `schemars::JsonSchema` and `serde::Deserialize` for it",
+    label = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to this type",
+    note = "the derive must come from schemars 1 (the version tracksuit uses; a schemars 0.8 `JsonSchema` is another trait)"
+)]
+pub trait ToolArgument {}
+
+impl<T: JsonSchema + DeserializeOwned> ToolArgument for T {}
+
+/// Checked for each argument's type, at the type (generated code).
+pub fn assert_argument<T: ToolArgument>() {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,6 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 use tracksuit::protocol::*;
 
 fn schema() -> Value {
@@ -187,7 +186,7 @@ fn form(properties: Vec<(&str, PrimitiveSchemaDefinition)>) -> ElicitRequestForm
             properties: properties
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v))
-                .collect::<BTreeMap<_, _>>(),
+                .collect::<tracksuit::protocol::IndexMap<_, _>>(),
             required: Some(vec![]),
         },
         task: None,

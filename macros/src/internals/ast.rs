@@ -16,6 +16,11 @@ pub enum ParamKind {
     Ctx {
         /// `&Ctx` rather than `Ctx`.
         by_ref: bool,
+        /// Written `Ctx`. Otherwise a borrowed type of another name (`&McpCtx` after
+        /// `use tracksuit::Ctx as McpCtx`): arguments are owned, so a borrowed parameter can
+        /// only be the context, and the generated code has the type checker confirm it
+        /// (`__private::FromCtx`, whose message covers the `&str` mistake too).
+        by_name: bool,
     },
     /// The request's cancellation token.
     Cancel,
@@ -52,15 +57,65 @@ pub fn is_option(ty: &Type) -> bool {
     })
 }
 
+/// Borrowed types that are plainly not the context: `&str` and friends keep the macro's own
+/// "arguments must be owned" message.
+const NOT_CONTEXT: &[&str] = &[
+    "str",
+    "String",
+    "Vec",
+    "Option",
+    "Box",
+    "Arc",
+    "Rc",
+    "Cow",
+    "Path",
+    "PathBuf",
+    "Value",
+    "HashMap",
+    "BTreeMap",
+    "HashSet",
+    "BTreeSet",
+    "JsonObject",
+    "Map",
+    "bool",
+    "char",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "f32",
+    "f64",
+];
+
 fn context_kind(ty: &Type) -> Option<ParamKind> {
     match ty {
         Type::Reference(r) if r.mutability.is_none() => match last_segment(&r.elem) {
-            Some(s) if s.ident == "Ctx" => Some(ParamKind::Ctx { by_ref: true }),
+            Some(s) if s.ident == "Ctx" => Some(ParamKind::Ctx {
+                by_ref: true,
+                by_name: true,
+            }),
             Some(s) if s.ident == "CancellationToken" => Some(ParamKind::Cancel),
+            Some(s) if !NOT_CONTEXT.contains(&s.ident.to_string().as_str()) => {
+                Some(ParamKind::Ctx {
+                    by_ref: true,
+                    by_name: false,
+                })
+            }
             _ => None,
         },
         _ => match last_segment(ty) {
-            Some(s) if s.ident == "Ctx" => Some(ParamKind::Ctx { by_ref: false }),
+            Some(s) if s.ident == "Ctx" => Some(ParamKind::Ctx {
+                by_ref: false,
+                by_name: true,
+            }),
             Some(s) if s.ident == "CancellationToken" => Some(ParamKind::Cancel),
             _ => None,
         },
@@ -130,13 +185,17 @@ impl Function {
         let whole_seen = self.whole().is_some();
         let only_argument = "a `#[params]` parameter receives the whole argument object, so it must be the only argument";
         let kind = match context_kind(&ty) {
-            Some(kind @ ParamKind::Ctx { .. }) => {
+            Some(kind @ ParamKind::Ctx { by_name, .. }) => {
                 if let Some(first) = self
                     .params
                     .iter()
                     .find(|p| matches!(p.kind, ParamKind::Ctx { .. }))
                 {
                     let first = &first.ident;
+                    if !by_name {
+                        cx.error_spanned_by(&arg.ty, format!("arguments are deserialised from the request, so they must be owned types; `{first}` already receives the `Ctx`"));
+                        return None;
+                    }
                     cx.error_spanned_by(&arg.ty, format!("only one context parameter is allowed; `{first}` already receives the `Ctx`"));
                     return None;
                 }

@@ -694,7 +694,8 @@ const KEY_KEYS: &[(Symbol, Kind)] = &[(RESPONSE, Kind::Path), (MESSAGE, Kind::St
 /// `#[elicit(response = Form, message = "..")]` on a key set's variant.
 pub struct KeyAttrs {
     pub response: Option<syn::Path>,
-    pub message: Option<String>,
+    /// A template: `{field}` placeholders name the key's context fields.
+    pub message: Option<LitStr>,
 }
 
 impl KeyAttrs {
@@ -702,7 +703,7 @@ impl KeyAttrs {
         let args = Args::parse(elicit_tokens(attrs, cx), KEY_KEYS, cx);
         KeyAttrs {
             response: args.path(RESPONSE).cloned(),
-            message: args.str(MESSAGE).map(LitStr::value),
+            message: args.str(MESSAGE).cloned(),
         }
     }
 }

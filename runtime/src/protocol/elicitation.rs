@@ -2,8 +2,10 @@
 //! and URL mode (client/elicitation.mdx).
 
 use super::{JsonObject, Meta, TaskMetadata};
+/// The ordered map of a form's fields ([`ElicitationSchema::properties`]): insertion order is
+/// the order a client shows the fields in.
+pub use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// A string field.
 ///
@@ -418,8 +420,8 @@ pub struct ElicitationSchema {
     /// Always `"object"`.
     #[serde(rename = "type")]
     pub kind: ObjectType,
-    /// The fields.
-    pub properties: BTreeMap<String, PrimitiveSchemaDefinition>,
+    /// The fields, in the order the form shows them (declaration order for derived forms).
+    pub properties: IndexMap<String, PrimitiveSchemaDefinition>,
     /// Fields that must be filled in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,

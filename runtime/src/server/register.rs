@@ -118,8 +118,9 @@ into_handler!(
     /// passed by name, or any [`ToolHandler`] value (a `ToolFn`, a handoff tool, your own).
     #[diagnostic::on_unimplemented(
         message = "`{Self}` is not a tool",
-        label = "expected a tool",
-        note = "pass an `async fn` annotated with `#[mcp_tool]` by name, or a value implementing `ToolHandler`"
+        label = "expected a tool; a `#[mcp_server]` type is registered with `.tools(..)`",
+        note = "pass an `async fn` annotated with `#[mcp_tool]` by name, or a value implementing `ToolHandler`",
+        note = "for the value of a `#[mcp_server]` impl block, call `.tools(value)`: it registers all its tools, prompts and resources"
     )]
     IntoTool,
     tool,
