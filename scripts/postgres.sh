@@ -27,7 +27,7 @@ status=0
 cargo test -p tracksuit-tests --features postgres --test postgres 2>&1 | tee "$out" | grep -E "^test |^test result" || status=1
 passed=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$out" | grep -Eo '[0-9]+' | head -1 || true)
 rm -f "$out"
-expected=13
+expected=14
 if [ "$status" != 0 ] || [ -z "$passed" ] || [ "$passed" -lt "$expected" ]; then
     echo "tests/postgres.rs: expected at least $expected passing tests, got '${passed:-none}'" >&2
     exit 1

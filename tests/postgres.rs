@@ -523,6 +523,40 @@ async fn events_reach_every_process_on_the_channel() {
     );
 }
 
+#[tokio::test]
+async fn a_burst_of_concurrent_events_is_all_heard_once() {
+    // Publishes that queue up during a round trip go out together in one statement.
+    let channel = format!("ev_{}", uuid_like());
+    let url = base_url();
+    let a = PgEventBus::connect_channel(&url, &channel)
+        .await
+        .expect("a");
+    let b = PgEventBus::connect_channel(&url, &channel)
+        .await
+        .expect("b");
+    let mut at_b = b.subscribe();
+    let sent: std::collections::BTreeSet<String> =
+        (0..900).map(|i| format!("file:///burst/{i}")).collect();
+    let publishes = sent
+        .iter()
+        .map(|uri| a.publish(Event::ResourceUpdated { uri: uri.clone() }));
+    for outcome in within("900 publishes", futures::future::join_all(publishes)).await {
+        outcome.expect("published");
+    }
+    let mut heard = std::collections::BTreeSet::new();
+    while heard.len() < sent.len() {
+        match within("b hears the burst", at_b.recv())
+            .await
+            .expect("open")
+        {
+            Event::ResourceUpdated { uri } => assert!(heard.insert(uri), "an event heard twice"),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(heard, sent);
+    assert!(at_b.try_recv().is_err(), "nothing more");
+}
+
 /// A modern request of `method` with `params`, headers mirroring it.
 fn request(id: i64, method: &str, mut params: Value) -> Request<Body> {
     params["_meta"] = json!({

@@ -5,7 +5,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use std::time::Duration;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_postgres::{AsyncMessage, Config, NoTls};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
@@ -15,9 +15,17 @@ pub const DEFAULT_CHANNEL: &str = "tracksuit_events";
 /// PostgreSQL refuses `NOTIFY` payloads of 8000 bytes or more.
 const MAX_PAYLOAD: usize = 7999;
 
+/// At most this many events go out in one round trip.
+const MAX_BATCH: usize = 256;
+
+/// An event waiting to go out, and who waits for it.
+type Outgoing = (String, oneshot::Sender<Result<(), EventBusError>>);
+
 /// An [`EventBus`] on PostgreSQL: `publish` is `pg_notify(channel, json)`, and one
 /// dedicated connection per process `LISTEN`s on the channel and hands what arrives to the
-/// subscribers. Every process on the same database and channel hears every event (its own
+/// subscribers. Events published while a round trip is under way go out together in the
+/// next one (a single statement), so a busy process sends many events per round trip
+/// instead of queueing one round trip per event; `publish` returns once its event is sent. Every process on the same database and channel hears every event (its own
 /// included). If the listening connection drops, it reconnects (backing off up to five
 /// seconds); events sent meanwhile are missed.
 ///
@@ -31,7 +39,8 @@ const MAX_PAYLOAD: usize = 7999;
 /// # Ok(()) }
 /// ```
 pub struct PgEventBus {
-    pool: Pool,
+    /// To the loop that sends events (it ends when the bus is dropped).
+    outgoing: mpsc::Sender<Outgoing>,
     channel: String,
     tx: broadcast::Sender<Event>,
     /// Stops the listening loop when the bus is dropped.
@@ -86,7 +95,7 @@ impl PgEventBus {
             },
         );
         let pool = Pool::builder(manager)
-            .max_size(2)
+            .max_size(1)
             .build()
             .map_err(backend)?;
         let tx = broadcast::channel(SUBSCRIBER_BACKLOG).0;
@@ -107,8 +116,10 @@ impl PgEventBus {
             }
             Err(_) => return Err(backend("the listening task ended")),
         }
+        let (outgoing, queue) = mpsc::channel(4 * MAX_BATCH);
+        tokio::spawn(publish_loop(pool, channel.to_owned(), queue));
         Ok(PgEventBus {
-            pool,
+            outgoing,
             channel: channel.to_owned(),
             tx,
             _listening: stop.drop_guard(),
@@ -123,18 +134,56 @@ impl EventBus for PgEventBus {
             if payload.len() > MAX_PAYLOAD {
                 return Err(EventBusError::TooLarge(payload.len()));
             }
-            let client = self.pool.get().await.map_err(backend)?;
-            client
-                .execute("SELECT pg_notify($1, $2)", &[&self.channel, &payload])
+            let (sent, outcome) = oneshot::channel();
+            self.outgoing
+                .send((payload, sent))
                 .await
-                .map_err(backend)?;
-            Ok(())
+                .map_err(|_| backend("the publishing task ended"))?;
+            outcome
+                .await
+                .map_err(|_| backend("the publishing task ended"))?
         })
     }
 
     fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.tx.subscribe()
     }
+}
+
+/// Sends what `queue` brings, each batch (what queued up during the previous round trip)
+/// in one statement, and tells each publisher the outcome. Ends when the bus is dropped.
+async fn publish_loop(pool: Pool, channel: String, mut queue: mpsc::Receiver<Outgoing>) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        let (payloads, waiting): (Vec<String>, Vec<_>) = batch.drain(..).unzip();
+        let outcome = send_batch(&pool, &channel, &payloads).await;
+        for publisher in waiting {
+            let _ = publisher.send(outcome.clone());
+        }
+    }
+}
+
+/// `pg_notify` for each of `payloads`, in order, in one statement (one transaction:
+/// PostgreSQL delivers them together, and an identical event twice in it only once —
+/// harmless, events are hints to look again).
+async fn send_batch(pool: &Pool, channel: &str, payloads: &[String]) -> Result<(), EventBusError> {
+    let client = pool.get().await.map_err(backend)?;
+    let result = match payloads {
+        [one] => {
+            client
+                .execute("SELECT pg_notify($1, $2)", &[&channel, one])
+                .await
+        }
+        many => {
+            client
+                .execute(
+                    "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p",
+                    &[&channel, &many],
+                )
+                .await
+        }
+    };
+    result.map(drop).map_err(backend)
 }
 
 /// Listens on `channel` until `stop`, reconnecting when the connection drops. The first
