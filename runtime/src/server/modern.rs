@@ -312,9 +312,12 @@ impl ServerSession {
                     .list_templates(&caller, params)
                     .map(|v| this.cacheable(v)),
                 methods::COMPLETION_COMPLETE => this.complete(params).await,
-                SUBSCRIPTIONS_LISTEN => this.listen(request_id, params, caller.owner()).await,
+                // Boxed, as the rarer paths with large states: a call's future stays small.
+                SUBSCRIPTIONS_LISTEN => {
+                    Box::pin(this.listen(request_id, params, caller.owner())).await
+                }
                 crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
-                    this.task_method(&method, params, caller.owner()).await
+                    Box::pin(this.task_method(&method, params, caller.owner())).await
                 }
                 methods::TOOLS_CALL | methods::PROMPTS_GET => {
                     this.in_rounds(&method, request_id, progress_token, token, params, caller)
@@ -673,7 +676,9 @@ impl ServerSession {
         );
         let this = self.clone();
         let method_name = method.to_owned();
-        let handler = async move {
+        // Made where it is polled (pinned in place, or boxed for a task), never moved: a
+        // moved handler would take its room in this future twice.
+        let handler = move || async move {
             match method_name.as_str() {
                 methods::TOOLS_CALL => this.call_tool(ctx, Some(params)).await,
                 methods::PROMPTS_GET => this.get_prompt(ctx, Some(params)).await,
@@ -687,19 +692,19 @@ impl ServerSession {
         // needed to notice. Only a call that may become a task is boxed (a task takes its
         // handler along); any other stays on this future's stack.
         let ended = match as_task {
-            None => one_round(std::pin::pin!(handler), &rounds, false).await,
+            None => one_round(std::pin::pin!(handler()), &rounds, false).await,
             Some(before_task) => {
-                let mut handler: futures::future::BoxFuture<'static, _> = Box::pin(handler);
+                let mut handler: futures::future::BoxFuture<'static, _> = Box::pin(handler());
+                // Boxed: the start of a task is a few store round trips whose state would
+                // otherwise sit in every call's future.
                 if !before_task {
                     // The call is a task before the tool runs.
-                    return tasks
-                        .start_extension(rounds, cancel, handler, call, owner)
+                    return Box::pin(tasks.start_extension(rounds, cancel, handler, call, owner))
                         .await;
                 }
                 let ended = one_round(handler.as_mut(), &rounds, true).await;
                 if ended.is_none() {
-                    return tasks
-                        .start_extension(rounds, cancel, handler, call, owner)
+                    return Box::pin(tasks.start_extension(rounds, cancel, handler, call, owner))
                         .await;
                 }
                 ended

@@ -225,17 +225,16 @@ impl ServerSession {
             match method.as_str() {
                 methods::TOOLS_LIST => this.list_tools(ctx.caller(), params),
                 methods::TOOLS_CALL => this.call_tool(ctx, params).await,
-                methods::TASKS_GET => tasks.get(params, owner).await,
+                // The task methods are boxed: their states are large and rare, and a
+                // call's future (copied whole when its task is boxed) stays small.
+                methods::TASKS_GET => Box::pin(tasks.get(params, owner)).await,
                 methods::TASKS_RESULT => {
-                    tasks
-                        .result(params, &this.peer, ctx.request_id().clone(), owner)
+                    Box::pin(tasks.result(params, &this.peer, ctx.request_id().clone(), owner))
                         .await
                 }
-                methods::TASKS_CANCEL => tasks.cancel(params, owner).await,
+                methods::TASKS_CANCEL => Box::pin(tasks.cancel(params, owner)).await,
                 methods::TASKS_LIST if tasks.options().list => {
-                    tasks
-                        .list(params, this.server.inner.options.page_size, owner)
-                        .await
+                    Box::pin(tasks.list(params, this.server.inner.options.page_size, owner)).await
                 }
                 methods::PROMPTS_LIST => this.list_prompts(ctx.caller(), params),
                 methods::PROMPTS_GET => this.get_prompt(ctx, params).await,
@@ -752,24 +751,55 @@ pub(crate) fn request_span(
 
 /// `fut` in `span`, with a DEBUG event when it starts and how it ended (TRACE for success,
 /// DEBUG for a JSON-RPC error).
-pub(crate) async fn traced<F>(span: tracing::Span, fut: F) -> Result<Value, ErrorObject>
+pub(crate) fn traced<F>(span: tracing::Span, fut: F) -> Traced<F>
 where
     F: std::future::Future<Output = Result<Value, ErrorObject>>,
 {
-    use tracing::Instrument as _;
-    async move {
-        tracing::debug!("request");
-        let out = fut.await;
+    Traced {
+        fut,
+        span,
+        started: false,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// What [`traced`] returns: a request's handler polled inside its span. A plain future
+    /// rather than an `async` block, which would hold the handler twice (once as the
+    /// block's capture, once as the awaited future) — a handler's state is kilobytes, and
+    /// every byte of it is copied when the request's task is boxed.
+    pub(crate) struct Traced<F> {
+        #[pin]
+        fut: F,
+        span: tracing::Span,
+        started: bool,
+    }
+}
+
+impl<F> std::future::Future for Traced<F>
+where
+    F: std::future::Future<Output = Result<Value, ErrorObject>>,
+{
+    type Output = Result<Value, ErrorObject>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let this = self.project();
+        let _entered = this.span.enter();
+        if !*this.started {
+            *this.started = true;
+            tracing::debug!("request");
+        }
+        let out = std::task::ready!(this.fut.poll(cx));
         match &out {
             Ok(_) => tracing::trace!("answered"),
             Err(e) => {
                 tracing::debug!(code = e.code, message = %e.message, "answered with an error")
             }
         }
-        out
+        std::task::Poll::Ready(out)
     }
-    .instrument(span)
-    .await
 }
 
 #[cfg(test)]
