@@ -17,6 +17,21 @@ use std::process::Stdio;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 /// A spawned stdio server.
+///
+/// ```no_run
+/// use tracksuit::client::{ChildTransport, Client};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // `npx -y @modelcontextprotocol/server-everything` is any stdio MCP server.
+/// let mut command = tokio::process::Command::new("npx");
+/// command.args(["-y", "@modelcontextprotocol/server-everything"]);
+/// let transport = ChildTransport::spawn(command)?;
+/// assert!(transport.id().is_some()); // it runs
+/// let client = Client::builder().connect(transport).await?;
+/// assert!(!client.list_tools(None).await?.tools.is_empty());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct ChildTransport {
     child: Child,

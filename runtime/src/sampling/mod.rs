@@ -4,6 +4,33 @@
 //! (the SEP-1577 loop with server-side functions as tools). Every result is a
 //! [`SampleExchange`] whose `messages` extend a conversation history.
 //!
+//! ```
+//! use serde_json::json;
+//! use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool};
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct City { name: String }
+//! /// Asks the model for a capital.
+//! #[mcp_tool]
+//! async fn capital(ctx: &Ctx) -> Result<String, ToolError> {
+//!     let answer = ctx.sample_schema::<City>().prompt("Capital of France?").await?;
+//!     Ok(answer.parsed.name)
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::new(tracksuit::crate_info!()).tool(capital).build()?;
+//! // The client's model answers through the reserved `__schema__` tool.
+//! let client = Client::builder().on_sampling(|_params| async {
+//!     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m", "content": [
+//!         {"type": "tool_use", "id": "1", "name": "__schema__", "input": {"name": "Paris"}}
+//!     ]})).unwrap())
+//! });
+//! let client = tracksuit::host::connect_in_memory(server, client).await?;
+//! let result = client.call_tool("capital", json!({})).await?;
+//! assert_eq!(result.content[0].as_text(), Some("Paris"));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## How retries feed errors back
 //!
 //! A rejected answer stays in the retry's conversation, followed by the reason:
@@ -40,21 +67,120 @@ use std::future::IntoFuture;
 use std::marker::PhantomData;
 
 /// The reserved tool `sample_schema` offers the model.
+///
+/// ```
+/// use tracksuit::sampling::SCHEMA_TOOL;
+/// // The model's answer to `sample_schema` arrives as a call of this tool.
+/// assert_eq!(SCHEMA_TOOL, "__schema__");
+/// assert!(!tracksuit::protocol::Tool::new(SCHEMA_TOOL, Default::default()).name.is_empty());
+/// ```
 pub const SCHEMA_TOOL: &str = "__schema__";
 /// Its description.
+///
+/// ```
+/// use tracksuit::sampling::SCHEMA_TOOL_DESCRIPTION;
+/// assert!(SCHEMA_TOOL_DESCRIPTION.starts_with("Respond with structured data"));
+/// ```
 pub const SCHEMA_TOOL_DESCRIPTION: &str = "Respond with structured data matching this schema.";
 /// Retries after the first attempt, unless changed with `.retries(n)`.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool, protocol::Tool};
+/// use tracksuit::sampling::{DEFAULT_RETRIES, SampleError};
+/// /// Insists on a tool call from a model that never makes one.
+/// #[mcp_tool]
+/// async fn pick(ctx: &Ctx) -> Result<String, ToolError> {
+///     let weather = Tool::new("weather", Default::default());
+///     match ctx.sample_tools().tool(weather).prompt("Weather in Oslo?").await {
+///         Err(SampleError::NoToolCall { attempts }) => Ok(attempts.len().to_string()),
+///         other => Err(ToolError::new(format!("{other:?}"))),
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(pick).build()?;
+/// let client = Client::builder().on_sampling(|_params| async {
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+///         "content": {"type": "text", "text": "It is sunny."}})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("pick", json!({})).await?;
+/// let tries = (1 + DEFAULT_RETRIES).to_string(); // the first attempt and every retry
+/// assert_eq!(result.content[0].as_text(), Some(tries.as_str()));
+/// # Ok(())
+/// # }
+/// ```
 pub const DEFAULT_RETRIES: usize = 2;
 /// `maxTokens` unless changed with `.max_tokens(n)`.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool, sampling::DEFAULT_MAX_TOKENS};
+/// /// Asks the model without setting `maxTokens`.
+/// #[mcp_tool]
+/// async fn ask(ctx: &Ctx) -> Result<String, ToolError> {
+///     Ok(ctx.sample().prompt("Hello?").await?.text())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(ask).build()?;
+/// let client = Client::builder().on_sampling(|params| async move {
+///     assert_eq!(params.max_tokens, DEFAULT_MAX_TOKENS);
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+///         "content": {"type": "text", "text": "Hi."}})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("ask", json!({})).await?.content[0].as_text(), Some("Hi."));
+/// # Ok(())
+/// # }
+/// ```
 pub const DEFAULT_MAX_TOKENS: u64 = 1024;
 
 /// Raw sampling mode.
+///
+/// ```
+/// use tracksuit::{Ctx, sampling::{Raw, Sample, SampleError}};
+/// // `ctx.sample()` starts a raw request: its result's payload is `()`, the answer is in
+/// // `text()`, `tool_calls()` and `response`.
+/// async fn summary(ctx: &Ctx, text: &str) -> Result<String, SampleError> {
+///     let request: Sample<'_, Raw> = ctx.sample().prompt(format!("Summarise: {text}"));
+///     let exchange = request.max_tokens(100).await?;
+///     let () = exchange.parsed;
+///     Ok(exchange.text())
+/// }
+/// # let _ = summary;
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Raw;
 /// `sample_tools` mode.
+///
+/// ```
+/// use tracksuit::{Ctx, protocol::Tool, sampling::{Sample, SampleError, ToolCall, Tools}};
+/// // `ctx.sample_tools()` returns the model's tool calls as its payload.
+/// async fn choose(ctx: &Ctx) -> Result<Vec<ToolCall>, SampleError> {
+///     let request: Sample<'_, Tools> = ctx.sample_tools()
+///         .tool(Tool::new("search", Default::default()))
+///         .tool(Tool::new("answer", Default::default()));
+///     Ok(request.prompt("Find the release date of Rust 1.0.").await?.parsed)
+/// }
+/// # let _ = choose;
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Tools;
 /// `sample_schema::<T>` mode.
+///
+/// ```
+/// use tracksuit::{Ctx, sampling::{Sample, SampleError, Schema}};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Verdict { approve: bool, reason: String }
+/// // `ctx.sample_schema::<T>()` returns a validated `T` as its payload.
+/// async fn review(ctx: &Ctx, diff: &str) -> Result<Verdict, SampleError> {
+///     let request: Sample<'_, Schema<Verdict>> = ctx.sample_schema::<Verdict>();
+///     Ok(request.prompt(format!("Review this diff:\n{diff}")).retries(1).await?.parsed)
+/// }
+/// # let _ = review;
+/// ```
 #[derive(Debug)]
 pub struct Schema<T>(PhantomData<fn() -> T>);
 
