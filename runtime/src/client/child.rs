@@ -79,6 +79,22 @@ impl Transport for ChildTransport {
 
 /// The child's stdout; owns the child, which is killed when this is dropped (when the
 /// client's reader ends).
+///
+/// ```
+/// use tracksuit::client::ChildTransport;
+/// use tracksuit::protocol::JsonRpcMessage;
+/// use tracksuit::transport::{MessageSink, MessageStream, Transport};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// // `cat` answers every line with itself: enough to see the framing both ways.
+/// let (mut from_child, mut to_child) = ChildTransport::spawn(tokio::process::Command::new("cat"))?.split();
+/// let note = JsonRpcMessage::notification("notifications/initialized", None);
+/// to_child.send(note.clone()).await?;
+/// to_child.flush().await?;
+/// assert_eq!(from_child.next().await.unwrap().unwrap(), note);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct ChildStream {
     lines: LineStream<ChildStdout>,
