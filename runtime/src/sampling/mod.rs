@@ -69,10 +69,32 @@ use std::marker::PhantomData;
 /// The reserved tool `sample_schema` offers the model.
 ///
 /// ```
-/// use tracksuit::sampling::SCHEMA_TOOL;
-/// // The model's answer to `sample_schema` arrives as a call of this tool.
-/// assert_eq!(SCHEMA_TOOL, "__schema__");
-/// assert!(!tracksuit::protocol::Tool::new(SCHEMA_TOOL, Default::default()).name.is_empty());
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool};
+/// use tracksuit::sampling::{SCHEMA_TOOL, SCHEMA_TOOL_DESCRIPTION};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Answer { value: u32 }
+/// /// Asks for a number.
+/// #[mcp_tool]
+/// async fn number(ctx: &Ctx) -> Result<String, ToolError> {
+///     Ok(ctx.sample_schema::<Answer>().prompt("6 * 7?").await?.parsed.value.to_string())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(number).build()?;
+/// // What a client's model sees: one tool to call, with the answer's schema as its input.
+/// let client = Client::builder().on_sampling(|params| async move {
+///     let tools = params.tools.unwrap_or_default();
+///     assert_eq!(tools[0].name, SCHEMA_TOOL);
+///     assert_eq!(tools[0].description.as_deref(), Some(SCHEMA_TOOL_DESCRIPTION));
+///     assert_eq!(tools[0].input_schema["required"], json!(["value"]));
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m", "content": [
+///         {"type": "tool_use", "id": "1", "name": SCHEMA_TOOL, "input": {"value": 42}}]})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("number", json!({})).await?.content[0].as_text(), Some("42"));
+/// # Ok(())
+/// # }
 /// ```
 pub const SCHEMA_TOOL: &str = "__schema__";
 /// Its description.
@@ -140,46 +162,91 @@ pub const DEFAULT_MAX_TOKENS: u64 = 1024;
 /// Raw sampling mode.
 ///
 /// ```
-/// use tracksuit::{Ctx, sampling::{Raw, Sample, SampleError}};
-/// // `ctx.sample()` starts a raw request: its result's payload is `()`, the answer is in
-/// // `text()`, `tool_calls()` and `response`.
-/// async fn summary(ctx: &Ctx, text: &str) -> Result<String, SampleError> {
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool, sampling::{Raw, Sample}};
+/// /// Summarises a text with the client's model.
+/// #[mcp_tool]
+/// async fn summary(ctx: &Ctx, text: String) -> Result<String, ToolError> {
+///     // `ctx.sample()` is a raw request: its payload is `()`, the answer is in `text()`,
+///     // `tool_calls()` and `response`.
 ///     let request: Sample<'_, Raw> = ctx.sample().prompt(format!("Summarise: {text}"));
 ///     let exchange = request.max_tokens(100).await?;
 ///     let () = exchange.parsed;
 ///     Ok(exchange.text())
 /// }
-/// # let _ = summary;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(summary).build()?;
+/// # let client = Client::builder().on_sampling(|_params| async {
+/// #     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+/// #         "content": {"type": "text", "text": "Short."}})).unwrap())
+/// # });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("summary", json!({"text": "A long story..."})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("Short."));
+/// # Ok(())
+/// # }
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Raw;
 /// `sample_tools` mode.
 ///
 /// ```
-/// use tracksuit::{Ctx, protocol::Tool, sampling::{Sample, SampleError, ToolCall, Tools}};
-/// // `ctx.sample_tools()` returns the model's tool calls as its payload.
-/// async fn choose(ctx: &Ctx) -> Result<Vec<ToolCall>, SampleError> {
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool, protocol::Tool};
+/// use tracksuit::sampling::{Sample, Tools};
+/// /// Lets the model pick a tool; reports its choice.
+/// #[mcp_tool]
+/// async fn route(ctx: &Ctx) -> Result<String, ToolError> {
+///     // `ctx.sample_tools()`: the payload is the model's tool calls (at least one).
 ///     let request: Sample<'_, Tools> = ctx.sample_tools()
 ///         .tool(Tool::new("search", Default::default()))
 ///         .tool(Tool::new("answer", Default::default()));
-///     Ok(request.prompt("Find the release date of Rust 1.0.").await?.parsed)
+///     let calls = request.prompt("When was Rust 1.0 released?").await?.parsed;
+///     Ok(calls[0].name.clone())
 /// }
-/// # let _ = choose;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(route).build()?;
+/// let client = Client::builder().on_sampling(|_params| async {
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m", "content": [
+///         {"type": "tool_use", "id": "1", "name": "search", "input": {}}]})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("route", json!({})).await?.content[0].as_text(), Some("search"));
+/// # Ok(())
+/// # }
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Tools;
 /// `sample_schema::<T>` mode.
 ///
 /// ```
-/// use tracksuit::{Ctx, sampling::{Sample, SampleError, Schema}};
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool};
+/// use tracksuit::sampling::{Sample, Schema};
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Verdict { approve: bool, reason: String }
-/// // `ctx.sample_schema::<T>()` returns a validated `T` as its payload.
-/// async fn review(ctx: &Ctx, diff: &str) -> Result<Verdict, SampleError> {
+/// /// Has the model review a diff.
+/// #[mcp_tool]
+/// async fn review(ctx: &Ctx, diff: String) -> Result<String, ToolError> {
+///     // `ctx.sample_schema::<T>()`: the payload is a validated `T`.
 ///     let request: Sample<'_, Schema<Verdict>> = ctx.sample_schema::<Verdict>();
-///     Ok(request.prompt(format!("Review this diff:\n{diff}")).retries(1).await?.parsed)
+///     let verdict = request.prompt(format!("Review:\n{diff}")).retries(1).await?.parsed;
+///     Ok(format!("{}: {}", verdict.approve, verdict.reason))
 /// }
-/// # let _ = review;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(review).build()?;
+/// # let client = Client::builder().on_sampling(|_params| async {
+/// #     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m", "content": [{"type": "tool_use",
+/// #         "id": "1", "name": "__schema__", "input": {"approve": true, "reason": "small"}}]})).unwrap())
+/// # });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("review", json!({"diff": "+1 line"})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("true: small"));
+/// # Ok(())
+/// # }
 /// ```
 #[derive(Debug)]
 pub struct Schema<T>(PhantomData<fn() -> T>);
