@@ -15,8 +15,8 @@
 //!   valid, another audience or issuer, bad signature, unknown key, disallowed algorithm) →
 //!   `401 error="invalid_token"`; malformed `Authorization` header → `400
 //!   error="invalid_request"`; a scope the whole endpoint requires missing → `403
-//!   error="insufficient_scope"`. A valid token becomes a [`Principal`] in the request's
-//!   extensions (handlers see it as [`Ctx::principal`](crate::Ctx::principal)) and the
+//!   error="insufficient_scope"`. A valid token becomes an `Arc<`[`Principal`]`>` in the
+//!   request's extensions (handlers see it as [`Ctx::principal`](crate::Ctx::principal)) and the
 //!   `Authorization` header is removed, so the token is never handed on.
 //!
 //! [`HttpOptions::auth`](super::HttpOptions::auth) does both for the Streamable HTTP host;
