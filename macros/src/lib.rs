@@ -1,5 +1,21 @@
 //! Procedural macros for [tracksuit](https://docs.rs/tracksuit): `#[mcp_tool]`,
-//! `#[mcp_prompt]`, `#[mcp_resource]` and `#[mcp_server]`.
+//! `#[mcp_prompt]`, `#[mcp_resource]`, `#[mcp_server]` and `#[derive(Elicits)]`.
+//!
+//! ```
+//! use tracksuit::{Server, mcp_tool};
+//!
+//! /// Adds two numbers.
+//! #[mcp_tool(read_only)]
+//! async fn add(/** left operand */ a: i64, /** right operand */ b: i64) -> String {
+//!     (a + b).to_string()
+//! }
+//!
+//! let server = Server::new(tracksuit::crate_info!()).tool(add).build()?;
+//! let tool = server.tool_descriptor("add").unwrap();
+//! assert_eq!(tool.description.as_deref(), Some("Adds two numbers."));
+//! assert_eq!(tool.input_schema["properties"]["a"]["description"], "left operand");
+//! # Ok::<(), tracksuit::ServerError>(())
+//! ```
 //!
 //! Use them through the `tracksuit` crate, which re-exports them; the generated code
 //! reaches serde, serde_json and schemars through `tracksuit::__private`, so your crate

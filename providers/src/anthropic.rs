@@ -25,11 +25,45 @@ use tracksuit::protocol::{
 };
 
 /// The default base URL (without `/v1`, as the Anthropic SDKs take it).
+///
+/// ```
+/// use tracksuit_providers::{Anthropic, defaults::ANTHROPIC_BASE_URL};
+/// assert_eq!(ANTHROPIC_BASE_URL, "https://api.anthropic.com");
+/// let sampler = Anthropic::builder().model("claude-x").build().unwrap();
+/// assert!(sampler.url().starts_with(ANTHROPIC_BASE_URL));
+/// ```
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The `anthropic-version` header sent by default.
+///
+/// ```
+/// use tracksuit_providers::{Anthropic, defaults::API_VERSION};
+/// assert_eq!(API_VERSION, "2023-06-01");
+/// // Pin another version for a newer API feature:
+/// let sampler = Anthropic::builder().model("claude-x").version("2024-01-01").build();
+/// assert!(sampler.is_ok());
+/// ```
 pub const API_VERSION: &str = "2023-06-01";
 
 /// Configures an [`Anthropic`] sampler.
+///
+/// ```
+/// use tracksuit::protocol::{CreateMessageRequestParams, SamplingMessage, Tool};
+/// use tracksuit_providers::Anthropic;
+/// let sampler = Anthropic::builder()
+///     .model("claude-x")
+///     .api_key("sk-ant-...")
+///     .parallel_tool_use(false)
+///     .build()
+///     .unwrap();
+/// let params = CreateMessageRequestParams {
+///     messages: vec![SamplingMessage::user_text("Weather in Oslo and Rome?")],
+///     tools: Some(vec![Tool::new("weather", Default::default())]),
+///     max_tokens: 200,
+///     ..Default::default()
+/// };
+/// let body = sampler.request_body(&params).unwrap();
+/// assert_eq!(body["tool_choice"], serde_json::json!({"type": "auto", "disable_parallel_tool_use": true}));
+/// ```
 #[derive(Debug, Clone)]
 pub struct AnthropicBuilder {
     base_url: Option<String>,

@@ -4,6 +4,17 @@ use tracksuit::protocol::ErrorObject;
 
 /// A failed model call. Converts into the JSON-RPC error the client answers the server with:
 /// content the provider cannot take is `-32602` (invalid params), everything else `-32603`.
+///
+/// ```
+/// use tracksuit::protocol::{ErrorObject, INTERNAL_ERROR};
+/// use tracksuit_providers::{OpenAi, ProviderError};
+/// let err = OpenAi::builder().build().unwrap_err(); // no model
+/// assert!(matches!(err, ProviderError::Config(_)));
+/// // What the client answers the server's `sampling/createMessage` with:
+/// assert_eq!(ErrorObject::from(err).code, INTERNAL_ERROR);
+/// let refused = ProviderError::Unsupported("audio".into());
+/// assert_eq!(ErrorObject::from(refused).code, -32602);
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {
     /// The bridge is not configured well enough to call anything (no model, bad URL...).

@@ -54,6 +54,15 @@ pub use error::ProviderError;
 pub use openai::{OpenAi, OpenAiBuilder, ToolMode};
 
 /// Default base URLs and versions.
+///
+/// ```
+/// use tracksuit_providers::{Anthropic, OpenAi, defaults};
+/// // Without `.base_url(..)`, the samplers call the public APIs.
+/// let openai = OpenAi::builder().model("gpt-4o-mini").build().unwrap();
+/// assert_eq!(openai.url(), format!("{}/chat/completions", defaults::OPENAI_BASE_URL));
+/// let anthropic = Anthropic::builder().model("claude-x").build().unwrap();
+/// assert_eq!(anthropic.url(), format!("{}/v1/messages", defaults::ANTHROPIC_BASE_URL));
+/// ```
 pub mod defaults {
     pub use crate::anthropic::{API_VERSION, DEFAULT_BASE_URL as ANTHROPIC_BASE_URL};
     pub use crate::openai::DEFAULT_BASE_URL as OPENAI_BASE_URL;
@@ -65,6 +74,37 @@ use std::sync::Arc;
 use tracksuit::protocol::{CreateMessageRequestParams, CreateMessageResult, ErrorObject};
 
 /// Something that answers a sampling request with a model.
+///
+/// ```
+/// use futures::future::BoxFuture;
+/// use serde_json::json;
+/// use tracksuit::protocol::{CreateMessageRequestParams, CreateMessageResult};
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool};
+/// use tracksuit_providers::{ProviderError, Sampler, handler};
+/// /// A "model" that always says the same thing (a test double, a cache, a router...).
+/// struct Canned(&'static str);
+/// impl Sampler for Canned {
+///     fn sample(&self, _: CreateMessageRequestParams)
+///         -> BoxFuture<'static, Result<CreateMessageResult, ProviderError>> {
+///         let reply = json!({"role": "assistant", "model": "canned",
+///             "content": {"type": "text", "text": self.0}});
+///         Box::pin(async move { serde_json::from_value(reply).map_err(|e| ProviderError::Decode(e.to_string())) })
+///     }
+/// }
+/// /// Asks the client's model.
+/// #[mcp_tool]
+/// async fn ask(ctx: &Ctx) -> Result<String, ToolError> {
+///     Ok(ctx.sample().prompt("Hello?").await?.text())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).tool(ask).build()?;
+/// let builder = Client::builder().on_sampling(handler(Canned("Hi there")));
+/// let client = tracksuit::host::connect_in_memory(server, builder).await?;
+/// assert_eq!(client.call_tool("ask", json!({})).await?.content[0].as_text(), Some("Hi there"));
+/// # Ok(())
+/// # }
+/// ```
 pub trait Sampler: Send + Sync + 'static {
     /// Calls the model with `params`.
     fn sample(

@@ -27,9 +27,33 @@ use tracksuit::protocol::{
 };
 
 /// The default base URL.
+///
+/// ```
+/// use tracksuit_providers::{OpenAi, defaults::OPENAI_BASE_URL};
+/// assert_eq!(OPENAI_BASE_URL, "https://api.openai.com/v1");
+/// let sampler = OpenAi::builder().model("gpt-4o-mini").build().unwrap();
+/// assert_eq!(sampler.url(), "https://api.openai.com/v1/chat/completions");
+/// ```
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
 /// How tools reach the model.
+///
+/// ```
+/// use tracksuit::protocol::{CreateMessageRequestParams, SamplingMessage, Tool};
+/// use tracksuit_providers::{OpenAi, ToolMode};
+/// let params = CreateMessageRequestParams {
+///     messages: vec![SamplingMessage::user_text("Weather in Oslo?")],
+///     tools: Some(vec![Tool::new("weather", Default::default())]),
+///     max_tokens: 100,
+///     ..Default::default()
+/// };
+/// let native = OpenAi::builder().model("m").build().unwrap();
+/// assert_eq!(native.request_body(&params).unwrap()["tools"][0]["function"]["name"], "weather");
+/// // For a model without tool calls: one JSON Schema to answer with instead.
+/// let choice = OpenAi::builder().model("m").tool_mode(ToolMode::JsonChoice).build().unwrap();
+/// let body = choice.request_body(&params).unwrap();
+/// assert!(body.get("tools").is_none() && body["response_format"]["type"] == "json_schema");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ToolMode {
     /// `tools` / `tool_calls`: for models whose chat template has tool calls.
@@ -41,6 +65,26 @@ pub enum ToolMode {
 }
 
 /// Configures an [`OpenAi`] sampler.
+///
+/// ```
+/// use std::time::Duration;
+/// use tracksuit::protocol::{CreateMessageRequestParams, SamplingMessage};
+/// use tracksuit_providers::OpenAi;
+/// let sampler = OpenAi::builder()
+///     .base_url("http://127.0.0.1:8080/v1") // a local llama.cpp or vLLM server
+///     .model("local")
+///     .timeout(Duration::from_secs(60))
+///     .max_completion_tokens(true) // newer OpenAI models want this name
+///     .max_tokens_limit(512)
+///     .build()
+///     .unwrap();
+/// let params = CreateMessageRequestParams {
+///     messages: vec![SamplingMessage::user_text("hi")],
+///     max_tokens: 4096,
+///     ..Default::default()
+/// };
+/// assert_eq!(sampler.request_body(&params).unwrap()["max_completion_tokens"], 512);
+/// ```
 #[derive(Debug, Clone)]
 pub struct OpenAiBuilder {
     base_url: Option<String>,

@@ -34,8 +34,24 @@ use crate::protocol::{
 use serde_json::{Value, json};
 
 /// The extension's identifier (clients declare it under `capabilities.extensions`).
+///
+/// ```
+/// use tracksuit::{apps::APPS_EXTENSION, protocol::ClientCapabilities};
+/// // A host that renders apps declares the extension in its capabilities.
+/// let caps: ClientCapabilities = serde_json::from_value(serde_json::json!({
+///     "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
+/// })).unwrap();
+/// assert!(caps.extra["extensions"].get(APPS_EXTENSION).is_some());
+/// ```
 pub const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
 /// The MIME type of an MCP App's HTML.
+///
+/// ```
+/// use tracksuit::apps::{APP_MIME, UiResource};
+/// let app = UiResource::new("ui://clock/face.html", "clock-face", "<p>12:00</p>");
+/// assert_eq!(app.descriptor().mime_type.as_deref(), Some(APP_MIME));
+/// assert_eq!(APP_MIME, "text/html;profile=mcp-app");
+/// ```
 pub const APP_MIME: &str = "text/html;profile=mcp-app";
 
 /// The origins an app may reach, beyond its own inline content (`_meta.ui.csp`). The host
@@ -214,6 +230,20 @@ impl Permissions {
 }
 
 /// A `ui://` resource: an MCP App's HTML and what its sandbox needs.
+///
+/// ```
+/// use tracksuit::{Server, client::Client, apps::UiResource};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let app = UiResource::new("ui://clock/face.html", "clock-face", "<p>12:00</p>")
+///     .description("A clock face");
+/// let server = Server::new(tracksuit::crate_info!()).ui_resource(app).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// let read = serde_json::to_value(client.read_resource("ui://clock/face.html").await?)?;
+/// assert_eq!(read["contents"][0]["text"], "<p>12:00</p>");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct UiResource {
     uri: String,

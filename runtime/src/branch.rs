@@ -10,6 +10,34 @@
 //! branch again (up to a depth limit that children can only tighten), but it cannot
 //! elicit: only the call's own `Ctx` talks to the user, so interleaved branches never race
 //! for the user's attention. That is a type rule — `Branch` has no elicitation methods.
+//!
+//! ```
+//! use serde_json::json;
+//! use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool};
+//! /// Asks for two opinions at once.
+//! #[mcp_tool]
+//! async fn debate(ctx: &Ctx) -> Result<String, ToolError> {
+//!     let (pro, con) = tokio::try_join!(
+//!         ctx.branch(|b| async move { b.sample().prompt("Argue for tabs.").await }),
+//!         ctx.branch(|b| async move { b.sample().prompt("Argue for spaces.").await }),
+//!     )?;
+//!     Ok(format!("{} / {}", pro?.text(), con?.text()))
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let server = Server::new(tracksuit::crate_info!()).tool(debate).build()?;
+//! let client = Client::builder().on_sampling(|params| async move {
+//!     let asked = params.messages[0].content.iter().find_map(|b| b.as_text()).unwrap_or_default();
+//!     let answer = if asked.contains("tabs") { "tabs" } else { "spaces" };
+//!     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+//!         "content": {"type": "text", "text": answer}})).unwrap())
+//! });
+//! # let client = tracksuit::host::connect_in_memory(server, client).await?;
+//! let result = client.call_tool("debate", json!({})).await?;
+//! assert_eq!(result.content[0].as_text(), Some("tabs / spaces"));
+//! # Ok(())
+//! # }
+//! ```
 
 use crate::context::Ctx;
 use crate::protocol::{LoggingLevel, SamplingMessage};
@@ -24,9 +52,63 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Default maximum nesting of branches.
+///
+/// ```
+/// use tracksuit::{Ctx, Server, ToolError, branch::{Branch, BranchError, DEFAULT_MAX_DEPTH}, mcp_tool};
+/// // Nests branches until the limit refuses one.
+/// fn nest(b: Branch) -> futures::future::BoxFuture<'static, usize> {
+///     Box::pin(async move {
+///         match b.branch(nest).await {
+///             Ok(deepest) => deepest,
+///             Err(BranchError::TooDeep { .. }) => b.depth(),
+///             Err(_) => 0,
+///         }
+///     })
+/// }
+/// /// Reports how deep branches may nest.
+/// #[mcp_tool]
+/// async fn depth(ctx: &Ctx) -> Result<String, ToolError> {
+///     Ok(ctx.branch(nest).await?.to_string())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(depth).build()?;
+/// # let client = tracksuit::host::connect_in_memory(server, tracksuit::client::Client::builder()).await?;
+/// let result = client.call_tool("depth", serde_json::json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some(DEFAULT_MAX_DEPTH.to_string().as_str()));
+/// # Ok(())
+/// # }
+/// ```
 pub const DEFAULT_MAX_DEPTH: usize = 4;
 
 /// How a branch is set up. Unset fields inherit from the parent.
+///
+/// ```
+/// use std::time::Duration;
+/// use tracksuit::{Ctx, Server, ToolError, branch::BranchOptions, mcp_tool, protocol::SamplingMessage};
+/// /// Shows what a configured branch starts with.
+/// #[mcp_tool]
+/// async fn setup(ctx: &Ctx) -> Result<String, ToolError> {
+///     let options = BranchOptions::new()
+///         .history(vec![SamplingMessage::user_text("Earlier question")])
+///         .system(Some("You are a critic.".into()))
+///         .token_budget(2_000)
+///         .max_depth(1)
+///         .timeout(Duration::from_secs(30));
+///     let seen = ctx.branch_with(options, |b| async move {
+///         format!("{} {:?}", b.history().len(), b.remaining_tokens())
+///     });
+///     Ok(seen.await?)
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(setup).build()?;
+/// # let client = tracksuit::host::connect_in_memory(server, tracksuit::client::Client::builder()).await?;
+/// let result = client.call_tool("setup", serde_json::json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("1 Some(2000)"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct BranchOptions {
     history: Option<Vec<SamplingMessage>>,
@@ -75,6 +157,29 @@ impl BranchOptions {
 }
 
 /// Why a branch did not produce its value.
+///
+/// ```
+/// use std::time::Duration;
+/// use tracksuit::{Ctx, Server, ToolError, branch::{BranchError, BranchOptions}, mcp_tool};
+/// /// Gives a slow branch 10 ms.
+/// #[mcp_tool]
+/// async fn hurry(ctx: &Ctx) -> Result<String, ToolError> {
+///     let options = BranchOptions::new().timeout(Duration::from_millis(10));
+///     let slow = ctx.branch_with(options, |_b| std::future::pending::<()>());
+///     match slow.await {
+///         Err(BranchError::Timeout(after)) => Ok(format!("gave up after {after:?}")),
+///         other => Err(ToolError::new(format!("{other:?}"))),
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(hurry).build()?;
+/// # let client = tracksuit::host::connect_in_memory(server, tracksuit::client::Client::builder()).await?;
+/// let result = client.call_tool("hurry", serde_json::json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("gave up after 10ms"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BranchError {
@@ -93,6 +198,33 @@ pub enum BranchError {
 
 /// A sub-branch of a tool call: samples with its own history, system prompt and budget;
 /// cannot elicit.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool};
+/// /// Keeps a conversation inside one branch.
+/// #[mcp_tool]
+/// async fn converse(ctx: &Ctx) -> Result<String, ToolError> {
+///     let turns = ctx.branch(|mut b| async move {
+///         let first = b.sample().prompt("Name a colour.").await?;
+///         b.push_history(first.messages); // the next sample sees the first exchange
+///         b.sample().prompt("And another?").await?;
+///         Ok::<_, tracksuit::SampleError>(b.history().len())
+///     });
+///     Ok(turns.await??.to_string())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(converse).build()?;
+/// let client = Client::builder().on_sampling(|_params| async {
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+///         "content": {"type": "text", "text": "Blue"}})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("converse", json!({})).await?.content[0].as_text(), Some("2"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct Branch {
     ctx: Ctx,

@@ -14,6 +14,41 @@
 //! (no clocks, randomness or I/O there — do those in `before`).
 //!
 //! A phase that fails ends the call with an `isError` result naming the phase.
+//!
+//! ```
+//! use serde_json::json;
+//! use tracksuit::{Ctx, PhaseCtx, Server, ToolError, client::Client, mcp_tool};
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Args { topic: String }
+//! #[derive(serde::Serialize, serde::Deserialize)]
+//! struct Question { text: String }
+//! struct Quiz;
+//! /// Asks the model a question prepared on the server.
+//! #[mcp_tool(name = "quiz")]
+//! impl Quiz {
+//!     async fn before(args: Args, _ctx: &PhaseCtx) -> Result<Question, ToolError> {
+//!         Ok(Question { text: format!("One fact about {}?", args.topic) })
+//!     }
+//!     async fn client(question: &Question, ctx: &Ctx) -> Result<String, ToolError> {
+//!         Ok(ctx.sample().prompt(question.text.clone()).await?.text())
+//!     }
+//!     async fn after(question: Question, answer: String, _ctx: &PhaseCtx) -> String {
+//!         format!("{} {answer}", question.text)
+//!     }
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let server = Server::new(tracksuit::crate_info!()).tool(Quiz).build()?;
+//! let client = Client::builder().on_sampling(|_params| async {
+//!     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+//!         "content": {"type": "text", "text": "It has no garbage collector."}})).unwrap())
+//! });
+//! # let client = tracksuit::host::connect_in_memory(server, client).await?;
+//! let result = client.call_tool("quiz", json!({"topic": "Rust"})).await?;
+//! assert_eq!(result.content[0].as_text(), Some("One fact about Rust? It has no garbage collector."));
+//! # Ok(())
+//! # }
+//! ```
 
 use crate::context::{Ctx, LoggedExchange};
 use crate::protocol::LoggingLevel;
@@ -21,6 +56,43 @@ use serde::Serialize;
 
 /// What `before` and `after` see: logging, progress and cancellation — no sampling or
 /// elicitation (those belong to `client`).
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, PhaseCtx, Server, ToolError, client::Client, mcp_tool};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Args { rounds: u32 }
+/// struct Ask;
+/// /// Samples `rounds` times; `after` counts the answers the call received.
+/// #[mcp_tool(name = "ask")]
+/// impl Ask {
+///     async fn before(args: Args, ctx: &PhaseCtx) -> Result<u32, ToolError> {
+///         ctx.progress(0.0, Some(f64::from(args.rounds)), Some("starting")).await;
+///         Ok(args.rounds)
+///     }
+///     async fn client(rounds: &u32, ctx: &Ctx) -> Result<(), ToolError> {
+///         for _ in 0..*rounds {
+///             ctx.sample().prompt("Next?").await?;
+///         }
+///         Ok(())
+///     }
+///     async fn after(_rounds: u32, _out: (), ctx: &PhaseCtx) -> String {
+///         ctx.exchange_log().len().to_string()
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(Ask).build()?;
+/// # let client = Client::builder().on_sampling(|_params| async {
+/// #     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+/// #         "content": {"type": "text", "text": "ok"}})).unwrap())
+/// # });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("ask", json!({"rounds": 3})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("3"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct PhaseCtx {
     ctx: Ctx,
@@ -53,6 +125,22 @@ impl PhaseCtx {
 }
 
 /// A handoff call's replayable record: the sealed state and the answers `client` received.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{LoggedExchange, handoff::HandoffRecord};
+/// let record = HandoffRecord {
+///     state: json!({"text": "One fact about Rust?"}),
+///     log: vec![LoggedExchange {
+///         method: "sampling/createMessage".into(),
+///         params: json!({"messages": [], "maxTokens": 1024}),
+///         result: json!({"role": "assistant", "model": "m", "content": {"type": "text", "text": "…"}}),
+///     }],
+/// };
+/// // Sealed between rounds and replayed later: it must survive a serde round trip.
+/// let sealed = serde_json::to_string(&record).unwrap();
+/// assert_eq!(serde_json::from_str::<HandoffRecord>(&sealed).unwrap(), record);
+/// ```
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HandoffRecord {
     /// `before`'s state, serialised.

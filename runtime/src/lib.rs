@@ -1,5 +1,3 @@
-//! # tracksuit
-//!
 //! Write MCP (Model Context Protocol) servers in plain Rust: a tool is an `async fn` with
 //! [`#[mcp_tool]`](macro@mcp_tool), and one server speaks both protocol eras (2026-07-28
 //! stateless requests and 2025-11-25 sessions) over stdio or Streamable HTTP.

@@ -47,6 +47,19 @@ pub struct Json<T>(pub T);
 /// [`CallToolResult`], [`Json<T>`] and `Result<T, E>` where `T: IntoToolResult` and `E` is
 /// [`ToolError`] or any `Display` error (an `Err` becomes an `isError` result the model can
 /// read; `ToolError::Protocol` a JSON-RPC error).
+///
+/// ```
+/// use tracksuit::{IntoToolResult, Json, ToolError};
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Forecast { celsius: f64 }
+/// // `Json<T>` declares an `outputSchema` and returns `structuredContent`...
+/// assert!(Json::<Forecast>::output_schema().is_some());
+/// let result = Json(Forecast { celsius: 21.5 }).into_tool_result().unwrap();
+/// assert_eq!(result.structured_content.unwrap()["celsius"], 21.5);
+/// // ...an `Err` becomes an execution error, sent as an `isError` result the model reads.
+/// let failed: Result<String, std::io::Error> = Err(std::io::Error::other("disk full"));
+/// assert!(matches!(failed.into_tool_result(), Err(ToolError::Execution(m)) if m == "disk full"));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP tool",
     label = "this return type does not implement `IntoToolResult`",

@@ -17,6 +17,21 @@ use std::process::Stdio;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 /// A spawned stdio server.
+///
+/// ```no_run
+/// use tracksuit::client::{ChildTransport, Client};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // `npx -y @modelcontextprotocol/server-everything` is any stdio MCP server.
+/// let mut command = tokio::process::Command::new("npx");
+/// command.args(["-y", "@modelcontextprotocol/server-everything"]);
+/// let transport = ChildTransport::spawn(command)?;
+/// assert!(transport.id().is_some()); // it runs
+/// let client = Client::builder().connect(transport).await?;
+/// assert!(!client.list_tools(None).await?.tools.is_empty());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct ChildTransport {
     child: Child,
@@ -64,6 +79,22 @@ impl Transport for ChildTransport {
 
 /// The child's stdout; owns the child, which is killed when this is dropped (when the
 /// client's reader ends).
+///
+/// ```
+/// use tracksuit::client::ChildTransport;
+/// use tracksuit::protocol::JsonRpcMessage;
+/// use tracksuit::transport::{MessageSink, MessageStream, Transport};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// // `cat` answers every line with itself: enough to see the framing both ways.
+/// let (mut from_child, mut to_child) = ChildTransport::spawn(tokio::process::Command::new("cat"))?.split();
+/// let note = JsonRpcMessage::notification("notifications/initialized", None);
+/// to_child.send(note.clone()).await?;
+/// to_child.flush().await?;
+/// assert_eq!(from_child.next().await.unwrap().unwrap(), note);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct ChildStream {
     lines: LineStream<ChildStdout>,

@@ -56,11 +56,35 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 const MAX_BODY: usize = 64 << 20;
 
 /// A URL the transport cannot use.
+///
+/// ```
+/// use tracksuit::client::HttpTransport;
+/// // Plain `http://` only: TLS belongs to a proxy in front.
+/// let err = HttpTransport::new("https://mcp.example.com/mcp").unwrap_err();
+/// assert_eq!(err.to_string(), "invalid MCP endpoint URL: https://mcp.example.com/mcp");
+/// assert!(HttpTransport::new("http://localhost:8000/mcp").unwrap().header("bad header", "x").is_err());
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[error("invalid MCP endpoint URL: {0}")]
 pub struct InvalidUrl(String);
 
 /// Streamable HTTP to one MCP endpoint (plain `http://`; put TLS in front with a proxy).
+///
+/// ```
+/// use tracksuit::client::{Client, HttpTransport};
+/// use tracksuit::host::http::{HttpOptions, StreamableHttp, serve};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// let url = format!("http://{}/mcp", listener.local_addr()?);
+/// tokio::spawn(serve(listener, StreamableHttp::new(server, HttpOptions::default()).router("/mcp")));
+/// let transport = HttpTransport::new(&url)?.header("authorization", "Bearer demo")?;
+/// let client = Client::builder().connect(transport).await?;
+/// assert!(client.list_tools(None).await?.tools.is_empty());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct HttpTransport {
     url: Uri,
@@ -135,6 +159,28 @@ impl Transport for HttpTransport {
 }
 
 /// What the server sent, from every response body and stream.
+///
+/// ```
+/// use tracksuit::client::HttpTransport;
+/// use tracksuit::host::http::{HttpOptions, StreamableHttp, serve};
+/// use tracksuit::protocol::{JsonRpcMessage, RequestId};
+/// use tracksuit::transport::{MessageSink, MessageStream, Transport};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+/// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// # let url = format!("http://{}/mcp", listener.local_addr()?);
+/// # tokio::spawn(serve(listener, StreamableHttp::new(server, HttpOptions::default()).router("/mcp")));
+/// let (mut stream, mut sink) = HttpTransport::new(&url)?.split();
+/// let init = serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {},
+///     "clientInfo": {"name": "raw", "version": "0"}});
+/// sink.send(JsonRpcMessage::request(RequestId::from(1), "initialize", Some(init))).await?;
+/// // The response arrives on the stream, whichever body (JSON or SSE) carried it.
+/// let Some(Ok(JsonRpcMessage::Response(reply))) = stream.next().await else { panic!() };
+/// assert_eq!(reply.result["serverInfo"]["name"], env!("CARGO_PKG_NAME"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct HttpStream {
     rx: mpsc::Receiver<JsonRpcMessage>,
@@ -147,6 +193,26 @@ impl MessageStream for HttpStream {
 }
 
 /// Sends each message as a `POST`.
+///
+/// ```
+/// use tracksuit::client::HttpTransport;
+/// use tracksuit::host::http::{HttpOptions, StreamableHttp, serve};
+/// use tracksuit::protocol::{JsonRpcMessage, RequestId};
+/// use tracksuit::transport::{MessageSink, MessageStream, Transport};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+/// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// # let url = format!("http://{}/mcp", listener.local_addr()?);
+/// # tokio::spawn(serve(listener, StreamableHttp::new(server, HttpOptions::default()).router("/mcp")));
+/// let (mut stream, mut sink) = HttpTransport::new(&url)?.split();
+/// // Every message is one POST; a request sent before `initialize` is refused.
+/// sink.send(JsonRpcMessage::request(RequestId::from(1), "tools/list", None)).await?;
+/// let Some(Ok(JsonRpcMessage::Error(refused))) = stream.next().await else { panic!() };
+/// assert_eq!(refused.id, Some(RequestId::from(1)));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct HttpSink {
     shared: Arc<Shared>,

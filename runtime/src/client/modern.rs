@@ -8,11 +8,23 @@ use serde_json::Value;
 use std::sync::Mutex;
 
 /// The modern protocol revision this client speaks.
+///
+/// ```
+/// assert_eq!(tracksuit::client::MODERN_PROTOCOL_VERSION, "2026-07-28");
+/// ```
 pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// `server/discover`
+///
+/// ```
+/// assert_eq!(tracksuit::client::SERVER_DISCOVER, "server/discover");
+/// ```
 pub const SERVER_DISCOVER: &str = "server/discover";
 /// `subscriptions/listen`
+///
+/// ```
+/// assert_eq!(tracksuit::client::SUBSCRIPTIONS_LISTEN, "subscriptions/listen");
+/// ```
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 
 pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -22,6 +34,19 @@ const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// Which protocol era a [`Client`](super::Client) speaks.
+///
+/// ```
+/// use tracksuit::{Server, client::{Client, Era}};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).build()?;
+/// // A tracksuit server answers `server/discover`, so negotiation picks 2026-07-28.
+/// let builder = Client::builder().era(Era::Negotiate);
+/// let client = tracksuit::host::connect_in_memory(server, builder).await?;
+/// assert_eq!(client.era(), Era::Stateless);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Era {
     /// 2025-11-25 sessions: `initialize`, then server requests on the connection.
@@ -34,6 +59,20 @@ pub enum Era {
 }
 
 /// What `server/discover` answered.
+///
+/// ```
+/// use tracksuit::{Server, client::{Client, Era}};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).instructions("Search first.").build()?;
+/// let builder = Client::builder().era(Era::Stateless);
+/// let client = tracksuit::host::connect_in_memory(server, builder).await?;
+/// let discovered = client.discover().await?;
+/// assert!(discovered.supported_versions.iter().any(|v| v == "2026-07-28"));
+/// assert_eq!(discovered.server().unwrap().name, env!("CARGO_PKG_NAME"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiscoverResult {

@@ -8,6 +8,13 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 /// `notifications/subscriptions/acknowledged` (2026-07-28).
+///
+/// ```
+/// assert_eq!(
+///     tracksuit::client::SUBSCRIPTIONS_ACKNOWLEDGED,
+///     "notifications/subscriptions/acknowledged"
+/// );
+/// ```
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// What a [`Subscription`] asks for (the `notifications` filter of `subscriptions/listen`).
@@ -103,6 +110,21 @@ impl SubscriptionFilter {
 /// A live subscription: [`next`](Subscription::next) yields what its filter asked for.
 /// Dropping it ends it (the listen request is cancelled; 2025 resource subscriptions are
 /// unsubscribed).
+///
+/// ```
+/// use tracksuit::{Server, client::{Client, Era, SubscriptionFilter}};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).build()?;
+/// let builder = Client::builder().era(Era::Stateless);
+/// let client = tracksuit::host::connect_in_memory(server.clone(), builder).await?;
+/// let mut changes = client.subscribe_to(SubscriptionFilter::default().tools_list_changed()).await?;
+/// assert!(changes.acknowledged().is_some()); // the server confirmed the `subscriptions/listen`
+/// server.notify_tools_list_changed();
+/// assert_eq!(changes.next().await.unwrap().method, "notifications/tools/list_changed");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct Subscription {
     pub(crate) filter: SubscriptionFilter,

@@ -27,10 +27,22 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 
 /// The tasks extension's identifier (the key under `capabilities.extensions`).
+///
+/// ```
+/// assert_eq!(tracksuit::client::TASKS_EXTENSION, "io.modelcontextprotocol/tasks");
+/// ```
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// `tasks/update` (tasks extension).
+///
+/// ```
+/// assert_eq!(tracksuit::client::TASKS_UPDATE, "tasks/update");
+/// ```
 pub const TASKS_UPDATE: &str = "tasks/update";
 /// `notifications/tasks` (tasks extension, on a `subscriptions/listen` stream).
+///
+/// ```
+/// assert_eq!(tracksuit::client::TASKS_NOTIFICATION, "notifications/tasks");
+/// ```
 pub const TASKS_NOTIFICATION: &str = "notifications/tasks";
 
 /// How often to poll when the server suggests no interval.
@@ -153,6 +165,23 @@ enum Kind {
 
 /// What [`Client::call_tool_task`] got back: a task, or (the server's choice in the tasks
 /// extension) the result at once.
+///
+/// ```
+/// use tracksuit::{Server, ToolFn, client::{Client, TaskCall}, protocol::*};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut tool = Tool::new("render", Default::default());
+/// tool.execution = Some(ToolExecution { task_support: Some(TaskSupport::Optional) });
+/// let tool = ToolFn::new(tool, |_ctx, _args| async { Ok(CallToolResult::text("done")) });
+/// let server = Server::new(tracksuit::crate_info!()).tool(tool).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// // A 2025-11-25 session always gets a task back when it asks for one.
+/// let call = client.call_tool_task("render", serde_json::json!({}), Some(60_000)).await?;
+/// assert!(matches!(call, TaskCall::Task(_)));
+/// assert_eq!(call.result().await?.content[0].as_text(), Some("done"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub enum TaskCall<'c> {
     /// The server runs the call as a task.
@@ -191,6 +220,24 @@ impl<'c> TaskCall<'c> {
 /// [`result`](Self::result) waits for its end (answering its questions with the client's
 /// handlers), [`update`](Self::update) answers explicitly, [`cancel`](Self::cancel) asks
 /// the server to stop, [`updates`](Self::updates) streams its states.
+///
+/// ```
+/// use tracksuit::{Server, ToolFn, client::Client, protocol::*};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut tool = Tool::new("render", Default::default());
+/// tool.execution = Some(ToolExecution { task_support: Some(TaskSupport::Required) });
+/// let tool = ToolFn::new(tool, |_ctx, _args| async { Ok(CallToolResult::text("done")) });
+/// let server = Server::new(tracksuit::crate_info!()).tool(tool).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// let call = client.call_tool_task("render", serde_json::json!({}), None).await?;
+/// let task = call.into_task().unwrap();
+/// assert!(!task.is_extension()); // a 2025-11-25 task
+/// assert_eq!(task.result().await?.content[0].as_text(), Some("done"));
+/// assert_eq!(task.poll().await?.status(), TaskStatus::Completed);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct TaskHandle<'c> {
     client: &'c Client,
@@ -372,6 +419,26 @@ async fn poll(client: &Client, kind: Kind, task_id: &str) -> Result<TaskState, R
 /// (opened on the first [`next`](Self::next), closed when this is dropped) — and from
 /// `tasks/get` polls at the server's `pollInterval`, which alone carry them when the server
 /// sends no notifications (with notifications, polls are a rarer backstop).
+///
+/// ```
+/// use tracksuit::{Server, ToolFn, client::Client, protocol::*};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut tool = Tool::new("render", Default::default());
+/// tool.execution = Some(ToolExecution { task_support: Some(TaskSupport::Required) });
+/// let tool = ToolFn::new(tool, |_ctx, _args| async { Ok(CallToolResult::text("done")) });
+/// let server = Server::new(tracksuit::crate_info!()).tool(tool).build()?;
+/// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+/// let task = client.call_tool_task("render", serde_json::json!({}), None).await?.into_task().unwrap();
+/// let mut updates = task.updates();
+/// let mut last = None;
+/// while let Some(state) = updates.next().await {
+///     last = Some(state?.status());
+/// }
+/// assert_eq!(last, Some(TaskStatus::Completed)); // the stream ends after a terminal state
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct TaskUpdates<'c> {
     client: &'c Client,

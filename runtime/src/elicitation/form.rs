@@ -4,6 +4,14 @@ use crate::protocol::*;
 use serde_json::Value;
 
 /// What `#[derive(Elicits)]` read from a field's attributes and docs.
+///
+/// ```
+/// use tracksuit::elicitation::{FieldMeta, FormField};
+/// // What `#[elicit(min = 1, max = 5)]` on a `u8` field produces:
+/// let meta = FieldMeta { minimum: Some(1.0), maximum: Some(5.0), ..Default::default() };
+/// let schema = serde_json::to_value(u8::field_schema(meta)).unwrap();
+/// assert_eq!(schema, serde_json::json!({"type": "integer", "minimum": 1, "maximum": 5}));
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct FieldMeta {
     /// Display name.
@@ -33,6 +41,23 @@ pub struct FieldMeta {
 /// Forms are flat: strings, numbers, integers, booleans, single-select enums (unit-variant
 /// enums deriving `Elicits`), multi-selects (`Vec` of such enums), and `Option` of any of
 /// these (an optional field).
+///
+/// ```
+/// use tracksuit::elicitation::{FieldMeta, FormField};
+/// use tracksuit::{ElicitForm, Elicits, protocol::PrimitiveSchemaDefinition};
+/// /// A percentage: an integer field from 0 to 100.
+/// #[derive(serde::Deserialize)]
+/// struct Percent(u8);
+/// impl FormField for Percent {
+///     fn field_schema(meta: FieldMeta) -> PrimitiveSchemaDefinition {
+///         u8::field_schema(FieldMeta { minimum: Some(0.0), maximum: Some(100.0), ..meta })
+///     }
+/// }
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Volume { level: Percent }
+/// let schema = serde_json::to_value(Volume::requested_schema()).unwrap();
+/// assert_eq!(schema["properties"]["level"]["maximum"], 100);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an elicitation form",
     label = "not a form field type",
@@ -44,6 +69,22 @@ pub trait FormField {
 }
 
 /// A unit-variant enum usable as a single- or multi-select field (derived by `Elicits`).
+///
+/// ```
+/// use tracksuit::{ElicitForm, Elicits, elicitation::ElicitEnum};
+/// #[derive(serde::Deserialize, Elicits)]
+/// enum Size {
+///     #[elicit(title = "Small (25 cm)")]
+///     Small,
+///     Large,
+/// }
+/// assert_eq!(Size::options(), [("Small", Some("Small (25 cm)")), ("Large", None)]);
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Pizza { size: Size }
+/// // A titled option makes the field a titled single select (`oneOf`).
+/// let schema = serde_json::to_value(Pizza::requested_schema()).unwrap();
+/// assert_eq!(schema["properties"]["size"]["oneOf"][0]["title"], "Small (25 cm)");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a select-field enum, so `Vec<{Self}>` cannot be a form field",
     label = "not a form field type",

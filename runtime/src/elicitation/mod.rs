@@ -1,6 +1,35 @@
 //! Elicitation: typed forms (`#[derive(Elicits)]` on a struct), keyed elicitations
 //! (`#[derive(Elicits)]` on an enum, declared by a tool with `#[mcp_tool(elicits = Keys)]`),
 //! [`ElicitExchange`] for conversation history, and URL mode.
+//!
+//! ```
+//! use serde_json::json;
+//! use tracksuit::{Ctx, Elicited, Elicits, Server, ToolError, client::Client, mcp_tool};
+//! #[derive(serde::Deserialize, Elicits)]
+//! struct Name {
+//!     /// Your name.
+//!     name: String,
+//! }
+//! /// Greets the user by name.
+//! #[mcp_tool]
+//! async fn greet(ctx: &Ctx) -> Result<String, ToolError> {
+//!     match ctx.elicit_form::<Name>("Who are you?").await? {
+//!         Elicited::Accept { value, .. } => Ok(format!("Hello, {}!", value.name)),
+//!         Elicited::Decline | Elicited::Cancel => Ok("Hello, stranger!".into()),
+//!     }
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let server = Server::new(tracksuit::crate_info!()).tool(greet).build()?;
+//! let client = Client::builder().on_elicitation(|_params| async {
+//!     Ok(serde_json::from_value(json!({"action": "accept", "content": {"name": "Ada"}})).unwrap())
+//! });
+//! # let client = tracksuit::host::connect_in_memory(server, client).await?;
+//! let result = client.call_tool("greet", json!({})).await?;
+//! assert_eq!(result.content[0].as_text(), Some("Hello, Ada!"));
+//! # Ok(())
+//! # }
+//! ```
 
 mod form;
 
@@ -16,11 +45,83 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 /// The `_meta` key under which a tool publishes its elicitation keys in `tools/list`.
+///
+/// ```
+/// use tracksuit::{Ctx, Elicits, Server, ToolError, elicitation::KEYS_META, mcp_tool};
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Confirm { sure: bool }
+/// #[derive(Elicits)]
+/// enum Keys {
+///     /// Delete the file?
+///     #[elicit(response = Confirm)]
+///     Delete { path: String },
+/// }
+/// /// Deletes a file after asking.
+/// #[mcp_tool(elicits = Keys)]
+/// async fn delete(ctx: &Ctx<Keys>, path: String) -> Result<String, ToolError> {
+///     let sure = ctx.elicit(Keys::delete(path)).await?.accepted().is_some_and(|c| c.sure);
+///     Ok(if sure { "deleted" } else { "kept" }.into())
+/// }
+/// let server = Server::new(tracksuit::crate_info!()).tool(delete).build()?;
+/// let meta = server.tool_descriptor("delete").unwrap().meta.unwrap();
+/// assert_eq!(meta[KEYS_META][0]["key"], "Delete");
+/// assert_eq!(meta[KEYS_META][0]["responseSchema"]["properties"]["sure"]["type"], "boolean");
+/// # Ok::<(), tracksuit::ServerError>(())
+/// ```
 pub const KEYS_META: &str = "io.tracksuit/elicitation-keys";
 /// The `_meta` key under which an elicitation request carries its key and context.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Elicits, Server, ToolError, client::Client, mcp_tool};
+/// use tracksuit::{elicitation::REQUEST_META, protocol::ElicitRequestParams};
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Confirm { sure: bool }
+/// #[derive(Elicits)]
+/// enum Keys {
+///     #[elicit(response = Confirm, message = "Delete {count} files?")]
+///     DeleteFiles { count: u32 },
+/// }
+/// /// Cleans up after asking.
+/// #[mcp_tool(elicits = Keys)]
+/// async fn clean(ctx: &Ctx<Keys>) -> Result<String, ToolError> {
+///     let sure = ctx.elicit(Keys::delete_files(3)).await?.accepted().is_some_and(|c| c.sure);
+///     Ok(sure.to_string())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(clean).build()?;
+/// // A client with a custom widget per key reads the key and its context.
+/// let client = Client::builder().on_elicitation(|params| async move {
+///     let ElicitRequestParams::Form(form) = params else { unreachable!() };
+///     let asked = &form.meta.unwrap()[REQUEST_META];
+///     assert_eq!((asked["key"].as_str(), &asked["context"]), (Some("DeleteFiles"), &json!({"count": 3})));
+///     assert_eq!(form.message, "Delete 3 files?");
+///     Ok(serde_json::from_value(json!({"action": "accept", "content": {"sure": true}})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("clean", json!({})).await?.content[0].as_text(), Some("true"));
+/// # Ok(())
+/// # }
+/// ```
 pub const REQUEST_META: &str = crate::context::KEYED_ELICITATION_META;
 
 /// A struct that is an elicitation form (derive it with `#[derive(Elicits)]`).
+///
+/// ```
+/// use tracksuit::{ElicitForm, Elicits};
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Booking {
+///     /// Arrival date.
+///     #[elicit(format = "date")]
+///     arrival: String,
+///     #[elicit(min = 1, max = 14)]
+///     nights: u8,
+/// }
+/// let schema = serde_json::to_value(Booking::requested_schema()).unwrap();
+/// assert_eq!(schema["properties"]["arrival"]["format"], "date");
+/// assert_eq!(schema["required"], serde_json::json!(["arrival", "nights"]));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an elicitation form",
     label = "derive `Elicits` (and `Deserialize`) on this struct",
@@ -37,6 +138,22 @@ pub trait ElicitForm: DeserializeOwned + 'static {
 /// The derive adds one constructor per key to the enum (`Keys::pick_move(board, you)` for
 /// the variant `PickMove { board, you }`), which returns a [`Key`] typed with the key's
 /// response, so [`Ctx::elicit`] returns that type.
+///
+/// ```
+/// use tracksuit::{Elicits, elicitation::ElicitKeySet};
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Cell { row: u8, col: u8 }
+/// #[derive(Elicits)]
+/// enum GameKeys {
+///     /// Pick your move.
+///     #[elicit(response = Cell)]
+///     PickMove { board: String },
+/// }
+/// let key = GameKeys::PickMove { board: "X..|.O.|...".into() };
+/// assert_eq!((key.key(), key.message()), ("PickMove", "Pick your move.".to_string()));
+/// assert_eq!(key.context(), serde_json::json!({"board": "X..|.O.|..."}));
+/// assert_eq!(GameKeys::keys()[0]["responseSchema"]["required"], serde_json::json!(["row", "col"]));
+/// ```
 pub trait ElicitKeySet: Send + Sync + 'static {
     /// The keys, for the tool's `_meta`.
     fn keys() -> Vec<Value>;
@@ -68,6 +185,21 @@ impl ElicitKeySet for () {
 
 /// A key of the set `K` whose answer is the form `R`, ready for [`Ctx::elicit`]. Made by
 /// the constructors `#[derive(Elicits)]` adds to the set (`Keys::pick_move(..)`).
+///
+/// ```
+/// use tracksuit::{Elicits, elicitation::{ElicitKeySet, Key}};
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Cell { row: u8, col: u8 }
+/// #[derive(Elicits)]
+/// enum GameKeys {
+///     /// Pick your move.
+///     #[elicit(response = Cell)]
+///     PickMove { board: String },
+/// }
+/// // The derive's constructor ties the key to its response type: `ctx.elicit(key)` yields a `Cell`.
+/// let key: Key<GameKeys, Cell> = GameKeys::pick_move("...".into());
+/// assert_eq!(key.get().key(), "PickMove");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Key<K, R> {
     key: K,
@@ -103,6 +235,32 @@ pub(crate) fn describe_key<R: ElicitForm>(
 }
 
 /// The user's answer.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Elicited, Elicits, Server, ToolError, client::Client, mcp_tool};
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Age { years: u8 }
+/// /// Asks for the user's age.
+/// #[mcp_tool]
+/// async fn age(ctx: &Ctx) -> Result<String, ToolError> {
+///     Ok(match ctx.elicit_form::<Age>("How old are you?").await? {
+///         Elicited::Accept { value, .. } => value.years.to_string(),
+///         Elicited::Decline => "declined".into(),
+///         Elicited::Cancel => "dismissed".into(),
+///     })
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(age).build()?;
+/// let client = Client::builder().on_elicitation(|_params| async {
+///     Ok(serde_json::from_value(json!({"action": "decline"})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("age", json!({})).await?.content[0].as_text(), Some("declined"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Elicited<T, C = ()> {
     /// Submitted: the validated, typed content and the exchange for history.
@@ -132,6 +290,34 @@ impl<T, C> Elicited<T, C> {
 /// `[assistant tool_use{name: key, input}, user tool_result{content}]`. `input` is empty
 /// unless the author opts in with [`ElicitExchange::with_arguments`], so context never
 /// leaks into a model's history by accident.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Elicited, Elicits, Server, ToolError, client::Client, mcp_tool};
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Topic { topic: String }
+/// /// Asks the user for a topic, then shows the model what was asked and answered.
+/// #[mcp_tool]
+/// async fn history(ctx: &Ctx) -> Result<String, ToolError> {
+///     let Elicited::Accept { exchange, .. } = ctx.elicit_form::<Topic>("Topic?").await? else {
+///         return Ok("no topic".into());
+///     };
+///     let messages = exchange.messages(); // [assistant tool_use, user tool_result]
+///     let json = serde_json::to_value(&messages)?;
+///     Ok(format!("{} {}", json[0]["content"][0]["name"], json[1]["content"]["structuredContent"]))
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(history).build()?;
+/// let client = Client::builder().on_elicitation(|_params| async {
+///     Ok(serde_json::from_value(json!({"action": "accept", "content": {"topic": "rust"}})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("history", json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some(r#""Topic" {"topic":"rust"}"#));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitExchange<C = ()> {
     /// The key (or form name).
@@ -189,6 +375,34 @@ impl<C> ElicitExchange<C> {
 }
 
 /// Why an elicitation failed.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Elicits, Server, ToolError, client::Client, elicitation::ElicitError, mcp_tool};
+/// #[derive(serde::Deserialize, Elicits)]
+/// struct Age { #[elicit(max = 150)] years: u8 }
+/// /// Asks for an age; reports what went wrong.
+/// #[mcp_tool]
+/// async fn age(ctx: &Ctx) -> Result<String, ToolError> {
+///     Ok(match ctx.elicit_form::<Age>("Age?").await {
+///         Ok(_) => "ok".into(),
+///         Err(ElicitError::InvalidContent(_)) => "invalid".into(),
+///         Err(ElicitError::Request(e)) => format!("request failed: {e}"),
+///         Err(e) => e.to_string(),
+///     })
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(age).build()?;
+/// // The client accepts with a value outside the form's range: checked before it is used.
+/// let client = Client::builder().on_elicitation(|_params| async {
+///     Ok(serde_json::from_value(json!({"action": "accept", "content": {"years": 200}})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("age", json!({})).await?.content[0].as_text(), Some("invalid"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ElicitError {
@@ -201,6 +415,31 @@ pub enum ElicitError {
 }
 
 /// What the user did with a URL elicitation.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool, protocol::ElicitAction};
+/// /// Sends the user to a sign-in page.
+/// #[mcp_tool]
+/// async fn sign_in(ctx: &Ctx) -> Result<String, ToolError> {
+///     let asked = ctx.elicit_url("Sign in to continue", "https://auth.example/login").await?;
+///     if asked.action == ElicitAction::Accept {
+///         // ... once the sign-in is done:
+///         ctx.notify_elicitation_complete(&asked.elicitation_id).await;
+///     }
+///     Ok(format!("{:?}", asked.action))
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(sign_in).build()?;
+/// let client = Client::builder().on_elicitation(|_params| async {
+///     Ok(serde_json::from_value(json!({"action": "accept"})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("sign_in", json!({})).await?.content[0].as_text(), Some("Accept"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct UrlElicitation {
     /// Accept (they will open it), decline or cancel.

@@ -10,6 +10,18 @@ use tokio_postgres::{AsyncMessage, Config, NoTls};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 /// The channel used unless [`PgEventBus::connect_channel`] names another.
+///
+/// ```
+/// use tracksuit::events::{DEFAULT_CHANNEL, PgEventBus};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// assert_eq!(DEFAULT_CHANNEL, "tracksuit_events");
+/// // Another channel separates servers sharing a database; it must be a lower-case
+/// // identifier, checked before anything is sent.
+/// let refused = PgEventBus::connect_channel("postgres://localhost/app", "Staging-Events").await;
+/// assert!(refused.is_err());
+/// # }
+/// ```
 pub const DEFAULT_CHANNEL: &str = "tracksuit_events";
 
 /// PostgreSQL refuses `NOTIFY` payloads of 8000 bytes or more.

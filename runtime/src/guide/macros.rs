@@ -1,6 +1,29 @@
 //! Every attribute of the authoring macros, with an example each (all compiled and run by
 //! `cargo test --doc`). What they refuse is in [`rules`](super::rules).
 //!
+//! At a glance — one of each, registered on one server:
+//!
+//! ```
+//! use tracksuit::{Elicits, Server, mcp_prompt, mcp_resource, mcp_tool};
+//! /// A tool.
+//! #[mcp_tool]
+//! async fn echo(text: String) -> String { text }
+//! /// A prompt.
+//! #[mcp_prompt]
+//! async fn explain(topic: String) -> String { format!("Explain {topic} simply.") }
+//! /// A resource.
+//! #[mcp_resource(uri = "mem://motd")]
+//! async fn motd() -> String { "Hello".into() }
+//! /// A form, for `ctx.elicit_form::<Login>(..)`.
+//! #[derive(serde::Deserialize, Elicits)]
+//! struct Login { user: String }
+//!
+//! let server = Server::new(tracksuit::crate_info!()).tool(echo).prompt(explain).resource(motd);
+//! assert_eq!(server.build()?.tool_names(), ["echo"]);
+//! # let _ = Login { user: String::new() }.user;
+//! # Ok::<(), tracksuit::ServerError>(())
+//! ```
+//!
 //! # `#[mcp_tool]` on an `async fn`
 //!
 //! The function's name, doc comment, parameters and return type make the tool: `///` on a

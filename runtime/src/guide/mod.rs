@@ -11,6 +11,21 @@
 //!
 //! The longer topic guides (sampling, elicitation, tasks, handoff, the two protocol eras,
 //! authorization, scaling out, the client) are in the repository's `docs/` directory.
+//!
+//! Each guide's blocks are tests. The smallest, a tool and what `tools/list` publishes for it:
+//!
+//! ```
+//! /// Converts Celsius to Fahrenheit.
+//! #[tracksuit::mcp_tool(read_only)]
+//! async fn to_fahrenheit(/** Degrees Celsius. */ celsius: f64) -> String {
+//!     format!("{}", celsius * 9.0 / 5.0 + 32.0)
+//! }
+//! let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(to_fahrenheit).build()?;
+//! let tool = server.tool_descriptor("to_fahrenheit").unwrap();
+//! assert_eq!(tool.input_schema["properties"]["celsius"]["description"], "Degrees Celsius.");
+//! assert_eq!(tool.annotations.unwrap().read_only_hint, Some(true));
+//! # Ok::<(), tracksuit::ServerError>(())
+//! ```
 
 pub mod getting_started {
     #![doc = include_str!("getting_started.md")]

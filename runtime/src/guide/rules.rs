@@ -2,6 +2,23 @@
 //! here is compiled by `cargo test --doc` and must fail; every plain block must compile.
 //! (The exact messages are pinned by the trybuild cases in `tests/ui/fail`.)
 //!
+//! The rules are about types, not names: the context is recognised by its type, so importing
+//! it under another name still injects it (it is not an argument of the tool):
+//!
+//! ```
+//! use tracksuit::{Ctx as McpCtx, mcp_tool};
+//! /// Answers.
+//! #[mcp_tool]
+//! async fn answer(ctx: &McpCtx, question: String) -> String {
+//!     let _ = ctx;
+//!     format!("{question} 42")
+//! }
+//! let server = tracksuit::Server::new(tracksuit::crate_info!()).tool(answer).build()?;
+//! let schema = server.tool_descriptor("answer").unwrap().input_schema;
+//! assert_eq!(schema["required"], serde_json::json!(["question"]));
+//! # Ok::<(), tracksuit::ServerError>(())
+//! ```
+//!
 //! # `#[mcp_tool]`
 //!
 //! A tool is an `async fn`:

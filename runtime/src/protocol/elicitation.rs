@@ -4,6 +4,16 @@
 use super::{JsonObject, Meta, TaskMetadata};
 /// The ordered map of a form's fields ([`ElicitationSchema::properties`]): insertion order is
 /// the order a client shows the fields in.
+///
+/// ```
+/// use tracksuit::protocol::{ElicitationSchema, IndexMap, PrimitiveSchemaDefinition, StringSchema};
+/// let mut properties = IndexMap::new();
+/// properties.insert("zip".to_string(), PrimitiveSchemaDefinition::String(StringSchema::default()));
+/// properties.insert("city".to_string(), PrimitiveSchemaDefinition::String(StringSchema::default()));
+/// let schema = ElicitationSchema { properties, ..Default::default() };
+/// let json = serde_json::to_string(&schema).unwrap();
+/// assert!(json.find("zip").unwrap() < json.find("city").unwrap()); // not sorted
+/// ```
 pub use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +51,11 @@ pub struct StringSchema {
 }
 
 /// The `"string"` type tag.
+///
+/// ```
+/// use tracksuit::protocol::StringType;
+/// assert_eq!(serde_json::to_value(StringType::String).unwrap(), "string");
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StringType {
     /// `"string"`
@@ -71,6 +86,12 @@ pub enum StringFormat {
 }
 
 /// `number` or `integer`.
+///
+/// ```
+/// use tracksuit::protocol::NumberType;
+/// assert_eq!(serde_json::to_value(NumberType::Integer).unwrap(), "integer");
+/// assert_eq!(NumberType::default(), NumberType::Number);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NumberType {
@@ -111,6 +132,11 @@ pub struct NumberSchema {
 }
 
 /// The `"boolean"` type tag.
+///
+/// ```
+/// use tracksuit::protocol::BooleanType;
+/// assert_eq!(serde_json::to_value(BooleanType::Boolean).unwrap(), "boolean");
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BooleanType {
     /// `"boolean"`
@@ -143,6 +169,12 @@ pub struct BooleanSchema {
 }
 
 /// A `const` + `title` option of a titled enum.
+///
+/// ```
+/// use tracksuit::protocol::TitledOption;
+/// let opt = TitledOption { value: "s".into(), title: "Small".into() };
+/// assert_eq!(serde_json::to_value(&opt).unwrap(), serde_json::json!({"const": "s", "title": "Small"}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TitledOption {
     /// The value.
@@ -153,6 +185,12 @@ pub struct TitledOption {
 }
 
 /// Single select without titles: `{"type":"string","enum":[...]}`.
+///
+/// ```
+/// use tracksuit::protocol::UntitledSingleSelectEnumSchema;
+/// let size = UntitledSingleSelectEnumSchema { values: vec!["s".into(), "m".into()], ..Default::default() };
+/// assert_eq!(serde_json::to_value(&size).unwrap(), serde_json::json!({"type": "string", "enum": ["s", "m"]}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct UntitledSingleSelectEnumSchema {
     /// Always `"string"`.
@@ -173,6 +211,16 @@ pub struct UntitledSingleSelectEnumSchema {
 }
 
 /// Single select with titles: `{"type":"string","oneOf":[{"const","title"}...]}`.
+///
+/// ```
+/// use tracksuit::protocol::{TitledOption, TitledSingleSelectEnumSchema};
+/// let size = TitledSingleSelectEnumSchema {
+///     one_of: vec![TitledOption { value: "s".into(), title: "Small".into() }],
+///     ..Default::default()
+/// };
+/// let json = serde_json::to_value(&size).unwrap();
+/// assert_eq!(json["oneOf"][0], serde_json::json!({"const": "s", "title": "Small"}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TitledSingleSelectEnumSchema {
@@ -193,6 +241,14 @@ pub struct TitledSingleSelectEnumSchema {
 }
 
 /// Deprecated titled single select: `enum` + `enumNames`.
+///
+/// ```
+/// use tracksuit::protocol::{EnumSchema, LegacyTitledEnumSchema};
+/// let json = serde_json::json!({"type": "string", "enum": ["s"], "enumNames": ["Small"]});
+/// let field: EnumSchema = serde_json::from_value(json).unwrap();
+/// let EnumSchema::LegacyTitledEnum(LegacyTitledEnumSchema { enum_names, .. }) = field else { panic!() };
+/// assert_eq!(enum_names, ["Small"]);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LegacyTitledEnumSchema {
@@ -216,6 +272,11 @@ pub struct LegacyTitledEnumSchema {
 }
 
 /// The `"array"` type tag.
+///
+/// ```
+/// use tracksuit::protocol::ArrayType;
+/// assert_eq!(serde_json::to_value(ArrayType::Array).unwrap(), "array");
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ArrayType {
     /// `"array"`
@@ -225,6 +286,12 @@ pub enum ArrayType {
 }
 
 /// Items of an untitled multi-select.
+///
+/// ```
+/// use tracksuit::protocol::UntitledItems;
+/// let items = UntitledItems { values: vec!["red".into(), "blue".into()], ..Default::default() };
+/// assert_eq!(serde_json::to_value(&items).unwrap(), serde_json::json!({"type": "string", "enum": ["red", "blue"]}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct UntitledItems {
     /// Always `"string"`.
@@ -236,6 +303,12 @@ pub struct UntitledItems {
 }
 
 /// Items of a titled multi-select.
+///
+/// ```
+/// use tracksuit::protocol::{TitledItems, TitledOption};
+/// let items = TitledItems { any_of: vec![TitledOption { value: "r".into(), title: "Red".into() }] };
+/// assert_eq!(serde_json::to_value(&items).unwrap()["anyOf"][0]["title"], "Red");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TitledItems {
@@ -244,6 +317,17 @@ pub struct TitledItems {
 }
 
 /// Multi select without titles.
+///
+/// ```
+/// use tracksuit::protocol::{UntitledItems, UntitledMultiSelectEnumSchema};
+/// let colours = UntitledMultiSelectEnumSchema {
+///     items: UntitledItems { values: vec!["red".into(), "blue".into()], ..Default::default() },
+///     max_items: Some(2),
+///     ..Default::default()
+/// };
+/// let json = serde_json::to_value(&colours).unwrap();
+/// assert_eq!((json["type"].as_str(), json["maxItems"].as_u64()), (Some("array"), Some(2)));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UntitledMultiSelectEnumSchema {
@@ -270,6 +354,18 @@ pub struct UntitledMultiSelectEnumSchema {
 }
 
 /// Multi select with titles.
+///
+/// ```
+/// use tracksuit::protocol::{TitledItems, TitledMultiSelectEnumSchema, TitledOption};
+/// let colours = TitledMultiSelectEnumSchema {
+///     items: TitledItems { any_of: vec![TitledOption { value: "r".into(), title: "Red".into() }] },
+///     default: Some(vec!["r".into()]),
+///     ..Default::default()
+/// };
+/// let json = serde_json::to_value(&colours).unwrap();
+/// assert_eq!(json["items"]["anyOf"][0]["const"], "r");
+/// assert_eq!(json["default"], serde_json::json!(["r"]));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TitledMultiSelectEnumSchema {
@@ -324,6 +420,13 @@ pub enum PrimitiveSchemaDefinition {
 }
 
 /// `SingleSelectEnumSchema`: a single-select enum, with or without titles (SEP-1330).
+///
+/// ```
+/// use tracksuit::protocol::SingleSelectEnumSchema;
+/// let json = serde_json::json!({"type": "string", "oneOf": [{"const": "s", "title": "Small"}]});
+/// let field: SingleSelectEnumSchema = serde_json::from_value(json).unwrap();
+/// assert!(matches!(field, SingleSelectEnumSchema::Titled(_)));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum SingleSelectEnumSchema {
@@ -334,6 +437,13 @@ pub enum SingleSelectEnumSchema {
 }
 
 /// `MultiSelectEnumSchema`: a multi-select enum, with or without titles (SEP-1330).
+///
+/// ```
+/// use tracksuit::protocol::MultiSelectEnumSchema;
+/// let json = serde_json::json!({"type": "array", "items": {"type": "string", "enum": ["a", "b"]}});
+/// let field: MultiSelectEnumSchema = serde_json::from_value(json).unwrap();
+/// assert!(matches!(field, MultiSelectEnumSchema::Untitled(_)));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum MultiSelectEnumSchema {
@@ -344,6 +454,16 @@ pub enum MultiSelectEnumSchema {
 }
 
 /// `EnumSchema`: every enum shape a form field may take (SEP-1330).
+///
+/// ```
+/// use tracksuit::protocol::{EnumSchema, PrimitiveSchemaDefinition};
+/// let json = serde_json::json!({"type": "string", "enum": ["s", "m", "l"]});
+/// let field: EnumSchema = serde_json::from_value(json).unwrap();
+/// assert!(matches!(field, EnumSchema::UntitledSingleSelect(_)));
+/// // Every enum shape is also a form field.
+/// let field: PrimitiveSchemaDefinition = field.into();
+/// assert!(matches!(field, PrimitiveSchemaDefinition::UntitledSingleSelect(_)));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum EnumSchema {
@@ -392,6 +512,12 @@ impl From<EnumSchema> for PrimitiveSchemaDefinition {
 }
 
 /// The object type tag.
+///
+/// ```
+/// use tracksuit::protocol::{ElicitationSchema, ObjectType};
+/// assert_eq!(ElicitationSchema::default().kind, ObjectType::Object);
+/// assert_eq!(serde_json::to_value(ObjectType::Object).unwrap(), "object");
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ObjectType {
     /// `"object"`
@@ -451,6 +577,11 @@ pub struct ElicitRequestFormParams {
 }
 
 /// The `"url"` mode tag.
+///
+/// ```
+/// use tracksuit::protocol::UrlMode;
+/// assert_eq!(serde_json::to_value(UrlMode::Url).unwrap(), "url");
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum UrlMode {
     /// `"url"`
@@ -606,6 +737,20 @@ pub struct ElicitationCompleteNotificationParams {
 }
 
 /// `data` of the `-32042` URL-elicitation-required error.
+///
+/// ```
+/// use tracksuit::protocol::{ElicitRequestURLParams, UrlElicitationRequiredData};
+/// let data = UrlElicitationRequiredData {
+///     elicitations: vec![ElicitRequestURLParams {
+///         message: "Sign in".into(),
+///         url: "https://auth.example/login".into(),
+///         elicitation_id: "e-1".into(),
+///         ..Default::default()
+///     }],
+/// };
+/// let json = serde_json::to_value(&data).unwrap();
+/// assert_eq!(json["elicitations"][0]["mode"], "url");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct UrlElicitationRequiredData {
     /// The URL elicitations the user must complete.

@@ -51,6 +51,15 @@ impl Implementation {
 }
 
 /// `roots` client capability.
+///
+/// ```
+/// use tracksuit::protocol::{ClientCapabilities, RootsCapability};
+/// let caps = ClientCapabilities {
+///     roots: Some(RootsCapability { list_changed: Some(true) }),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&caps).unwrap(), serde_json::json!({"roots": {"listChanged": true}}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RootsCapability {
@@ -60,6 +69,15 @@ pub struct RootsCapability {
 }
 
 /// `sampling` client capability.
+///
+/// ```
+/// use tracksuit::protocol::ClientCapabilities;
+/// let caps: ClientCapabilities =
+///     serde_json::from_value(serde_json::json!({"sampling": {"tools": {}}})).unwrap();
+/// // This client accepts `tools` in `sampling/createMessage` (SEP-1577), not `includeContext`.
+/// let sampling = caps.sampling.unwrap();
+/// assert!(sampling.tools.is_some() && sampling.context.is_none());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SamplingCapability {
     /// The client honours `includeContext` other than `none`.
@@ -71,6 +89,14 @@ pub struct SamplingCapability {
 }
 
 /// `elicitation` client capability. An empty object means form mode only.
+///
+/// ```
+/// use tracksuit::protocol::ClientCapabilities;
+/// let caps: ClientCapabilities =
+///     serde_json::from_value(serde_json::json!({"elicitation": {"url": {}}})).unwrap();
+/// let elicitation = caps.elicitation.unwrap();
+/// assert!(elicitation.url.is_some() && elicitation.form.is_none());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ElicitationCapability {
     /// Form mode.
@@ -82,6 +108,15 @@ pub struct ElicitationCapability {
 }
 
 /// `tasks` capability (either side): which requests may be task-augmented.
+///
+/// ```
+/// use tracksuit::protocol::TasksCapability;
+/// let caps: TasksCapability = serde_json::from_value(serde_json::json!({
+///     "list": {}, "cancel": {}, "requests": {"tools": {"call": {}}},
+/// }))
+/// .unwrap();
+/// assert!(caps.requests.unwrap()["tools"].get("call").is_some());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TasksCapability {
     /// Supports `tasks/list`.
@@ -99,8 +134,26 @@ pub struct TasksCapability {
 }
 
 /// The client's `tasks` capability.
+///
+/// ```
+/// use tracksuit::protocol::{ClientCapabilities, ClientTasksCapability};
+/// let caps = ClientCapabilities {
+///     tasks: Some(ClientTasksCapability { cancel: Some(Default::default()), ..Default::default() }),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&caps).unwrap(), serde_json::json!({"tasks": {"cancel": {}}}));
+/// ```
 pub type ClientTasksCapability = TasksCapability;
 /// The server's `tasks` capability.
+///
+/// ```
+/// use tracksuit::protocol::{ServerCapabilities, ServerTasksCapability};
+/// let caps = ServerCapabilities {
+///     tasks: Some(ServerTasksCapability { list: Some(Default::default()), ..Default::default() }),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&caps).unwrap()["tasks"], serde_json::json!({"list": {}}));
+/// ```
 pub type ServerTasksCapability = TasksCapability;
 
 /// What a client supports.
@@ -145,6 +198,15 @@ pub struct ClientCapabilities {
 }
 
 /// `listChanged` capability of prompts and tools.
+///
+/// ```
+/// use tracksuit::protocol::{ListChangedCapability, ServerCapabilities};
+/// let caps = ServerCapabilities {
+///     tools: Some(ListChangedCapability { list_changed: Some(true) }),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&caps).unwrap(), serde_json::json!({"tools": {"listChanged": true}}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListChangedCapability {
@@ -154,6 +216,15 @@ pub struct ListChangedCapability {
 }
 
 /// `resources` server capability.
+///
+/// ```
+/// use tracksuit::protocol::{ResourcesCapability, ServerCapabilities};
+/// let caps = ServerCapabilities {
+///     resources: Some(ResourcesCapability { subscribe: Some(true), list_changed: None }),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&caps).unwrap()["resources"], serde_json::json!({"subscribe": true}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourcesCapability {

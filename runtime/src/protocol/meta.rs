@@ -40,6 +40,13 @@ pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
 
 /// Method names of every request and notification.
+///
+/// ```
+/// use tracksuit::protocol::{JsonRpcMessage, methods};
+/// let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+/// let JsonRpcMessage::Request(request) = JsonRpcMessage::from_slice(line).unwrap() else { panic!() };
+/// assert_eq!(request.method, methods::TOOLS_LIST);
+/// ```
 pub mod methods {
     /// `initialize`
     ///

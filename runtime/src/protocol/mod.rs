@@ -3,6 +3,16 @@
 //! Every request, result, notification and content type of the
 //! [2025-11-25 schema](https://modelcontextprotocol.io/specification/2025-11-25/schema),
 //! one module per spec page. Names follow the schema's definition names.
+//!
+//! ```
+//! use tracksuit::protocol::{CallToolResult, JsonRpcMessage, RequestId};
+//! let result = serde_json::to_value(CallToolResult::text("4")).unwrap();
+//! let reply = JsonRpcMessage::response(RequestId::from(7), result);
+//! assert_eq!(
+//!     String::from_utf8(reply.to_vec()).unwrap(),
+//!     r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"4"}]}}"#
+//! );
+//! ```
 
 mod cancellation;
 mod codec;

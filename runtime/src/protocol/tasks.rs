@@ -4,6 +4,11 @@ use super::{JsonObject, Meta};
 use serde::{Deserialize, Serialize};
 
 /// A task's state.
+///
+/// ```
+/// use tracksuit::protocol::TaskStatus;
+/// assert_eq!(serde_json::to_value(TaskStatus::InputRequired).unwrap(), "input_required");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
@@ -20,6 +25,16 @@ pub enum TaskStatus {
 }
 
 /// Asks for a request to run as a task.
+///
+/// ```
+/// use tracksuit::protocol::{CallToolRequestParams, TaskMetadata};
+/// let params = CallToolRequestParams {
+///     name: "render".into(),
+///     task: Some(TaskMetadata { ttl: Some(60_000) }),
+///     ..Default::default()
+/// };
+/// assert_eq!(serde_json::to_value(&params).unwrap()["task"]["ttl"], 60_000);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TaskMetadata {
     /// How long to keep the task after creation, in milliseconds.
@@ -28,6 +43,12 @@ pub struct TaskMetadata {
 }
 
 /// Ties a message to a task (`_meta["io.modelcontextprotocol/related-task"]`).
+///
+/// ```
+/// use tracksuit::protocol::RelatedTaskMetadata;
+/// let related = RelatedTaskMetadata { task_id: "t-1".into() };
+/// assert_eq!(serde_json::to_value(&related).unwrap(), serde_json::json!({"taskId": "t-1"}));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RelatedTaskMetadata {
@@ -36,6 +57,17 @@ pub struct RelatedTaskMetadata {
 }
 
 /// A task.
+///
+/// ```
+/// use tracksuit::protocol::{Task, TaskStatus};
+/// let task: Task = serde_json::from_value(serde_json::json!({
+///     "taskId": "t-1", "status": "working", "ttl": null,
+///     "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
+/// }))
+/// .unwrap();
+/// assert_eq!(task.status, TaskStatus::Working);
+/// assert_eq!(task.ttl, None);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
@@ -58,6 +90,16 @@ pub struct Task {
 }
 
 /// The result of a task-augmented request: the task, created.
+///
+/// ```
+/// use tracksuit::protocol::{CreateTaskResult, Task};
+/// # let task: Task = serde_json::from_value(serde_json::json!({"taskId": "t-1", "status": "working",
+/// #     "ttl": null, "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z"})).unwrap();
+/// let result = CreateTaskResult::new(task);
+/// let json = serde_json::to_value(&result).unwrap();
+/// assert_eq!(json["task"]["taskId"], "t-1");
+/// assert_eq!(json["task"]["status"], "working");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CreateTaskResult {
     /// The task.
@@ -82,6 +124,13 @@ impl CreateTaskResult {
 }
 
 /// Params of `tasks/get`, `tasks/result`, `tasks/cancel`.
+///
+/// ```
+/// use tracksuit::protocol::TaskIdParams;
+/// let params: TaskIdParams = serde_json::from_value(serde_json::json!({"taskId": "t-1"})).unwrap();
+/// assert_eq!(params.task_id, "t-1");
+/// assert_eq!(params.meta, None);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskIdParams {
@@ -93,13 +142,42 @@ pub struct TaskIdParams {
 }
 
 /// `tasks/get` params.
+///
+/// ```
+/// use tracksuit::protocol::GetTaskRequestParams;
+/// let params = GetTaskRequestParams { task_id: "t-1".into(), meta: None };
+/// assert_eq!(serde_json::to_value(&params).unwrap(), serde_json::json!({"taskId": "t-1"}));
+/// ```
 pub type GetTaskRequestParams = TaskIdParams;
 /// `tasks/result` params.
+///
+/// ```
+/// use tracksuit::protocol::GetTaskPayloadRequestParams;
+/// let params = GetTaskPayloadRequestParams { task_id: "t-1".into(), meta: None };
+/// assert_eq!(serde_json::to_value(&params).unwrap()["taskId"], "t-1");
+/// ```
 pub type GetTaskPayloadRequestParams = TaskIdParams;
 /// `tasks/cancel` params.
+///
+/// ```
+/// use tracksuit::protocol::CancelTaskRequestParams;
+/// let params: CancelTaskRequestParams =
+///     serde_json::from_value(serde_json::json!({"taskId": "t-1"})).unwrap();
+/// assert_eq!(params.task_id, "t-1");
+/// ```
 pub type CancelTaskRequestParams = TaskIdParams;
 
 /// `tasks/get` and `tasks/cancel` results: the task, with result metadata.
+///
+/// ```
+/// use tracksuit::protocol::{GetTaskResult, Task};
+/// # let task: Task = serde_json::from_value(serde_json::json!({"taskId": "t-1", "status": "completed",
+/// #     "ttl": 60000, "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:05Z"})).unwrap();
+/// // The task's fields sit at the top level of the result, not under `task`.
+/// let json = serde_json::to_value(GetTaskResult::new(task)).unwrap();
+/// assert_eq!(json["status"], "completed");
+/// assert_eq!(json["ttl"], 60000);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetTaskResult {
     /// The task's fields.
@@ -125,12 +203,38 @@ impl GetTaskResult {
 }
 
 /// `tasks/cancel` result.
+///
+/// ```
+/// use tracksuit::protocol::{CancelTaskResult, TaskStatus};
+/// let result: CancelTaskResult = serde_json::from_value(serde_json::json!({
+///     "taskId": "t-1", "status": "cancelled", "ttl": null,
+///     "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:01Z",
+/// }))
+/// .unwrap();
+/// assert_eq!(result.task.status, TaskStatus::Cancelled);
+/// ```
 pub type CancelTaskResult = GetTaskResult;
 
 /// `tasks/result` result: the underlying request's result, whatever its shape.
+///
+/// ```
+/// use tracksuit::protocol::{CallToolResult, GetTaskPayloadResult};
+/// // For a task-augmented `tools/call`, the payload is the tool's `CallToolResult`.
+/// let payload: GetTaskPayloadResult = serde_json::from_value(CallToolResult::text("done").into()).unwrap();
+/// let result: CallToolResult = serde_json::from_value(payload.into()).unwrap();
+/// assert_eq!(result.content[0].as_text(), Some("done"));
+/// ```
 pub type GetTaskPayloadResult = JsonObject;
 
 /// `tasks/list` result.
+///
+/// ```
+/// use tracksuit::protocol::ListTasksResult;
+/// let page: ListTasksResult =
+///     serde_json::from_value(serde_json::json!({"tasks": [], "nextCursor": "2"})).unwrap();
+/// assert!(page.tasks.is_empty());
+/// assert_eq!(page.next_cursor.as_deref(), Some("2"));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListTasksResult {
@@ -148,4 +252,14 @@ pub struct ListTasksResult {
 }
 
 /// `notifications/tasks/status` params: the task as it now is.
+///
+/// ```
+/// use tracksuit::protocol::{TaskStatus, TaskStatusNotificationParams};
+/// let params: TaskStatusNotificationParams = serde_json::from_value(serde_json::json!({
+///     "taskId": "t-1", "status": "input_required", "ttl": null,
+///     "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:02Z",
+/// }))
+/// .unwrap();
+/// assert_eq!(params.task.status, TaskStatus::InputRequired);
+/// ```
 pub type TaskStatusNotificationParams = GetTaskResult;

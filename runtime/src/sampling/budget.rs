@@ -6,6 +6,34 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A token budget shared by a branch and its children.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, branch::BranchOptions, client::Client, mcp_tool};
+/// /// Spends part of a branch's budget; reports what is left.
+/// #[mcp_tool]
+/// async fn spend(ctx: &Ctx) -> Result<String, ToolError> {
+///     let left = ctx.branch_with(BranchOptions::new().token_budget(1000), |b| async move {
+///         b.sample().prompt("Hi").max_tokens(100).await?;
+///         Ok::<_, ToolError>(b.remaining_tokens().unwrap())
+///     });
+///     Ok(left.await??.to_string())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(spend).build()?;
+/// // The client reports its usage; the budget is charged with it.
+/// let client = Client::builder().on_sampling(|_params| async {
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+///         "content": {"type": "text", "text": "Hello"},
+///         "usage": {"inputTokens": 30, "outputTokens": 70}})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("spend", json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("900"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct TokenBudget {
     remaining: AtomicU64,

@@ -7,6 +7,16 @@ use crate::protocol::{
 use serde::de::DeserializeOwned;
 
 /// One tool call the model made.
+///
+/// ```
+/// use tracksuit::sampling::{ToolCall, tool_results};
+/// let call = ToolCall { id: "t1".into(), name: "weather".into(), input: Default::default() };
+/// // Answer every call of a `tool_use` turn, failures included.
+/// let reply = tool_results(vec![call.error("unknown city")]);
+/// let json = serde_json::to_value(&reply).unwrap();
+/// assert_eq!(json["content"]["toolUseId"], "t1");
+/// assert_eq!(json["content"]["isError"], true);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
     /// The `tool_use` id (answer it with a `tool_result` carrying the same id).
@@ -72,6 +82,32 @@ pub fn tool_results(results: Vec<SamplingMessageContentBlock>) -> SamplingMessag
 /// `[user, assistant tool_use(__schema__), user tool_result]` for structured output, so
 /// `history.extend(exchange.messages)` and passing `history` to the next `sample` keeps the
 /// conversation well-formed.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool, protocol::SamplingMessage};
+/// /// Asks twice, the second time with the first exchange as history.
+/// #[mcp_tool]
+/// async fn chat(ctx: &Ctx) -> Result<String, ToolError> {
+///     let mut history: Vec<SamplingMessage> = Vec::new();
+///     let first = ctx.sample().prompt("Pick a number.").await?;
+///     history.extend(first.messages.clone()); // [user, assistant]
+///     let second = ctx.sample().history(history.clone()).prompt("Double it.").await?;
+///     Ok(format!("{} {} {}", first.model(), history.len(), second.request.messages.len()))
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(chat).build()?;
+/// let client = Client::builder().on_sampling(|_params| async {
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+///         "content": {"type": "text", "text": "21"}})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("chat", json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("m 2 3")); // the second request carried 3 messages
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleExchange<T> {
     /// The request that produced the accepted response.

@@ -4,6 +4,33 @@
 //! (the SEP-1577 loop with server-side functions as tools). Every result is a
 //! [`SampleExchange`] whose `messages` extend a conversation history.
 //!
+//! ```
+//! use serde_json::json;
+//! use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool};
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct City { name: String }
+//! /// Asks the model for a capital.
+//! #[mcp_tool]
+//! async fn capital(ctx: &Ctx) -> Result<String, ToolError> {
+//!     let answer = ctx.sample_schema::<City>().prompt("Capital of France?").await?;
+//!     Ok(answer.parsed.name)
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::new(tracksuit::crate_info!()).tool(capital).build()?;
+//! // The client's model answers through the reserved `__schema__` tool.
+//! let client = Client::builder().on_sampling(|_params| async {
+//!     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m", "content": [
+//!         {"type": "tool_use", "id": "1", "name": "__schema__", "input": {"name": "Paris"}}
+//!     ]})).unwrap())
+//! });
+//! let client = tracksuit::host::connect_in_memory(server, client).await?;
+//! let result = client.call_tool("capital", json!({})).await?;
+//! assert_eq!(result.content[0].as_text(), Some("Paris"));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## How retries feed errors back
 //!
 //! A rejected answer stays in the retry's conversation, followed by the reason:
@@ -40,21 +67,187 @@ use std::future::IntoFuture;
 use std::marker::PhantomData;
 
 /// The reserved tool `sample_schema` offers the model.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool};
+/// use tracksuit::sampling::{SCHEMA_TOOL, SCHEMA_TOOL_DESCRIPTION};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Answer { value: u32 }
+/// /// Asks for a number.
+/// #[mcp_tool]
+/// async fn number(ctx: &Ctx) -> Result<String, ToolError> {
+///     Ok(ctx.sample_schema::<Answer>().prompt("6 * 7?").await?.parsed.value.to_string())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(number).build()?;
+/// // What a client's model sees: one tool to call, with the answer's schema as its input.
+/// let client = Client::builder().on_sampling(|params| async move {
+///     let tools = params.tools.unwrap_or_default();
+///     assert_eq!(tools[0].name, SCHEMA_TOOL);
+///     assert_eq!(tools[0].description.as_deref(), Some(SCHEMA_TOOL_DESCRIPTION));
+///     assert_eq!(tools[0].input_schema["required"], json!(["value"]));
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m", "content": [
+///         {"type": "tool_use", "id": "1", "name": SCHEMA_TOOL, "input": {"value": 42}}]})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("number", json!({})).await?.content[0].as_text(), Some("42"));
+/// # Ok(())
+/// # }
+/// ```
 pub const SCHEMA_TOOL: &str = "__schema__";
 /// Its description.
+///
+/// ```
+/// use tracksuit::sampling::SCHEMA_TOOL_DESCRIPTION;
+/// assert!(SCHEMA_TOOL_DESCRIPTION.starts_with("Respond with structured data"));
+/// ```
 pub const SCHEMA_TOOL_DESCRIPTION: &str = "Respond with structured data matching this schema.";
 /// Retries after the first attempt, unless changed with `.retries(n)`.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool, protocol::Tool};
+/// use tracksuit::sampling::{DEFAULT_RETRIES, SampleError};
+/// /// Insists on a tool call from a model that never makes one.
+/// #[mcp_tool]
+/// async fn pick(ctx: &Ctx) -> Result<String, ToolError> {
+///     let weather = Tool::new("weather", Default::default());
+///     match ctx.sample_tools().tool(weather).prompt("Weather in Oslo?").await {
+///         Err(SampleError::NoToolCall { attempts }) => Ok(attempts.len().to_string()),
+///         other => Err(ToolError::new(format!("{other:?}"))),
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(pick).build()?;
+/// let client = Client::builder().on_sampling(|_params| async {
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+///         "content": {"type": "text", "text": "It is sunny."}})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("pick", json!({})).await?;
+/// let tries = (1 + DEFAULT_RETRIES).to_string(); // the first attempt and every retry
+/// assert_eq!(result.content[0].as_text(), Some(tries.as_str()));
+/// # Ok(())
+/// # }
+/// ```
 pub const DEFAULT_RETRIES: usize = 2;
 /// `maxTokens` unless changed with `.max_tokens(n)`.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool, sampling::DEFAULT_MAX_TOKENS};
+/// /// Asks the model without setting `maxTokens`.
+/// #[mcp_tool]
+/// async fn ask(ctx: &Ctx) -> Result<String, ToolError> {
+///     Ok(ctx.sample().prompt("Hello?").await?.text())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(ask).build()?;
+/// let client = Client::builder().on_sampling(|params| async move {
+///     assert_eq!(params.max_tokens, DEFAULT_MAX_TOKENS);
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+///         "content": {"type": "text", "text": "Hi."}})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("ask", json!({})).await?.content[0].as_text(), Some("Hi."));
+/// # Ok(())
+/// # }
+/// ```
 pub const DEFAULT_MAX_TOKENS: u64 = 1024;
 
 /// Raw sampling mode.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool, sampling::{Raw, Sample}};
+/// /// Summarises a text with the client's model.
+/// #[mcp_tool]
+/// async fn summary(ctx: &Ctx, text: String) -> Result<String, ToolError> {
+///     // `ctx.sample()` is a raw request: its payload is `()`, the answer is in `text()`,
+///     // `tool_calls()` and `response`.
+///     let request: Sample<'_, Raw> = ctx.sample().prompt(format!("Summarise: {text}"));
+///     let exchange = request.max_tokens(100).await?;
+///     let () = exchange.parsed;
+///     Ok(exchange.text())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(summary).build()?;
+/// # let client = Client::builder().on_sampling(|_params| async {
+/// #     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m",
+/// #         "content": {"type": "text", "text": "Short."}})).unwrap())
+/// # });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("summary", json!({"text": "A long story..."})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("Short."));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Raw;
 /// `sample_tools` mode.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool, protocol::Tool};
+/// use tracksuit::sampling::{Sample, Tools};
+/// /// Lets the model pick a tool; reports its choice.
+/// #[mcp_tool]
+/// async fn route(ctx: &Ctx) -> Result<String, ToolError> {
+///     // `ctx.sample_tools()`: the payload is the model's tool calls (at least one).
+///     let request: Sample<'_, Tools> = ctx.sample_tools()
+///         .tool(Tool::new("search", Default::default()))
+///         .tool(Tool::new("answer", Default::default()));
+///     let calls = request.prompt("When was Rust 1.0 released?").await?.parsed;
+///     Ok(calls[0].name.clone())
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(route).build()?;
+/// let client = Client::builder().on_sampling(|_params| async {
+///     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m", "content": [
+///         {"type": "tool_use", "id": "1", "name": "search", "input": {}}]})).unwrap())
+/// });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// assert_eq!(client.call_tool("route", json!({})).await?.content[0].as_text(), Some("search"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Tools;
 /// `sample_schema::<T>` mode.
+///
+/// ```
+/// use serde_json::json;
+/// use tracksuit::{Ctx, Server, ToolError, client::Client, mcp_tool};
+/// use tracksuit::sampling::{Sample, Schema};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Verdict { approve: bool, reason: String }
+/// /// Has the model review a diff.
+/// #[mcp_tool]
+/// async fn review(ctx: &Ctx, diff: String) -> Result<String, ToolError> {
+///     // `ctx.sample_schema::<T>()`: the payload is a validated `T`.
+///     let request: Sample<'_, Schema<Verdict>> = ctx.sample_schema::<Verdict>();
+///     let verdict = request.prompt(format!("Review:\n{diff}")).retries(1).await?.parsed;
+///     Ok(format!("{}: {}", verdict.approve, verdict.reason))
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::new(tracksuit::crate_info!()).tool(review).build()?;
+/// # let client = Client::builder().on_sampling(|_params| async {
+/// #     Ok(serde_json::from_value(json!({"role": "assistant", "model": "m", "content": [{"type": "tool_use",
+/// #         "id": "1", "name": "__schema__", "input": {"approve": true, "reason": "small"}}]})).unwrap())
+/// # });
+/// # let client = tracksuit::host::connect_in_memory(server, client).await?;
+/// let result = client.call_tool("review", json!({"diff": "+1 line"})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("true: small"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct Schema<T>(PhantomData<fn() -> T>);
 

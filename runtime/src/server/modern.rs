@@ -224,6 +224,22 @@ pub(crate) fn unsupported_version(requested: &str) -> ErrorObject {
 /// How long clients and intermediaries may cache a cacheable result (`tools/list`,
 /// `prompts/list`, `resources/list`, `resources/templates/list`, `resources/read`,
 /// `server/discover`) on the modern revision.
+///
+/// ```
+/// use std::time::Duration;
+/// use tracksuit::{CacheHint, Server, ServerOptions, client::{Client, Era}};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let hint = CacheHint { ttl: Duration::from_secs(60), public: true };
+/// let server = Server::with_options(tracksuit::crate_info!(), ServerOptions::default().cache(hint))
+///     .build()?;
+/// let builder = Client::builder().era(Era::Stateless);
+/// let client = tracksuit::host::connect_in_memory(server, builder).await?;
+/// let listed: serde_json::Value = client.request("tools/list", serde_json::json!({})).await?;
+/// assert_eq!((listed["ttlMs"].as_u64(), listed["cacheScope"].as_str()), (Some(60_000), Some("public")));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheHint {
     /// Freshness: how long the result may be reused (`ttlMs`). Zero means stale at once.

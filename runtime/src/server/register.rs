@@ -116,6 +116,20 @@ macro_rules! into_handler {
 into_handler!(
     /// A tool, as [`Server::tool`](super::Server::tool) takes it: a `#[mcp_tool]` function
     /// passed by name, or any [`ToolHandler`] value (a `ToolFn`, a handoff tool, your own).
+    ///
+    /// ```
+    /// use tracksuit::{Server, ToolFn, mcp_tool, protocol::{CallToolResult, Tool}};
+    /// /// Says hello.
+    /// #[mcp_tool]
+    /// async fn hello() -> String { "hello".into() }
+    /// let by_hand = ToolFn::new(Tool::new("bye", Default::default()), |_ctx, _args| async {
+    ///     Ok(CallToolResult::text("bye"))
+    /// });
+    /// // Both are `IntoTool`: a macro-made function by name, and a handler value.
+    /// let server = Server::new(tracksuit::crate_info!()).tool(hello).tool(by_hand).build()?;
+    /// assert_eq!(server.tool_names(), ["hello", "bye"]); // in registration order
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
     #[diagnostic::on_unimplemented(
         message = "`{Self}` is not a tool",
         label = "expected a tool; a `#[mcp_server]` type is registered with `.tools(..)`",
@@ -128,6 +142,25 @@ into_handler!(
 );
 into_handler!(
     /// A prompt: a `#[mcp_prompt]` function passed by name, or any [`PromptHandler`].
+    ///
+    /// ```
+    /// use tracksuit::{PromptFn, Server, client::Client, mcp_prompt};
+    /// use tracksuit::protocol::{GetPromptResult, Prompt, PromptMessage};
+    /// /// Reviews code.
+    /// #[mcp_prompt]
+    /// async fn review(code: String) -> String { format!("Review this code:\n{code}") }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let greet = PromptFn::new(Prompt::new("greet"), |_ctx, _args| async {
+    ///     Ok(GetPromptResult::new(vec![PromptMessage::user_text("Say hello")]))
+    /// });
+    /// let server = Server::new(tracksuit::crate_info!()).prompt(review).prompt(greet).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    /// let names: Vec<String> = client.list_prompts(None).await?.prompts.into_iter().map(|p| p.name).collect();
+    /// assert_eq!(names, ["review", "greet"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[diagnostic::on_unimplemented(
         message = "`{Self}` is not a prompt",
         label = "expected a prompt",
@@ -140,6 +173,24 @@ into_handler!(
 into_handler!(
     /// A fixed resource: a `#[mcp_resource]` function (URI without variables) passed by
     /// name, or any [`ResourceHandler`].
+    ///
+    /// ```
+    /// use tracksuit::{ResourceFn, Server, client::Client, mcp_resource};
+    /// use tracksuit::protocol::{ReadResourceResult, Resource, ResourceContents};
+    /// /// The readme.
+    /// #[mcp_resource(uri = "mem://readme", mime_type = "text/markdown")]
+    /// async fn readme() -> String { "# Hello".into() }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let licence = ResourceFn::new(Resource::new("mem://licence", "licence"), |_ctx| async {
+    ///     Ok(ReadResourceResult::new(vec![ResourceContents::text("mem://licence", "MIT")]))
+    /// });
+    /// let server = Server::new(tracksuit::crate_info!()).resource(readme).resource(licence).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    /// assert_eq!(client.list_resources(None).await?.resources.len(), 2);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[diagnostic::on_unimplemented(
         message = "`{Self}` is not a resource",
         label = "expected a resource",
@@ -152,6 +203,21 @@ into_handler!(
 into_handler!(
     /// A resource template: a `#[mcp_resource]` function (URI with variables) passed by
     /// name, or any [`ResourceTemplateHandler`].
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client, mcp_resource};
+    /// /// One user's page.
+    /// #[mcp_resource(uri = "mem://users/{user}/{page}")]
+    /// async fn user_page(user: String, page: u32) -> String { format!("{user}, page {page}") }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).resource_template(user_page).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+    /// let read = serde_json::to_value(client.read_resource("mem://users/ada/2").await?)?;
+    /// assert_eq!(read["contents"][0]["text"], "ada, page 2");
+    /// # Ok(())
+    /// # }
+    /// ```
     #[diagnostic::on_unimplemented(
         message = "`{Self}` is not a resource template",
         label = "expected a resource template",

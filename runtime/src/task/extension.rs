@@ -72,6 +72,20 @@ fn replay_binding(task_id: &str) -> Binding<'_> {
 }
 
 /// The extension's identifier.
+///
+/// ```
+/// use tracksuit::{Server, client::{Client, Era}};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).build()?;
+/// let builder = Client::builder().era(Era::Stateless);
+/// let client = tracksuit::host::connect_in_memory(server, builder).await?;
+/// // Every server offers the 2026-07-28 tasks extension under this key.
+/// let caps = &client.discovered().unwrap().capabilities;
+/// assert!(caps.extra["extensions"].get(tracksuit::task::TASKS_EXTENSION).is_some());
+/// # Ok(())
+/// # }
+/// ```
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// `tasks/get`

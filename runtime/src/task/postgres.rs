@@ -16,6 +16,19 @@ use tokio::sync::broadcast;
 use tokio_postgres::{Config, NoTls, Row};
 
 /// How a [`PostgresTaskStore`] connects and leases; every field has a default.
+///
+/// ```
+/// use std::time::Duration;
+/// use tracksuit::task::PostgresOptions;
+/// let defaults = PostgresOptions::default();
+/// assert_eq!((defaults.lease, defaults.pool_size), (Duration::from_secs(10), 8));
+/// assert!(!defaults.owner.is_empty()); // `{hostname}-{pid}-{random}`
+/// let options = PostgresOptions::default()
+///     .owner("replica-1")
+///     .lease(Duration::from_millis(10)) // raised to the 100 ms minimum
+///     .pool_size(0); // raised to 1
+/// assert_eq!((options.lease, options.pool_size), (Duration::from_millis(100), 1));
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct PostgresOptions {

@@ -9,6 +9,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
 /// How a task's underlying request ended: exactly what it would have answered.
+///
+/// ```
+/// use tracksuit::{protocol::CallToolResult, task::TaskOutcome};
+/// let outcome = TaskOutcome::Result(CallToolResult::text("done").into());
+/// let json = serde_json::to_value(&outcome).unwrap();
+/// assert_eq!(json["result"]["content"][0]["text"], "done");
+/// assert_eq!(serde_json::from_value::<TaskOutcome>(json).unwrap(), outcome);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum TaskOutcome {
@@ -19,6 +27,24 @@ pub enum TaskOutcome {
 }
 
 /// One task as a store keeps it.
+///
+/// ```
+/// use tracksuit::task::{InMemoryTaskStore, TaskRecord, TaskStore};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let record: TaskRecord = serde_json::from_value(serde_json::json!({
+///     "task": {"taskId": "t1", "status": "working", "ttl": 60000,
+///              "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z"},
+///     "method": "tools/call",
+///     "expiresAt": 1767225660000u64,
+/// }))?;
+/// assert!(!record.is_terminal());
+/// let store = InMemoryTaskStore::new();
+/// store.put(record.clone()).await?;
+/// assert_eq!(store.get("t1").await?, Some(record));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskRecord {
@@ -111,6 +137,17 @@ pub fn check_put(stored: Option<&TaskRecord>, new: &TaskRecord) -> Result<(), Ta
 }
 
 /// Why a store operation failed.
+///
+/// ```
+/// use tracksuit::task::{InMemoryTaskStore, TaskStore, TaskStoreError};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let store = InMemoryTaskStore::new();
+/// let err = store.list(Some("no-such-task"), 10).await.unwrap_err();
+/// assert!(matches!(err, TaskStoreError::UnknownCursor));
+/// assert_eq!(err.to_string(), "unknown cursor");
+/// # }
+/// ```
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum TaskStoreError {
@@ -129,6 +166,25 @@ pub enum TaskStoreError {
 }
 
 /// One page of `tasks/list`.
+///
+/// ```
+/// use tracksuit::task::{InMemoryTaskStore, TaskRecord, TaskStore};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let record = |id: &str| -> TaskRecord { serde_json::from_value(serde_json::json!({
+/// #     "task": {"taskId": id, "status": "working", "ttl": null, "createdAt": "", "lastUpdatedAt": ""},
+/// #     "method": "tools/call"})).unwrap() };
+/// let store = InMemoryTaskStore::new();
+/// for id in ["a", "b", "c"] {
+///     store.put(record(id)).await?;
+/// }
+/// let first = store.list(None, 2).await?;
+/// assert_eq!((first.records.len(), first.more), (2, true));
+/// let rest = store.list(Some(&first.records[1].task.task_id), 2).await?; // the cursor
+/// assert_eq!((rest.records[0].task.task_id.as_str(), rest.more), ("c", false));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskPage {
     /// The records, oldest first.
@@ -273,6 +329,23 @@ pub trait TaskStore: Send + Sync + 'static {
 }
 
 /// What another process asked of a task this process holds (see [`TaskStore::notices`]).
+///
+/// ```
+/// use tracksuit::task::{InMemoryTaskStore, TaskNotice, TaskStore};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// // A single-process store has no news from elsewhere.
+/// assert!(InMemoryTaskStore::new().notices().is_none());
+/// // A shared store (e.g. `PostgresTaskStore`) broadcasts what other replicas asked.
+/// let (tx, mut notices) = tokio::sync::broadcast::channel(16);
+/// tx.send(TaskNotice::CancelRequested("t1".into())).unwrap();
+/// match notices.recv().await.unwrap() {
+///     TaskNotice::CancelRequested(id) => assert_eq!(id, "t1"), // cancel the local run
+///     TaskNotice::InputPosted(id) => panic!("collect input for {id} with take_input"),
+///     _ => unreachable!(),
+/// }
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TaskNotice {
@@ -291,6 +364,25 @@ pub(crate) fn is_final(status: TaskStatus) -> bool {
 }
 
 /// A task's record, leased to the process that claimed it.
+///
+/// ```
+/// use tracksuit::task::{InMemoryTaskStore, TaskRecord, TaskStore};
+/// use tracksuit::protocol::TaskStatus;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let mut record: TaskRecord = serde_json::from_value(serde_json::json!({
+/// #     "task": {"taskId": "t1", "status": "working", "ttl": null, "createdAt": "", "lastUpdatedAt": ""},
+/// #     "method": "tools/call"})).unwrap();
+/// let store = InMemoryTaskStore::new();
+/// store.put(record.clone()).await?;
+/// let claim = store.claim("t1").await?.expect("a running task can be claimed");
+/// assert_eq!((claim.record.task.task_id.as_str(), claim.cancel_requested), ("t1", false));
+/// record.task.status = TaskStatus::Completed;
+/// store.put(record).await?;
+/// assert!(store.claim("t1").await?.is_none()); // terminal tasks are not run again
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Claim {
     /// The record as stored when the lease was taken.
@@ -300,6 +392,19 @@ pub struct Claim {
 }
 
 /// Who runs a task, until when.
+///
+/// ```
+/// use tracksuit::task::{InMemoryTaskStore, Lease, TaskStore};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // The in-memory store has one process, so no leases to report...
+/// assert_eq!(InMemoryTaskStore::new().lease("t1").await?, None);
+/// // ...a store shared by replicas reports the holder and when its lease runs out.
+/// let lease = Lease { owner: "replica-2".into(), expires_at: 1_767_225_600_000 };
+/// assert!(lease.expires_at > 0 && !lease.owner.is_empty());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
     /// The holder's id (see the store's documentation for what it is).
@@ -310,6 +415,22 @@ pub struct Lease {
 }
 
 /// Tasks in memory: fast, and gone when the process ends.
+///
+/// ```
+/// use tracksuit::task::{InMemoryTaskStore, TaskRecord, TaskStore};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let record = |id: &str, expires_at: u64| -> TaskRecord { serde_json::from_value(serde_json::json!({
+/// #     "task": {"taskId": id, "status": "working", "ttl": 1000, "createdAt": "", "lastUpdatedAt": ""},
+/// #     "method": "tools/call", "expiresAt": expires_at})).unwrap() };
+/// let store = InMemoryTaskStore::new();
+/// store.put(record("old", 1_000)).await?;
+/// store.put(record("new", 9_000)).await?;
+/// assert_eq!(store.remove_expired(5_000).await?, 1); // `old` ran out at 1 000 ms
+/// assert_eq!(store.list(None, 10).await?.records.len(), 1);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Default)]
 pub struct InMemoryTaskStore {
     inner: Mutex<Memory>,

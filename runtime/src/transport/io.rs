@@ -3,6 +3,21 @@
 //! Each message is one line of UTF-8 JSON without embedded newlines. Lines longer than the
 //! size limit are discarded (without buffering them whole) and answered with `-32600` and
 //! `"id": null` (the id is in the part never read).
+//!
+//! ```
+//! use tracksuit::{Server, client::Client, transport::io::LineTransport};
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A server and a client talking newline-delimited JSON over an in-process byte pipe.
+//! let (a, b) = tokio::io::duplex(64 * 1024);
+//! let ((a_read, a_write), (b_read, b_write)) = (tokio::io::split(a), tokio::io::split(b));
+//! let server = Server::new(tracksuit::crate_info!()).build()?;
+//! tokio::spawn(server.serve(LineTransport::new(a_read, a_write)));
+//! let client = Client::builder().connect(LineTransport::new(b_read, b_write)).await?;
+//! client.ping().await?;
+//! # Ok(())
+//! # }
+//! ```
 
 use super::{MessageSink, MessageStream, Transport};
 use crate::protocol::{ErrorObject, JsonRpcError, JsonRpcMessage};
@@ -68,6 +83,20 @@ where
 }
 
 /// The reading half of a [`LineTransport`].
+///
+/// ```
+/// use tracksuit::transport::{MessageStream, Transport, io::LineTransport};
+/// use tracksuit::protocol::{INVALID_REQUEST, JsonRpcMessage};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n\
+///                      {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":\"xxxxxxxx\"}\n";
+/// let (mut lines, _) = LineTransport::new(input, tokio::io::sink()).max_message_size(64).split();
+/// assert!(matches!(lines.next().await, Some(Ok(JsonRpcMessage::Notification(_)))));
+/// // The second line is over the 64-byte limit: rejected, not buffered.
+/// assert_eq!(lines.next().await.unwrap().unwrap_err().error.code, INVALID_REQUEST);
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct LineStream<R> {
     reader: BufReader<R>,
@@ -146,6 +175,24 @@ impl<R: AsyncRead + Send + Unpin + 'static> MessageStream for LineStream<R> {
 }
 
 /// The writing half of a [`LineTransport`].
+///
+/// ```
+/// use tokio::io::AsyncReadExt;
+/// use tracksuit::transport::{MessageSink, Transport, io::LineTransport};
+/// use tracksuit::protocol::JsonRpcMessage;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// let (ours, mut theirs) = tokio::io::duplex(1024);
+/// let (_, mut sink) = LineTransport::new(tokio::io::empty(), ours).split();
+/// sink.send(JsonRpcMessage::notification("notifications/initialized", None)).await?;
+/// sink.flush().await?;
+/// drop(sink);
+/// let mut written = String::new();
+/// theirs.read_to_string(&mut written).await?;
+/// assert_eq!(written, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct LineSink<W> {
     writer: BufWriter<W>,

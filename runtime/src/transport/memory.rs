@@ -1,5 +1,18 @@
 //! A linked pair of in-process transports: what one end sends, the other receives, as
 //! decoded messages (no serialisation). For tests and embedding.
+//!
+//! ```
+//! use tracksuit::{Server, client::Client, transport::memory};
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let (server_end, client_end) = memory::pair();
+//! let server = Server::new(tracksuit::crate_info!()).build()?;
+//! tokio::spawn(server.serve(server_end));
+//! let client = Client::builder().connect(client_end).await?;
+//! assert_eq!(client.server_init().unwrap().server_info.name, env!("CARGO_PKG_NAME"));
+//! # Ok(())
+//! # }
+//! ```
 
 use super::{MessageSink, MessageStream, Transport};
 use crate::protocol::{JsonRpcError, JsonRpcMessage};
@@ -9,6 +22,18 @@ use tokio::sync::mpsc;
 const CAPACITY: usize = 64;
 
 /// One end of an in-memory link.
+///
+/// ```
+/// use tracksuit::{Server, client::Client, transport::memory::{self, MemoryTransport}};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let (server_end, client_end): (MemoryTransport, _) = memory::pair();
+/// tokio::spawn(Server::new(tracksuit::crate_info!()).build()?.serve(server_end));
+/// let client = Client::builder().connect(client_end).await?;
+/// assert!(client.list_tools(None).await?.tools.is_empty());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct MemoryTransport {
     tx: mpsc::Sender<JsonRpcMessage>,
@@ -31,10 +56,39 @@ pub fn pair() -> (MemoryTransport, MemoryTransport) {
 }
 
 /// The receiving half of a [`MemoryTransport`].
+///
+/// ```
+/// use tracksuit::protocol::JsonRpcMessage;
+/// use tracksuit::transport::{MessageSink, MessageStream, Transport, memory};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// let (a, b) = memory::pair();
+/// let ((_, mut sink), (mut stream, _)) = (a.split(), b.split());
+/// sink.send(JsonRpcMessage::notification("notifications/initialized", None)).await?;
+/// drop(sink);
+/// assert!(matches!(stream.next().await, Some(Ok(JsonRpcMessage::Notification(_)))));
+/// assert!(stream.next().await.is_none()); // the other end is gone
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct MemoryStream(mpsc::Receiver<JsonRpcMessage>);
 
 /// The sending half of a [`MemoryTransport`].
+///
+/// ```
+/// use tracksuit::protocol::{JsonRpcMessage, RequestId};
+/// use tracksuit::transport::{MessageSink, MessageStream, Transport, memory};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// let (a, b) = memory::pair();
+/// let ((_, mut sink), (mut stream, _)) = (a.split(), b.split());
+/// let ping = JsonRpcMessage::request(RequestId::from(1), "ping", None);
+/// sink.send(ping.clone()).await?; // no serialisation: the message itself crosses
+/// assert_eq!(stream.next().await.unwrap().unwrap(), ping);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct MemorySink(mpsc::Sender<JsonRpcMessage>);
 

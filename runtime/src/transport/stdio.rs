@@ -9,6 +9,15 @@
 //! gives the server its own open file description, so the `O_NONBLOCK` flag does not leak
 //! to the parent's end or to other processes sharing the inherited descriptor. Anything
 //! else (a terminal, a regular file, no `/proc`) falls back to tokio's blocking handles.
+//!
+//! ```no_run
+//! // A stdio server's `main`: protocol on stdout, logs on stderr.
+//! #[tokio::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+//!     server.serve(tracksuit::transport::stdio::stdio()).await
+//! }
+//! ```
 
 use super::io::LineTransport;
 use std::io;
@@ -28,6 +37,18 @@ pub fn stdio() -> LineTransport<StdinStream, StdoutStream> {
 }
 
 /// The process's standard input: a non-blocking pipe when it is one.
+///
+/// ```no_run
+/// use tracksuit::transport::{MessageStream, Transport, io::LineTransport, stdio::StdinStream};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// // Read JSON-RPC lines from stdin without a server (e.g. a proxy or a recorder).
+/// let (mut messages, _) = LineTransport::new(StdinStream::open(), tokio::io::sink()).split();
+/// while let Some(message) = messages.next().await {
+///     eprintln!("{message:?}");
+/// }
+/// # }
+/// ```
 #[derive(Debug)]
 pub enum StdinStream {
     /// stdin is a pipe, reopened non-blocking on the reactor.
@@ -38,6 +59,17 @@ pub enum StdinStream {
 }
 
 /// The process's standard output: a non-blocking pipe when it is one.
+///
+/// ```no_run
+/// use tracksuit::protocol::JsonRpcMessage;
+/// use tracksuit::transport::{MessageSink, Transport, io::LineTransport, stdio::StdoutStream};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// let (_, mut out) = LineTransport::new(tokio::io::empty(), StdoutStream::open()).split();
+/// out.send(JsonRpcMessage::notification("notifications/initialized", None)).await?;
+/// out.flush().await // one line on stdout
+/// # }
+/// ```
 #[derive(Debug)]
 pub enum StdoutStream {
     /// stdout is a pipe, reopened non-blocking on the reactor.

@@ -292,8 +292,8 @@ impl StreamableHttp {
         }
     }
 
-    /// A router serving the endpoint at `path` (e.g. `"/mcp"`); with
-    /// [`HttpOptions::auth`], behind the bearer-token layer and beside the protected resource
+    /// A router serving the endpoint at `path` (e.g. `"/mcp"`); with `HttpOptions::auth`
+    /// (feature `auth`), behind the bearer-token layer and beside the protected resource
     /// metadata.
     ///
     /// ```

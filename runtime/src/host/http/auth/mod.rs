@@ -15,8 +15,8 @@
 //!   valid, another audience or issuer, bad signature, unknown key, disallowed algorithm) →
 //!   `401 error="invalid_token"`; malformed `Authorization` header → `400
 //!   error="invalid_request"`; a scope the whole endpoint requires missing → `403
-//!   error="insufficient_scope"`. A valid token becomes a [`Principal`] in the request's
-//!   extensions (handlers see it as [`Ctx::principal`](crate::Ctx::principal)) and the
+//!   error="insufficient_scope"`. A valid token becomes an `Arc<`[`Principal`]`>` in the
+//!   request's extensions (handlers see it as [`Ctx::principal`](crate::Ctx::principal)) and the
 //!   `Authorization` header is removed, so the token is never handed on.
 //!
 //! [`HttpOptions::auth`](super::HttpOptions::auth) does both for the Streamable HTTP host;
@@ -47,8 +47,41 @@ mod introspection;
 mod jwt;
 
 pub use introspection::IntrospectionValidator;
+/// A JWT signature algorithm, for [`JwtValidator::algorithms`] (re-exported from
+/// `jsonwebtoken`).
+///
+/// ```
+/// use tracksuit::host::http::auth::{Algorithm, JwkSet, JwtValidator};
+/// // Accept only ES256-signed tokens, whatever else the key set holds.
+/// let validator = JwtValidator::with_keys("https://auth.example.com", "https://mcp.example.com/mcp", JwkSet { keys: vec![] })
+///     .algorithms([Algorithm::ES256]);
+/// # let _ = validator;
+/// assert_eq!("ES256".parse::<Algorithm>().unwrap(), Algorithm::ES256);
+/// ```
 pub use jsonwebtoken::Algorithm;
-pub use jsonwebtoken::jwk::{Jwk, JwkSet};
+/// A JSON Web Key, one entry of a [`JwkSet`] (re-exported from `jsonwebtoken`).
+///
+/// ```
+/// use tracksuit::host::http::auth::Jwk;
+/// let key: Jwk = serde_json::from_value(serde_json::json!({
+///     "kty": "RSA", "kid": "2026-01", "alg": "RS256", "use": "sig",
+///     "n": "sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1Wl", "e": "AQAB",
+/// })).unwrap();
+/// assert_eq!(key.common.key_id.as_deref(), Some("2026-01"));
+/// ```
+pub use jsonwebtoken::jwk::Jwk;
+/// A JSON Web Key Set, as an issuer publishes at its `jwks_uri`: the keys
+/// [`JwtValidator::with_keys`] checks signatures with (re-exported from `jsonwebtoken`).
+///
+/// ```
+/// use tracksuit::host::http::auth::{JwkSet, JwtValidator};
+/// let jwks: JwkSet = serde_json::from_str(r#"{"keys": [{"kty": "RSA", "kid": "2026-01",
+///     "n": "sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1Wl", "e": "AQAB"}]}"#).unwrap();
+/// assert!(jwks.find("2026-01").is_some());
+/// let validator = JwtValidator::with_keys("https://auth.example.com", "https://mcp.example.com/mcp", jwks);
+/// # let _ = validator;
+/// ```
+pub use jsonwebtoken::jwk::JwkSet;
 pub use jwt::JwtValidator;
 
 use super::challenge::{ResourceMetadataUrl, bearer_challenge};
@@ -65,6 +98,15 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// The well-known path of the protected resource metadata (RFC 9728 §3).
+///
+/// ```
+/// use tracksuit::host::http::auth::{JwkSet, JwtValidator, METADATA_PATH, ResourceServer};
+/// let resource = "https://mcp.example.com/mcp";
+/// let validator = JwtValidator::with_keys("https://auth.example.com", resource, JwkSet { keys: vec![] });
+/// let rs = ResourceServer::new(resource, validator);
+/// // Served at the well-known path and at its form suffixed with the resource's path.
+/// assert_eq!(rs.metadata_paths(), [format!("{METADATA_PATH}/mcp"), METADATA_PATH.to_string()]);
+/// ```
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
 /// Checks a bearer token and says who it was issued to.
@@ -99,6 +141,27 @@ pub trait TokenValidator: Send + Sync + 'static {
 }
 
 /// Why a token was not accepted.
+///
+/// ```
+/// use futures::future::BoxFuture;
+/// use tracksuit::Principal;
+/// use tracksuit::host::http::auth::{ResourceServer, TokenError, TokenValidator};
+/// /// A validator whose issuer is down.
+/// struct Down;
+/// impl TokenValidator for Down {
+///     fn validate<'a>(&'a self, _token: &'a str) -> BoxFuture<'a, Result<Principal, TokenError>> {
+///         Box::pin(async { Err(TokenError::Unavailable("JWKS unreachable".into())) })
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let rs = ResourceServer::new("https://mcp.example.com/mcp", Down);
+/// let mut headers = axum::http::HeaderMap::new();
+/// headers.insert("authorization", "Bearer abc".parse().unwrap());
+/// let refused = rs.authenticate(&headers).await.unwrap_err();
+/// assert_eq!(refused.status(), 503); // `Invalid` would be 401 `invalid_token`
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TokenError {
@@ -454,6 +517,35 @@ fn split_resource(resource: &str) -> (&str, &str) {
 
 /// A tower layer admitting only requests with a valid bearer token
 /// ([`ResourceServer::layer`]).
+///
+/// ```
+/// use futures::future::BoxFuture;
+/// use tracksuit::{Principal, Server, client::{Client, HttpTransport}};
+/// use tracksuit::host::http::{HttpOptions, StreamableHttp, auth::*, serve};
+/// struct Fixed; // accepts one token (tests only!)
+/// impl TokenValidator for Fixed {
+///     fn validate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, TokenError>> {
+///         let ok = token == "let-me-in";
+///         Box::pin(async move {
+///             if ok { Ok(Principal::new("tester")) } else { Err(TokenError::Invalid("no".into())) }
+///         })
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// let url = format!("http://{}/mcp", listener.local_addr()?);
+/// let rs = ResourceServer::new(url.clone(), Fixed);
+/// let server = Server::new(tracksuit::crate_info!()).build()?;
+/// // `HttpOptions::auth` puts `rs.layer()` (a `BearerLayer`) in front of the endpoint.
+/// let endpoint = StreamableHttp::new(server, HttpOptions::default().auth(rs));
+/// tokio::spawn(serve(listener, endpoint.router("/mcp")));
+/// assert!(Client::builder().connect(HttpTransport::new(&url)?).await.is_err());
+/// let with_token = HttpTransport::new(&url)?.header("authorization", "Bearer let-me-in")?;
+/// Client::builder().connect(with_token).await?.ping().await?;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct BearerLayer {
     resource: ResourceServer,
@@ -471,6 +563,40 @@ impl<S> tower::Layer<S> for BearerLayer {
 }
 
 /// The service [`BearerLayer`] wraps around the protected one.
+///
+/// ```
+/// use futures::future::BoxFuture;
+/// use std::sync::Arc;
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// use tracksuit::Principal;
+/// use tracksuit::host::http::auth::{ResourceServer, TokenError, TokenValidator};
+/// struct Fixed; // accepts one token (tests only!)
+/// impl TokenValidator for Fixed {
+///     fn validate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, TokenError>> {
+///         let ok = token == "let-me-in";
+///         Box::pin(async move {
+///             if ok { Ok(Principal::new("tester")) } else { Err(TokenError::Invalid("no".into())) }
+///         })
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// // Any axum route behind the layer: each request passes through a `Bearer` service.
+/// let rs = ResourceServer::new("http://127.0.0.1/api", Fixed);
+/// // The layer puts the token's principal (an `Arc<Principal>`) in the request's extensions.
+/// let whoami = |who: axum::Extension<Arc<Principal>>| async move { who.0.subject.clone() };
+/// let app = axum::Router::new().route("/api", axum::routing::get(whoami)).route_layer(rs.layer());
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// let addr = listener.local_addr()?;
+/// tokio::spawn(async move { axum::serve(listener, app).await });
+/// let mut tcp = tokio::net::TcpStream::connect(addr).await?;
+/// tcp.write_all(b"GET /api HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer let-me-in\r\nconnection: close\r\n\r\n").await?;
+/// let mut reply = String::new();
+/// tcp.read_to_string(&mut reply).await?;
+/// assert!(reply.starts_with("HTTP/1.1 200") && reply.ends_with("tester"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Bearer<S> {
     resource: ResourceServer,
