@@ -571,7 +571,7 @@ fn key_description(
         #[schemars(crate = #schemars_crate)]
         #[allow(dead_code)]
         struct Context { #(#context_fields),* }
-        #krate::__private::describe_key::<#response>(#key_name, #description, #krate::schema_for::<Context>())
+        #krate::__private::describe_key(#key_name, #description, <#response as #krate::elicitation::ElicitForm>::requested_schema(), #krate::schema_for::<Context>())
     }}
 }
 

@@ -94,8 +94,14 @@ fn output(h: &Handoff, krate: &TokenStream) -> (TokenStream, TokenStream) {
         .output
         .as_ref()
         .map_or(h.after.ident.span(), |t| t.span());
-    let finish =
-        quote_spanned!(span=> #krate::__private::finish_tool::<#after_ret>(&__SCHEMAS, __result));
+    // Reached only through `IntoToolResult`: one error, at the type.
+    let finish = quote_spanned! {span=>
+        #krate::__private::finish_tool(
+            &__SCHEMAS,
+            <#after_ret as #krate::IntoToolResult>::into_tool_result(__result),
+            <#after_ret as #krate::IntoToolResult>::output_schema,
+        )
+    };
     (output_schema, finish)
 }
 
@@ -119,7 +125,10 @@ fn generate(h: &Handoff, attrs: &ToolAttrs) -> TokenStream {
     };
     let name = &attrs.name;
     let version = crate::common::version_check(krate);
-    let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
+    // The `before` parameter's type is reached only through `ToolParameter`.
+    let derived =
+        quote!(|| <#args_ty as #krate::ToolParameter>::params_schema().unwrap_or_default());
+    let descriptor = attrs.descriptor(quote!(__SCHEMAS.input(#derived).clone()), output_schema);
     let scopes = &attrs.scopes;
     let before = call_args(&h.before, quote!(&__phase), quote!(__state));
     let before_call = phase_call(h, &h.before, &before, krate);
@@ -160,7 +169,9 @@ fn generate(h: &Handoff, attrs: &ToolAttrs) -> TokenStream {
                     __arguments: #krate::protocol::JsonObject,
                 ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
                     ::std::boxed::Box::pin(async move {
-                        let __params: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
+                        let __value = __SCHEMAS.arguments(#name, __arguments, #derived)?;
+                        let __params = <#args_ty as #krate::ToolParameter>::from_call(&__ctx, ::core::option::Option::Some(__value))
+                            .map_err(|e| #krate::__private::invalid_argument(#name, ::core::option::Option::None, e))?;
                         let __phase = #krate::__private::phase_ctx(&__ctx);
                         #before_once
                         let __keyed = __ctx.with_keys::<#keys>();

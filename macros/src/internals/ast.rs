@@ -19,7 +19,9 @@ pub enum ParamKind {
         /// Written `Ctx`. Otherwise a borrowed type of another name (`&McpCtx` after
         /// `use tracksuit::Ctx as McpCtx`): arguments are owned, so a borrowed parameter can
         /// only be the context, and the generated code has the type checker confirm it
-        /// (`__private::FromCtx`, whose message covers the `&str` mistake too).
+        /// (`tracksuit::FromCtx`, whose message covers the `&str` mistake too). A parameter passed
+        /// by value under another name is an `Arg`: `tracksuit::ToolParameter` tells the context
+        /// from an argument by type.
         by_name: bool,
     },
     /// The request's cancellation token.
