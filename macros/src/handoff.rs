@@ -69,10 +69,10 @@ fn arguments(h: &Handoff, krate: &TokenStream) -> (TokenStream, TokenStream) {
     if let Some(t) = h.params() {
         return (TokenStream::new(), quote!(#t));
     }
-    let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
-    let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
+    let serde_crate = format!("{krate}::serde").replace(' ', "");
+    let schemars_crate = format!("{krate}::schemars").replace(' ', "");
     let decl = quote! {
-        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[derive(#krate::serde::Deserialize, #krate::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
         #[schemars(crate = #schemars_crate)]
         struct __TracksuitArgs {}
@@ -115,12 +115,11 @@ fn generate(h: &Handoff, attrs: &ToolAttrs) -> TokenStream {
     };
     let (args_struct, args_ty) = arguments(h, krate);
     let (output_schema, finish) = output(h, krate);
-    // The state's serde bounds are checked by `sealing::<State>` (spanned at the state
-    // type, so a missing derive is reported once, there); the client's output here.
+    // The state's serde bounds are checked by `HandoffState` where `before_once` names
+    // the state type (a missing derive is reported once, there); the client's output here.
     let serde_check = quote_spanned! {out_ty.span()=>
         const _: fn() = || {
-            fn sealable<T: #krate::__private::serde::Serialize + #krate::__private::serde::de::DeserializeOwned>() {}
-            sealable::<#out_ty>();
+            let _ = <#out_ty as #krate::handoff::HandoffState>::restore;
         };
     };
     let name = &attrs.name;
@@ -133,7 +132,7 @@ fn generate(h: &Handoff, attrs: &ToolAttrs) -> TokenStream {
     let before = call_args(&h.before, quote!(&__phase), quote!(__state));
     let before_call = phase_call(h, &h.before, &before, krate);
     let before_once = quote_spanned! {state_ty.span()=>
-        let __state = #krate::__private::before_once(&__ctx, #before_call, #krate::__private::sealing::<#state_ty>()).await?;
+        let __state = #krate::__private::before_once(&__ctx, #before_call, #krate::__private::Sealing::new(<#state_ty as #krate::handoff::HandoffState>::keep, <#state_ty as #krate::handoff::HandoffState>::restore)).await?;
     };
     let client_call = phase_call(
         h,

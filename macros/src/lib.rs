@@ -2,7 +2,7 @@
 //! `#[mcp_prompt]`, `#[mcp_resource]` and `#[mcp_server]`.
 //!
 //! Use them through the `tracksuit` crate, which re-exports them; the generated code
-//! reaches serde, serde_json and schemars through `tracksuit::__private`, so your crate
+//! reaches serde, serde_json and schemars through `tracksuit`'s re-exports, so your crate
 //! needs no other dependency. Set `TRACKSUIT_MACROS_DEBUG=1` while building to print each
 //! expansion to stderr.
 //!

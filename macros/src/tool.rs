@@ -40,7 +40,7 @@ impl ToolAttrs {
         }
         let base_meta = match &self.meta {
             Some(json) => {
-                quote!(#krate::__private::serde_json::from_str::<#krate::protocol::Meta>(#json).ok())
+                quote!(#krate::serde_json::from_str::<#krate::protocol::Meta>(#json).ok())
             }
             None => quote!(::core::option::Option::<#krate::protocol::Meta>::None),
         };
@@ -50,7 +50,7 @@ impl ToolAttrs {
                 let mut meta = #base_meta.unwrap_or_default();
                 meta.insert(
                     ::std::string::String::from(#krate::__private::KEYS_META),
-                    #krate::__private::serde_json::Value::Array(<#keys as #krate::elicitation::ElicitKeySet>::keys()),
+                    #krate::serde_json::Value::Array(<#keys as #krate::elicitation::ElicitKeySet>::keys()),
                 );
                 ::core::option::Option::Some(meta)
             }}),
@@ -190,12 +190,12 @@ fn arguments(
     let decls = quote! {
         struct __TracksuitArgs;
 
-        impl #krate::__private::schemars::JsonSchema for __TracksuitArgs {
+        impl #krate::schemars::JsonSchema for __TracksuitArgs {
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed("__TracksuitArgs")
             }
 
-            fn json_schema(__generator: &mut #krate::__private::schemars::SchemaGenerator) -> #krate::__private::schemars::Schema {
+            fn json_schema(__generator: &mut #krate::schemars::SchemaGenerator) -> #krate::schemars::Schema {
                 let mut __object = #krate::__private::object_schema();
                 #(#properties)*
                 __object

@@ -6,7 +6,6 @@ use crate::authoring::{
 use crate::protocol::{CallToolResult, JsonObject};
 use futures::future::BoxFuture;
 use schemars::{JsonSchema, Schema};
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::future::Future;
 use std::sync::OnceLock;
@@ -265,18 +264,21 @@ pub fn phase<T, E: Into<ToolError>>(name: &str, r: Result<T, E>) -> Result<T, To
     })
 }
 
-/// How a handoff tool's state is kept between rounds: serde, chosen where the state type
-/// is named, so a state that is not `Serialize + DeserializeOwned` is one error, there.
+/// How a handoff tool's state is kept between rounds: the `HandoffState` functions of the
+/// state type, named where the state type is (so a state that is not
+/// `Serialize + DeserializeOwned` is one error, there).
 pub struct Sealing<S> {
     keep: fn(&S) -> serde_json::Result<Value>,
     restore: fn(Value) -> serde_json::Result<S>,
 }
 
-/// The [`Sealing`] of `S`.
-pub fn sealing<S: serde::Serialize + DeserializeOwned>() -> Sealing<S> {
-    Sealing {
-        keep: |s| serde_json::to_value(s),
-        restore: serde_json::from_value,
+impl<S> Sealing<S> {
+    /// `<S as HandoffState>::keep` and `::restore`.
+    pub fn new(
+        keep: fn(&S) -> serde_json::Result<Value>,
+        restore: fn(Value) -> serde_json::Result<S>,
+    ) -> Self {
+        Sealing { keep, restore }
     }
 }
 
