@@ -352,16 +352,52 @@ mod tests {
     #[test]
     fn structured_output_is_validated_against_the_output_schema() {
         let schemas = ToolSchemas::new();
-        let err = finish_tool(&schemas, Liar).expect_err("mismatch is refused");
+        let err = finish_tool(&schemas, Liar.into_tool_result(), Liar::output_schema)
+            .expect_err("mismatch is refused");
         assert!(
             err.message().contains("outputSchema") && err.message().contains("`sum`"),
             "{err:?}"
         );
+        type Object = crate::authoring::Json<JsonObject>;
+        let sum =
+            crate::authoring::Json(json!({"sum": 3}).as_object().cloned().unwrap_or_default());
         let ok = finish_tool(
             &ToolSchemas::new(),
-            crate::authoring::Json(json!({"sum": 3}).as_object().cloned().unwrap_or_default()),
+            sum.into_tool_result(),
+            Object::output_schema,
         );
         assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn properties_are_added_as_a_derived_struct_would_add_them() {
+        let mut object = object_schema();
+        let mut generator = schemars::SchemaGenerator::default();
+        add_property(&mut object, "ctx", "", "", None);
+        add_property(
+            &mut object,
+            "n",
+            "Count",
+            "How many.",
+            Some((generator.subschema_for::<u32>(), false)),
+        );
+        add_property(
+            &mut object,
+            "tag",
+            "",
+            "",
+            Some((generator.subschema_for::<Option<String>>(), true)),
+        );
+        let object = object.as_value();
+        assert_eq!(object["required"], json!(["n"]));
+        let keys: Vec<_> = object["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        assert_eq!(keys, ["n", "tag"], "the context is no property");
+        assert_eq!(object["properties"]["n"]["title"], "Count");
+        assert_eq!(object["properties"]["n"]["description"], "How many.");
+        assert!(object["properties"]["tag"].get("title").is_none());
     }
 
     #[test]

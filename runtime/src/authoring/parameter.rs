@@ -46,7 +46,7 @@ use serde_json::Value;
 /// assert!(!optional);
 /// let (_, optional) = Option::<Point>::input_property(&mut generator).unwrap();
 /// assert!(optional, "an `Option` may be left out");
-/// assert!(Ctx::input_property(&mut generator).is_none(), "the context is no argument");
+/// assert!(<Ctx as ToolParameter>::input_property(&mut generator).is_none(), "the context is no argument");
 /// assert!(<Ctx as ToolParameter>::CONTEXT);
 /// ```
 #[diagnostic::on_unimplemented(
@@ -175,6 +175,7 @@ impl<K> FromCtx for Ctx<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
     use serde_json::json;
 
     #[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
