@@ -201,6 +201,6 @@ mod tests {
         assert!(optional);
         assert!(Ctx::<()>::input_property(&mut generator).is_none());
         assert!(<Ctx<()> as ToolParameter>::params_schema().is_none());
-        assert!(<Ctx<()> as ToolParameter>::CONTEXT && !<Point as ToolParameter>::CONTEXT);
+        const { assert!(<Ctx<()> as ToolParameter>::CONTEXT && !<Point as ToolParameter>::CONTEXT) };
     }
 }
