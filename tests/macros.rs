@@ -577,6 +577,13 @@ mod by_value {
     pub async fn aliased_owned(name: String, ctx: Alias) -> String {
         format!("hi {name} (cancelled: {})", ctx.is_cancelled())
     }
+
+    /// A prompt taking the renamed context by value.
+    #[tracksuit::mcp_prompt]
+    pub async fn owned_prompt(topic: String, ctx: McpCtx, tone: Option<String>) -> String {
+        let _ = ctx;
+        format!("about {topic} {}", tone.unwrap_or_default())
+    }
 }
 
 #[tokio::test]
@@ -605,6 +612,28 @@ async fn a_context_by_value_under_another_name_is_the_context() {
     }
     use tracksuit::IntoTool;
     assert!(by_value::owned.tool().asks_client(), "it takes a context");
+}
+
+#[tokio::test]
+async fn a_prompt_takes_the_context_by_value_under_another_name() {
+    let server = Server::new(tracksuit::crate_info!()).prompt(by_value::owned_prompt);
+    let c = connect(server, Client::builder()).await;
+    let prompts = c.list_prompts(None).await.expect("list").prompts;
+    let args: Vec<_> = prompts[0]
+        .arguments
+        .iter()
+        .flatten()
+        .map(|a| (a.name.as_str(), a.required))
+        .collect();
+    assert_eq!(args, [("topic", Some(true)), ("tone", Some(false))]);
+    let got = c
+        .get_prompt("owned_prompt", json!({"topic": "tea"}))
+        .await
+        .expect("get");
+    assert_eq!(
+        serde_json::to_value(&got.messages[0]).expect("json")["content"]["text"],
+        "about tea "
+    );
 }
 
 mod same_schema {

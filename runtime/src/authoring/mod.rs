@@ -9,7 +9,7 @@ mod result;
 mod schema;
 
 pub use error::ToolError;
-pub use parameter::{FromCtx, ToolParameter};
+pub use parameter::{FromCtx, PromptParameter, ToolParameter};
 pub use portable::strict_schema;
 pub(crate) use portable::{Portable, portable_input};
 pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};

@@ -1,5 +1,6 @@
-//! What a handler's parameters can be: arguments the model supplies (any type with a JSON
-//! Schema that deserialises), or the request context, told apart by type.
+//! What a handler's parameters can be: arguments the model supplies (for a tool any type
+//! with a JSON Schema that deserialises, for a prompt a string), or the request context,
+//! told apart by type.
 //!
 //! The generated code of `#[mcp_tool]` reaches a parameter's schema and value only through
 //! [`ToolParameter`] (and a borrowed parameter through [`FromCtx`]), so a type that falls
@@ -172,6 +173,75 @@ impl<K> FromCtx for Ctx<K> {
     }
 }
 
+/// A parameter of a [`#[mcp_prompt]`](macro@crate::mcp_prompt) function passed by value: an
+/// argument (prompt arguments are strings on the wire: `String`, or `Option<String>` for
+/// an optional one), or the request context, whatever name it is imported under.
+///
+/// ```
+/// use tracksuit::Ctx as McpCtx;
+///
+/// /// Summarises a topic.
+/// #[tracksuit::mcp_prompt]
+/// async fn summarise(topic: String, tone: Option<String>, ctx: McpCtx) -> String {
+///     let _ = ctx;
+///     format!("Summarise {topic} {}", tone.unwrap_or_default())
+/// }
+/// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).prompt(summarise);
+/// ```
+///
+/// Any other type is refused at the parameter:
+///
+/// ```compile_fail
+/// #[tracksuit::mcp_prompt]
+/// async fn repeat(times: u32) -> String { // error: prompt arguments are strings
+///     "again ".repeat(times as usize)
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "prompt arguments are strings on the wire: use `String`, or `Option<String>` for an optional argument",
+    label = "`{Self}` is neither a string nor the request context",
+    note = "parse the string in the prompt's body, or take the context as `ctx: &Ctx`"
+)]
+pub trait PromptParameter: Sized {
+    /// For an argument, whether the client must give it (`String`) or may leave it out
+    /// (`Option<String>`); `None` for the context.
+    fn required() -> Option<bool>;
+
+    /// The parameter's value in one `prompts/get`: the argument (`value`, `None` when the
+    /// client left it out), or the context.
+    fn from_prompt(ctx: &Ctx, value: Option<String>) -> Self;
+}
+
+impl PromptParameter for String {
+    fn required() -> Option<bool> {
+        Some(true)
+    }
+
+    fn from_prompt(_: &Ctx, value: Option<String>) -> Self {
+        value.unwrap_or_default()
+    }
+}
+
+impl PromptParameter for Option<String> {
+    fn required() -> Option<bool> {
+        Some(false)
+    }
+
+    fn from_prompt(_: &Ctx, value: Option<String>) -> Self {
+        value
+    }
+}
+
+impl<K> PromptParameter for Ctx<K> {
+    fn required() -> Option<bool> {
+        None
+    }
+
+    fn from_prompt(ctx: &Ctx, _: Option<String>) -> Self {
+        ctx.with_keys::<K>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +271,9 @@ mod tests {
         assert!(optional);
         assert!(Ctx::<()>::input_property(&mut generator).is_none());
         assert!(<Ctx<()> as ToolParameter>::params_schema().is_none());
+        assert_eq!(String::required(), Some(true));
+        assert_eq!(Option::<String>::required(), Some(false));
+        assert_eq!(<Ctx<()> as PromptParameter>::required(), None);
         const { assert!(<Ctx<()> as ToolParameter>::CONTEXT && !<Point as ToolParameter>::CONTEXT) };
     }
 }

@@ -1,6 +1,6 @@
 //! The context imported under another name and taken by value is the context (recognised
 //! by its type), not a JSON argument: it is not in the input schema.
-use tracksuit::{Ctx as McpCtx, Server, mcp_tool};
+use tracksuit::{Ctx as McpCtx, Server, mcp_prompt, mcp_tool};
 
 /// Greets.
 #[mcp_tool]
@@ -9,7 +9,15 @@ async fn greet(ctx: McpCtx, name: String) -> String {
     format!("hello {name}")
 }
 
+/// Suggests a greeting; prompts recognise the context by type too.
+#[mcp_prompt]
+async fn suggest(ctx: McpCtx, name: String) -> String {
+    let _ = ctx;
+    format!("Greet {name}.")
+}
+
 fn main() {
+    let _ = Server::new(tracksuit::crate_info!()).prompt(suggest);
     let server = Server::new(tracksuit::crate_info!())
         .tool(greet)
         .build()
