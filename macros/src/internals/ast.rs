@@ -97,6 +97,16 @@ const NOT_CONTEXT: &[&str] = &[
     "f64",
 ];
 
+/// Whether a parameter's type could be the context under another name: not one of the
+/// types that plainly are not.
+pub fn may_be_context(ty: &Type) -> bool {
+    let ty = match ty {
+        Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    last_segment(ty).is_some_and(|s| !NOT_CONTEXT.contains(&s.ident.to_string().as_str()))
+}
+
 fn context_kind(ty: &Type) -> Option<ParamKind> {
     match ty {
         Type::Reference(r) if r.mutability.is_none() => match last_segment(&r.elem) {
