@@ -81,8 +81,8 @@ pub mod task;
 pub mod transport;
 
 pub use authoring::{
-    FromCtx, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, PromptParameter,
-    ToolError, ToolParameter, schema_for, strict_schema,
+    FromCtx, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, JsonOutput,
+    PromptParameter, ToolError, ToolParameter, schema_for, strict_schema,
 };
 pub use caller::Principal;
 pub use context::{Ctx, LoggedExchange};

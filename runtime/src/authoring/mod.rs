@@ -12,5 +12,5 @@ pub use error::ToolError;
 pub use parameter::{FromCtx, PromptParameter, ToolParameter};
 pub use portable::strict_schema;
 pub(crate) use portable::{Portable, portable_input};
-pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
+pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, JsonOutput};
 pub use schema::{SchemaValidator, schema_for};
