@@ -558,3 +558,162 @@ async fn the_context_is_recognised_by_type_not_by_name() {
         "about tea"
     );
 }
+
+mod by_value {
+    //! The context by value under another name, and through a type alias.
+    use tracksuit::Ctx as McpCtx;
+    use tracksuit::mcp_tool;
+
+    type Alias = tracksuit::Ctx;
+
+    /// Greets, taking the renamed context by value.
+    #[mcp_tool]
+    pub async fn owned(ctx: McpCtx, name: String) -> String {
+        format!("hello {name} (cancelled: {})", ctx.is_cancelled())
+    }
+
+    /// Greets, through a type alias of the context.
+    #[mcp_tool]
+    pub async fn aliased_owned(name: String, ctx: Alias) -> String {
+        format!("hi {name} (cancelled: {})", ctx.is_cancelled())
+    }
+
+    /// A prompt taking the renamed context by value.
+    #[tracksuit::mcp_prompt]
+    pub async fn owned_prompt(topic: String, ctx: McpCtx, tone: Option<String>) -> String {
+        let _ = ctx;
+        format!("about {topic} {}", tone.unwrap_or_default())
+    }
+}
+
+#[tokio::test]
+async fn a_context_by_value_under_another_name_is_the_context() {
+    let server = Server::new(tracksuit::crate_info!())
+        .tool(by_value::owned)
+        .tool(by_value::aliased_owned);
+    let c = connect(server, Client::builder()).await;
+    let tools = c.list_tools(None).await.expect("list").tools;
+    for (name, greeting) in [("owned", "hello ann"), ("aliased_owned", "hi ann")] {
+        let schema = serde_json::to_value(&tool(&tools, name).input_schema).expect("json");
+        assert_eq!(schema["required"], json!(["name"]), "{name}");
+        assert_eq!(
+            schema["properties"].as_object().map(|p| p.len()),
+            Some(1),
+            "{name}: the context is not an argument"
+        );
+        let r = c
+            .call_tool(name, json!({"name": "ann"}))
+            .await
+            .expect("call");
+        assert_eq!(
+            serde_json::to_value(&r.content[0]).expect("json")["text"],
+            format!("{greeting} (cancelled: false)")
+        );
+    }
+    use tracksuit::IntoTool;
+    assert!(by_value::owned.tool().asks_client(), "it takes a context");
+}
+
+#[tokio::test]
+async fn a_prompt_takes_the_context_by_value_under_another_name() {
+    let server = Server::new(tracksuit::crate_info!()).prompt(by_value::owned_prompt);
+    let c = connect(server, Client::builder()).await;
+    let prompts = c.list_prompts(None).await.expect("list").prompts;
+    let args: Vec<_> = prompts[0]
+        .arguments
+        .iter()
+        .flatten()
+        .map(|a| (a.name.as_str(), a.required))
+        .collect();
+    assert_eq!(args, [("topic", Some(true)), ("tone", Some(false))]);
+    let got = c
+        .get_prompt("owned_prompt", json!({"topic": "tea"}))
+        .await
+        .expect("get");
+    assert_eq!(
+        serde_json::to_value(&got.messages[0]).expect("json")["content"]["text"],
+        "about tea "
+    );
+}
+
+mod same_schema {
+    //! The same arguments, separately and as a `#[params]` struct.
+    use tracksuit::mcp_tool;
+
+    /// A place.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    pub struct Place {
+        /// Its name.
+        pub name: String,
+    }
+
+    // The same fields as `separate`'s parameters (no doc: it would be the schema's description).
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    pub struct Together {
+        /// # Where
+        /// The place to go.
+        pub place: Place,
+        /// How many, if not one.
+        pub count: Option<u32>,
+        /// Raw identifiers lose their `r#`.
+        pub r#type: String,
+        pub tags: Vec<String>,
+    }
+
+    /// Goes.
+    #[mcp_tool]
+    pub async fn separate(
+        /// # Where
+        /// The place to go.
+        place: Place,
+        /// How many, if not one.
+        count: Option<u32>,
+        /// Raw identifiers lose their `r#`.
+        r#type: String,
+        tags: Vec<String>,
+    ) -> String {
+        format!("{} {count:?} {type} {tags:?}", place.name)
+    }
+
+    /// Goes.
+    #[mcp_tool]
+    pub async fn together(#[params] t: Together) -> String {
+        format!("{} {:?} {} {:?}", t.place.name, t.count, t.r#type, t.tags)
+    }
+}
+
+#[tokio::test]
+async fn separate_arguments_publish_what_a_params_struct_of_them_would() {
+    let server = Server::new(tracksuit::crate_info!())
+        .tool(same_schema::separate)
+        .tool(same_schema::together);
+    let c = connect(server, Client::builder()).await;
+    let tools = c.list_tools(None).await.expect("list").tools;
+    let mut separate = serde_json::to_value(&tool(&tools, "separate").input_schema).expect("json");
+    let mut together = serde_json::to_value(&tool(&tools, "together").input_schema).expect("json");
+    for schema in [&mut separate, &mut together] {
+        if let Some(o) = schema.as_object_mut() {
+            o.remove("title");
+        }
+    }
+    assert_eq!(separate, together);
+    assert_eq!(separate["properties"]["place"]["title"], "Where");
+    assert_eq!(separate["required"], json!(["place", "type", "tags"]));
+    let args = json!({"place": {"name": "home"}, "type": "walk", "tags": ["a"]});
+    for name in ["separate", "together"] {
+        let r = c.call_tool(name, args.clone()).await.expect("call");
+        assert_eq!(
+            serde_json::to_value(&r.content[0]).expect("json")["text"],
+            "home None walk [\"a\"]",
+            "{name}"
+        );
+        let bad = c
+            .call_tool(
+                name,
+                json!({"place": {"name": 1}, "type": "walk", "tags": []}),
+            )
+            .await
+            .expect("an execution error, not a protocol error");
+        assert_eq!(bad.is_error, Some(true), "{name}");
+    }
+}

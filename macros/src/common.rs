@@ -225,5 +225,5 @@ pub fn ctx_by_type(ty: &syn::Type, krate: &TokenStream) -> TokenStream {
         other => other,
     };
     quote::quote_spanned!(syn::spanned::Spanned::span(inner)=>
-        &<#inner as #krate::__private::FromCtx>::from_ctx(&__ctx))
+        &<#inner as #krate::FromCtx>::from_ctx(&__ctx))
 }

@@ -301,7 +301,7 @@ fn default_value(
             format!("this default is {what}, but `{name}` is not"),
         ));
     }
-    Some(quote!(#krate::__private::serde_json::Value::from(#v)))
+    Some(quote!(#krate::serde_json::Value::from(#v)))
 }
 
 fn select(
@@ -532,16 +532,16 @@ fn key_context(
     krate: &TokenStream,
 ) -> TokenStream {
     if idents.is_empty() {
-        return quote!(Self::#key { .. } => #krate::__private::serde_json::Value::Object(::core::default::Default::default()),);
+        return quote!(Self::#key { .. } => #krate::serde_json::Value::Object(::core::default::Default::default()),);
     }
-    let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
+    let serde_crate = format!("{krate}::serde").replace(' ', "");
     quote! {
         Self::#key { #(#idents),* } => {
-            #[derive(#krate::__private::serde::Serialize)]
+            #[derive(#krate::serde::Serialize)]
             #[serde(crate = #serde_crate)]
             struct Context<'__a> { #(#idents: &'__a #types),* }
-            #krate::__private::serde_json::to_value(Context { #(#idents),* })
-                .unwrap_or(#krate::__private::serde_json::Value::Null)
+            #krate::serde_json::to_value(Context { #(#idents),* })
+                .unwrap_or(#krate::serde_json::Value::Null)
         }
     }
 }
@@ -556,7 +556,7 @@ fn key_description(
     krate: &TokenStream,
 ) -> TokenStream {
     let key_name = key.to_string();
-    let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
+    let schemars_crate = format!("{krate}::schemars").replace(' ', "");
     let description = match doc {
         Some(d) => quote!(::core::option::Option::Some(#d)),
         None => quote!(::core::option::Option::None),
@@ -567,11 +567,11 @@ fn key_description(
         quote!(#(#docs)* #ident: #ty)
     });
     quote! {{
-        #[derive(#krate::__private::schemars::JsonSchema)]
+        #[derive(#krate::schemars::JsonSchema)]
         #[schemars(crate = #schemars_crate)]
         #[allow(dead_code)]
         struct Context { #(#context_fields),* }
-        #krate::__private::describe_key::<#response>(#key_name, #description, #krate::schema_for::<Context>())
+        #krate::__private::describe_key(#key_name, #description, <#response as #krate::elicitation::ElicitForm>::requested_schema(), #krate::schema_for::<Context>())
     }}
 }
 
@@ -601,7 +601,7 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
 
         #[automatically_derived]
         impl #krate::elicitation::ElicitKeySet for #set {
-            fn keys() -> ::std::vec::Vec<#krate::__private::serde_json::Value> {
+            fn keys() -> ::std::vec::Vec<#krate::serde_json::Value> {
                 ::std::vec![#(#described),*]
             }
 
@@ -613,7 +613,7 @@ fn key_set(cx: &Ctxt, input: &DeriveInput, e: &syn::DataEnum, krate: &TokenStrea
                 match self { #(#messages)* }
             }
 
-            fn context(&self) -> #krate::__private::serde_json::Value {
+            fn context(&self) -> #krate::serde_json::Value {
                 match self { #(#contexts)* }
             }
         }

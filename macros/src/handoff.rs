@@ -69,10 +69,10 @@ fn arguments(h: &Handoff, krate: &TokenStream) -> (TokenStream, TokenStream) {
     if let Some(t) = h.params() {
         return (TokenStream::new(), quote!(#t));
     }
-    let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
-    let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
+    let serde_crate = format!("{krate}::serde").replace(' ', "");
+    let schemars_crate = format!("{krate}::schemars").replace(' ', "");
     let decl = quote! {
-        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[derive(#krate::serde::Deserialize, #krate::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
         #[schemars(crate = #schemars_crate)]
         struct __TracksuitArgs {}
@@ -94,8 +94,14 @@ fn output(h: &Handoff, krate: &TokenStream) -> (TokenStream, TokenStream) {
         .output
         .as_ref()
         .map_or(h.after.ident.span(), |t| t.span());
-    let finish =
-        quote_spanned!(span=> #krate::__private::finish_tool::<#after_ret>(&__SCHEMAS, __result));
+    // Reached only through `IntoToolResult`: one error, at the type.
+    let finish = quote_spanned! {span=>
+        #krate::__private::finish_tool(
+            &__SCHEMAS,
+            <#after_ret as #krate::IntoToolResult>::into_tool_result(__result),
+            <#after_ret as #krate::IntoToolResult>::output_schema,
+        )
+    };
     (output_schema, finish)
 }
 
@@ -109,22 +115,24 @@ fn generate(h: &Handoff, attrs: &ToolAttrs) -> TokenStream {
     };
     let (args_struct, args_ty) = arguments(h, krate);
     let (output_schema, finish) = output(h, krate);
-    // The state's serde bounds are checked by `sealing::<State>` (spanned at the state
-    // type, so a missing derive is reported once, there); the client's output here.
+    // The state's serde bounds are checked by `HandoffState` where `before_once` names
+    // the state type (a missing derive is reported once, there); the client's output here.
     let serde_check = quote_spanned! {out_ty.span()=>
         const _: fn() = || {
-            fn sealable<T: #krate::__private::serde::Serialize + #krate::__private::serde::de::DeserializeOwned>() {}
-            sealable::<#out_ty>();
+            let _ = <#out_ty as #krate::handoff::HandoffState>::restore;
         };
     };
     let name = &attrs.name;
     let version = crate::common::version_check(krate);
-    let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
+    // The `before` parameter's type is reached only through `ToolParameter`.
+    let derived =
+        quote!(|| <#args_ty as #krate::ToolParameter>::params_schema().unwrap_or_default());
+    let descriptor = attrs.descriptor(quote!(__SCHEMAS.input(#derived).clone()), output_schema);
     let scopes = &attrs.scopes;
     let before = call_args(&h.before, quote!(&__phase), quote!(__state));
     let before_call = phase_call(h, &h.before, &before, krate);
     let before_once = quote_spanned! {state_ty.span()=>
-        let __state = #krate::__private::before_once(&__ctx, #before_call, #krate::__private::sealing::<#state_ty>()).await?;
+        let __state = #krate::__private::before_once(&__ctx, #before_call, #krate::__private::Sealing::new(<#state_ty as #krate::handoff::HandoffState>::keep, <#state_ty as #krate::handoff::HandoffState>::restore)).await?;
     };
     let client_call = phase_call(
         h,
@@ -160,7 +168,9 @@ fn generate(h: &Handoff, attrs: &ToolAttrs) -> TokenStream {
                     __arguments: #krate::protocol::JsonObject,
                 ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
                     ::std::boxed::Box::pin(async move {
-                        let __params: #args_ty = __SCHEMAS.decode::<#args_ty>(#name, __arguments)?;
+                        let __value = __SCHEMAS.arguments(#name, __arguments, #derived)?;
+                        let __params = <#args_ty as #krate::ToolParameter>::from_call(&__ctx, ::core::option::Option::Some(__value))
+                            .map_err(|e| #krate::__private::invalid_argument(#name, ::core::option::Option::None, e))?;
                         let __phase = #krate::__private::phase_ctx(&__ctx);
                         #before_once
                         let __keyed = __ctx.with_keys::<#keys>();

@@ -18,7 +18,7 @@
 //! ```
 //!
 //! Use them through the `tracksuit` crate, which re-exports them; the generated code
-//! reaches serde, serde_json and schemars through `tracksuit::__private`, so your crate
+//! reaches serde, serde_json and schemars through `tracksuit`'s re-exports, so your crate
 //! needs no other dependency. Set `TRACKSUIT_MACROS_DEBUG=1` while building to print each
 //! expansion to stderr.
 //!
@@ -46,6 +46,10 @@ mod tool;
 /// - Parameters become the input schema (JSON Schema 2020-12 via schemars); `///` docs on
 ///   the function and on each parameter are the descriptions; `Option<T>` is not required.
 /// - `&Ctx` / `Ctx` and `CancellationToken` parameters are injected, not part of the schema.
+///   The context is recognised by its type, so it may be imported under another name or
+///   through a type alias (`use tracksuit::Ctx as McpCtx;` then `ctx: McpCtx` or
+///   `ctx: &McpCtx`). Every other parameter's type is an argument: it implements
+///   `tracksuit::ToolParameter` (derive `serde::Deserialize` and `schemars::JsonSchema`).
 /// - `#[params] p: MyArgs` takes the whole argument object as one struct.
 /// - Attributes: `name`, `title`, `description`, `read_only`, `destructive`, `idempotent`,
 ///   `open_world`, `icons = [...]`, `meta = "{json}"`, `ui = "ui://..."` (links the tool

@@ -1,30 +1,12 @@
 //! `#[mcp_prompt]` expansion.
 
 use crate::common::{krate, with_errors};
-use crate::internals::ast::{Function, ParamKind, is_option, output_span};
+use crate::internals::ast::{Function, ParamKind, output_span};
 use crate::internals::attr::{Args, CRATE, PROMPT_KEYS, PromptAttrs};
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::{ItemFn, Type};
-
-/// `String` or `Option<String>`.
-fn is_string(ty: &Type) -> bool {
-    let inner = match ty {
-        Type::Path(p) => p.path.segments.last(),
-        _ => None,
-    };
-    match inner {
-        Some(seg) if seg.ident == "String" => true,
-        Some(seg) if seg.ident == "Option" => match &seg.arguments {
-            syn::PathArguments::AngleBracketed(a) => {
-                matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if is_string(t) && !is_option(t))
-            }
-            _ => false,
-        },
-        _ => false,
-    }
-}
+use syn::ItemFn;
 
 /// A checked prompt: what its `PromptHandler` impl needs.
 pub struct Prompt {
@@ -34,17 +16,20 @@ pub struct Prompt {
     pub items: TokenStream,
 }
 
-/// The signature's checks: string arguments, no `#[params]` or cancellation token, and a
-/// receiver exactly on `#[mcp_server]` methods.
+/// The signature's checks: no `#[params]` or cancellation token, and a receiver exactly on
+/// `#[mcp_server]` methods. (That arguments are strings is checked by type, through
+/// `PromptParameter`, which also recognises the context under another name.)
 fn check(cx: &Ctxt, parsed: &Function, sig: &syn::Signature, method: bool) {
     for p in &parsed.params {
         match p.kind {
-            ParamKind::Arg if !is_string(&p.ty) => cx.error_spanned_by(
-                &p.ty,
-                "prompt arguments are strings on the wire: use `String`, or `Option<String>` for an optional argument",
+            ParamKind::Whole => cx.error_spanned_by(
+                &p.ident,
+                "`#[params]` is for tools; prompt arguments are individual strings",
             ),
-            ParamKind::Whole => cx.error_spanned_by(&p.ident, "`#[params]` is for tools; prompt arguments are individual strings"),
-            ParamKind::Cancel => cx.error_spanned_by(&p.ty, "prompts take `&Ctx` for context, not a cancellation token"),
+            ParamKind::Cancel => cx.error_spanned_by(
+                &p.ty,
+                "prompts take `&Ctx` for context, not a cancellation token",
+            ),
             _ => {}
         }
     }
@@ -60,24 +45,31 @@ fn descriptor(parsed: &Function, attrs: &PromptAttrs, krate: &TokenStream) -> To
     let name = &attrs.name;
     let title = crate::common::set_opt("p", "title", attrs.title.as_deref());
     let description = crate::common::set_opt("p", "description", attrs.description.as_deref());
+    // Each argument's type says whether it is required, or the context (not listed).
     let arg_descriptors: Vec<_> = parsed
         .args()
         .map(|p| {
-            let n = p.ident.to_string();
+            let n = crate::tool::property_name(&p.ident);
             let d = crate::common::opt_string(p.docs.as_deref());
-            let required = !is_option(&p.ty);
-            quote! {{
-                let mut a = #krate::protocol::PromptArgument::new(#n);
-                a.description = #d;
-                a.required = ::core::option::Option::Some(#required);
-                a
-            }}
+            let ty = &p.ty;
+            quote! {
+                if let ::core::option::Option::Some(required) = <#ty as #krate::PromptParameter>::required() {
+                    let mut a = #krate::protocol::PromptArgument::new(#n);
+                    a.description = #d;
+                    a.required = ::core::option::Option::Some(required);
+                    arguments.push(a);
+                }
+            }
         })
         .collect();
     let arguments = (!arg_descriptors.is_empty()).then(|| {
-        quote!(p.arguments = ::core::option::Option::Some(
-            ::std::vec![#(#arg_descriptors),*]
-        );)
+        quote! {
+            let mut arguments = ::std::vec::Vec::new();
+            #(#arg_descriptors)*
+            if !arguments.is_empty() {
+                p.arguments = ::core::option::Option::Some(arguments);
+            }
+        }
     });
     quote! {
         fn descriptor(&self) -> #krate::protocol::Prompt {
@@ -125,10 +117,12 @@ pub fn prompt(
         .params
         .iter()
         .map(|p| {
-            let n = p.ident.to_string();
+            let n = crate::tool::property_name(&p.ident);
+            let ty = &p.ty;
             match p.kind {
-                ParamKind::Arg if is_option(&p.ty) => quote!(__args.remove(#n)),
-                ParamKind::Arg => quote!(__args.remove(#n).unwrap_or_default()),
+                ParamKind::Arg => {
+                    quote!(<#ty as #krate::PromptParameter>::from_prompt(&__ctx, __args.remove(#n)))
+                }
                 ParamKind::Ctx {
                     by_ref: true,
                     by_name: false,

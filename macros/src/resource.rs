@@ -257,10 +257,18 @@ fn check(
         match p.kind {
             ParamKind::Arg if template_ok && !vars.contains(&p.ident.to_string()) => {
                 let shown = uri.as_ref().map(LitStr::value).unwrap_or_default();
+                // A context under another name, by value, cannot be told from a variable.
+                let hint = if crate::internals::ast::may_be_context(&p.ty) {
+                    let ty = &p.ty;
+                    let ty = quote!(#ty).to_string().replace(' ', "");
+                    format!("; if it is the request context under another name, borrow it: `&{ty}`")
+                } else {
+                    String::new()
+                };
                 cx.error_spanned_by(
                     &p.ident,
                     format!(
-                        "`{}` is not a variable of the URI template {shown:?}",
+                        "`{}` is not a variable of the URI template {shown:?}{hint}",
                         p.ident
                     ),
                 );

@@ -40,7 +40,7 @@ impl ToolAttrs {
         }
         let base_meta = match &self.meta {
             Some(json) => {
-                quote!(#krate::__private::serde_json::from_str::<#krate::protocol::Meta>(#json).ok())
+                quote!(#krate::serde_json::from_str::<#krate::protocol::Meta>(#json).ok())
             }
             None => quote!(::core::option::Option::<#krate::protocol::Meta>::None),
         };
@@ -50,7 +50,7 @@ impl ToolAttrs {
                 let mut meta = #base_meta.unwrap_or_default();
                 meta.insert(
                     ::std::string::String::from(#krate::__private::KEYS_META),
-                    #krate::__private::serde_json::Value::Array(<#keys as #krate::elicitation::ElicitKeySet>::keys()),
+                    #krate::serde_json::Value::Array(<#keys as #krate::elicitation::ElicitKeySet>::keys()),
                 );
                 ::core::option::Option::Some(meta)
             }}),
@@ -116,40 +116,111 @@ pub fn check_key_set(cx: &Ctxt, func: &Function, attrs: &ToolAttrs) {
 
 /// The pieces of a tool implementation, for free functions and methods alike.
 pub struct Generated {
-    /// The arguments struct (or nothing for `#[params]`).
+    /// The arguments' schema type (or nothing for `#[params]`).
     pub args_struct: TokenStream,
     /// The `Tool` impl body (`descriptor` and `call`).
     pub tool_items: TokenStream,
 }
 
-/// The arguments type and its declaration: the `#[params]` type, or a struct of the
-/// model-facing parameters.
-fn arguments(func: &Function, krate: &TokenStream) -> (TokenStream, TokenStream) {
+/// The variable an argument is decoded into before the call.
+fn arg_var(ident: &syn::Ident) -> syn::Ident {
+    format_ident!("__tracksuit_arg_{}", ident)
+}
+
+/// A parameter's name in the input schema (`r#type` is `type`).
+pub fn property_name(ident: &syn::Ident) -> String {
+    use syn::ext::IdentExt;
+    ident.unraw().to_string()
+}
+
+/// A parameter's docs as schemars splits them: a leading `# heading` line is the title.
+fn title_and_description(docs: Option<&str>) -> (String, String) {
+    let docs = docs.unwrap_or_default().trim();
+    match docs.strip_prefix('#') {
+        Some(rest) => {
+            let (title, description) = rest.split_once('\n').unwrap_or((rest, ""));
+            (
+                title.trim_start_matches('#').trim().to_owned(),
+                description.trim().to_owned(),
+            )
+        }
+        None => (String::new(), docs.to_owned()),
+    }
+}
+
+/// The arguments: the function returning the derived input schema, the declarations it
+/// needs, and the statements decoding `__value` (the validated arguments) into one
+/// variable per argument. Each argument's type is reached only through `ToolParameter`, so
+/// a type that is not an argument (nor the context) is one error, at the type.
+fn arguments(
+    func: &Function,
+    krate: &TokenStream,
+    name: &str,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let fail = |arg: TokenStream| {
+        quote! {
+            ::std::boxed::Box::pin(::core::future::ready(::core::result::Result::Err(
+                #krate::__private::invalid_argument(#name, #arg, e),
+            )))
+        }
+    };
     if let Some(whole) = func.whole() {
         let ty = &whole.ty;
-        return (quote!(#ty), TokenStream::new());
+        let var = arg_var(&whole.ident);
+        let on_error = fail(quote!(::core::option::Option::None));
+        let derived =
+            quote!(|| <#ty as #krate::ToolParameter>::params_schema().unwrap_or_default());
+        let decode = quote! {
+            let #var = match <#ty as #krate::ToolParameter>::from_call(&__ctx, ::core::option::Option::Some(__value)) {
+                ::core::result::Result::Ok(v) => v,
+                ::core::result::Result::Err(e) => return #on_error,
+            };
+        };
+        return (derived, TokenStream::new(), decode);
     }
-    let serde_crate = format!("{krate}::__private::serde").replace(' ', "");
-    let schemars_crate = format!("{krate}::__private::schemars").replace(' ', "");
-    let fields = func.args().map(|p| {
-        let ident = &p.ident;
+    let properties = func.args().map(|p| {
         let ty = &p.ty;
-        let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
-        quote!(#doc #ident: #ty)
+        let name = property_name(&p.ident);
+        let (title, description) = title_and_description(p.docs.as_deref());
+        quote! {
+            #krate::__private::add_property(&mut __object, #name, #title, #description,
+                <#ty as #krate::ToolParameter>::input_property(__generator));
+        }
     });
-    let asserts = func.args().map(|p| {
-        let ty = &p.ty;
-        quote_spanned!(syn::spanned::Spanned::span(ty)=> #krate::__private::assert_argument::<#ty>();)
-    });
-    let decl = quote! {
-        const _: fn() = || { #(#asserts)* };
-        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
-        #[serde(crate = #serde_crate)]
-        #[schemars(crate = #schemars_crate)]
-        #[allow(dead_code)]
-        struct __TracksuitArgs { #(#fields,)* }
+    let decls = quote! {
+        struct __TracksuitArgs;
+
+        impl #krate::schemars::JsonSchema for __TracksuitArgs {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed("__TracksuitArgs")
+            }
+
+            fn json_schema(__generator: &mut #krate::schemars::SchemaGenerator) -> #krate::schemars::Schema {
+                let mut __object = #krate::__private::object_schema();
+                #(#properties)*
+                __object
+            }
+        }
     };
-    (quote!(__TracksuitArgs), decl)
+    let decode = func.args().map(|p| {
+        let ty = &p.ty;
+        let var = arg_var(&p.ident);
+        let name = property_name(&p.ident);
+        let on_error = fail(quote!(::core::option::Option::Some(#name)));
+        quote! {
+            let #var = match <#ty as #krate::ToolParameter>::from_call(&__ctx, __object.remove(#name)) {
+                ::core::result::Result::Ok(v) => v,
+                ::core::result::Result::Err(e) => return #on_error,
+            };
+        }
+    });
+    let decode = quote! {
+        #[allow(unused_mut)]
+        let mut __object = #krate::__private::into_object(__value);
+        #(#decode)*
+    };
+    let derived = quote!(#krate::__private::derived_input::<__TracksuitArgs>);
+    (derived, decls, decode)
 }
 
 /// The expression each parameter is called with.
@@ -160,21 +231,20 @@ fn call_args(func: &Function, attrs: &ToolAttrs) -> Vec<TokenStream> {
     };
     func.params
         .iter()
-        .map(|p| {
-            let ident = &p.ident;
-            match p.kind {
-                ParamKind::Arg => quote!(__args.#ident),
-                ParamKind::Whole => quote!(__args),
-                ParamKind::Ctx { by_name: false, .. } => {
-                    crate::common::ctx_by_type(&p.ty, &attrs.krate)
-                }
-                ParamKind::Ctx { by_ref, .. } => {
-                    let amp = if by_ref { quote!(&) } else { quote!() };
-                    let ty_span = syn::spanned::Spanned::span(&p.ty);
-                    quote_spanned!(ty_span=> #amp __ctx.with_keys::<#keys>())
-                }
-                ParamKind::Cancel => quote!(__ctx.cancellation_token()),
+        .map(|p| match p.kind {
+            ParamKind::Arg | ParamKind::Whole => {
+                let var = arg_var(&p.ident);
+                quote!(#var)
             }
+            ParamKind::Ctx { by_name: false, .. } => {
+                crate::common::ctx_by_type(&p.ty, &attrs.krate)
+            }
+            ParamKind::Ctx { by_ref, .. } => {
+                let amp = if by_ref { quote!(&) } else { quote!() };
+                let ty_span = syn::spanned::Spanned::span(&p.ty);
+                quote_spanned!(ty_span=> #amp __ctx.with_keys::<#keys>())
+            }
+            ParamKind::Cancel => quote!(__ctx.cancellation_token()),
         })
         .collect()
 }
@@ -188,7 +258,8 @@ pub fn generate(
     invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
 ) -> Generated {
     let krate = &attrs.krate;
-    let (args_ty, args_struct) = arguments(func, krate);
+    let name = &attrs.name;
+    let (derived, args_struct, decode) = arguments(func, krate, name);
     let ret = match &sig.output {
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
@@ -198,9 +269,15 @@ pub fn generate(
         use #krate::__private::{NoOutputSchema as _, OutputSchemaOf as _};
         (&&#krate::__private::ReturnOf::<#ret>::new()).output_schema()
     }};
-    let finish = quote_spanned!(output_span(sig)=> #krate::__private::finish_tool::<#ret>(&__SCHEMAS, __out));
+    // The return type is reached only through `IntoToolResult`: one error, at the type.
+    let finish = quote_spanned! {output_span(sig)=>
+        #krate::__private::finish_tool(
+            &__SCHEMAS,
+            <#ret as #krate::IntoToolResult>::into_tool_result(__out),
+            <#ret as #krate::IntoToolResult>::output_schema,
+        )
+    };
     let call = invoke(call_args(func, attrs));
-    let name = &attrs.name;
     // One box for the whole call: arguments are decoded before it, and the user's future
     // sits inside it unboxed. The box is spanned at the function's name, so a non-`Send`
     // body is reported once, there (the coercion to a `Send` future is what fails).
@@ -210,12 +287,18 @@ pub fn generate(
             #finish
         })
     };
-    let descriptor = attrs.descriptor(quote!(__SCHEMAS.input::<#args_ty>().clone()), output_schema);
-    // Without a `Ctx` the body cannot ask the client anything.
-    let asks_client = func
+    let descriptor = attrs.descriptor(quote!(__SCHEMAS.input(#derived).clone()), output_schema);
+    // Without a `Ctx` the body cannot ask the client anything; a parameter passed by value
+    // is the context when its type is (`McpCtx` after `use tracksuit::Ctx as McpCtx`).
+    let by_name = func
         .params
         .iter()
         .any(|p| matches!(p.kind, ParamKind::Ctx { .. }));
+    let by_type = func.args().map(|p| {
+        let ty = &p.ty;
+        quote!(|| <#ty as #krate::ToolParameter>::CONTEXT)
+    });
+    let asks_client = quote!(#by_name #(#by_type)*);
     let scopes = &attrs.scopes;
     let tool_items = quote! {
         fn descriptor(&self) -> #krate::protocol::Tool {
@@ -232,12 +315,13 @@ pub fn generate(
             __ctx: #krate::Ctx,
             __arguments: #krate::protocol::JsonObject,
         ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
-            let __args: #args_ty = match __SCHEMAS.decode::<#args_ty>(#name, __arguments) {
-                ::core::result::Result::Ok(args) => args,
+            let __value = match __SCHEMAS.arguments(#name, __arguments, #derived) {
+                ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(e) => {
                     return ::std::boxed::Box::pin(::core::future::ready(::core::result::Result::Err(e)));
                 }
             };
+            #decode
             #boxed_call
         }
     };

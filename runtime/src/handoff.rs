@@ -148,3 +148,63 @@ pub struct HandoffRecord {
     /// The answers `client` received, in order.
     pub log: Vec<LoggedExchange>,
 }
+
+/// What a handoff tool's `State` (from `before`) and `Out` (from `client`) must be: kept
+/// between rounds as JSON, so `Serialize + DeserializeOwned`. Implemented for every such
+/// type; there is nothing to implement.
+///
+/// ```
+/// use tracksuit::handoff::HandoffState;
+///
+/// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+/// struct State { round: u32 }
+///
+/// let kept = State { round: 2 }.keep()?;
+/// assert_eq!(State::restore(kept)?, State { round: 2 });
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+///
+/// A type without the derives is refused where the phase names it:
+///
+/// ```compile_fail
+/// use tracksuit::{Ctx, PhaseCtx, ToolError, mcp_tool};
+///
+/// #[derive(serde::Deserialize)] // no `Serialize`
+/// struct State { n: u32 }
+///
+/// struct Flow;
+///
+/// #[mcp_tool]
+/// impl Flow {
+///     async fn before(_ctx: &PhaseCtx) -> Result<State, ToolError> { // error: `State` cannot be kept
+///         Ok(State { n: 1 })
+///     }
+///     async fn client(state: &State, _ctx: &Ctx) -> Result<u32, ToolError> {
+///         Ok(state.n)
+///     }
+///     async fn after(_state: State, out: u32, _ctx: &PhaseCtx) -> String {
+///         out.to_string()
+///     }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be kept between a handoff tool's rounds: derive `serde::Serialize` and `serde::Deserialize` for it",
+    label = "add `#[derive(serde::Serialize, serde::Deserialize)]` to this type",
+    note = "a handoff tool's state (from `before`) and the output of `client` are kept as JSON while the client answers"
+)]
+pub trait HandoffState: Sized {
+    /// The value as JSON, to keep.
+    fn keep(&self) -> serde_json::Result<serde_json::Value>;
+    /// The value again, from what [`keep`](HandoffState::keep) made.
+    fn restore(kept: serde_json::Value) -> serde_json::Result<Self>;
+}
+
+impl<T: Serialize + serde::de::DeserializeOwned> HandoffState for T {
+    fn keep(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(self)
+    }
+
+    fn restore(kept: serde_json::Value) -> serde_json::Result<Self> {
+        serde_json::from_value(kept)
+    }
+}

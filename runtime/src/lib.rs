@@ -79,8 +79,8 @@ pub mod task;
 pub mod transport;
 
 pub use authoring::{
-    IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError, schema_for,
-    strict_schema,
+    FromCtx, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, JsonOutput,
+    PromptParameter, ToolError, ToolParameter, schema_for, strict_schema,
 };
 pub use caller::Principal;
 pub use context::{Ctx, LoggedExchange};

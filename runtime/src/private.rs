@@ -5,8 +5,7 @@ use crate::authoring::{
 };
 use crate::protocol::{CallToolResult, JsonObject};
 use futures::future::BoxFuture;
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
+use schemars::{JsonSchema, Schema};
 use serde_json::Value;
 use std::future::Future;
 use std::sync::OnceLock;
@@ -40,30 +39,30 @@ impl ToolSchemas {
         }
     }
 
-    /// The published input schema of the arguments type `A`: its derived schema made
-    /// portable (`$defs` inlined, optional properties without `null`, standard formats only,
-    /// an object at the top; see `authoring::portable`).
-    pub fn input<A: JsonSchema>(&self) -> &JsonObject {
-        &self.portable_input::<A>().schema
+    /// The published input schema: the `derived` one made portable (`$defs` inlined,
+    /// optional properties without `null`, standard formats only, an object at the top;
+    /// see `authoring::portable`).
+    pub fn input(&self, derived: fn() -> JsonObject) -> &JsonObject {
+        &self.portable_input(derived).schema
     }
 
-    fn portable_input<A: JsonSchema>(&self) -> &Portable {
-        self.input
-            .get_or_init(|| portable_input(derived_input::<A>()))
+    fn portable_input(&self, derived: fn() -> JsonObject) -> &Portable {
+        self.input.get_or_init(|| portable_input(derived()))
     }
 
-    /// Validates the call's arguments, then deserialises them. Either failure is an
-    /// execution error naming the field, so the model can correct itself (SEP-1303).
+    /// Validates the call's arguments and returns them, to be deserialised: a failure is
+    /// an execution error naming the field, so the model can correct itself (SEP-1303).
     ///
     /// The check is against the derived schema itself, which accepts a little more than the
     /// published one (an explicit `null` for an optional property). When the published schema
     /// wraps a non-object type, the value is the wrapper property's.
-    pub fn decode<A: JsonSchema + DeserializeOwned>(
+    pub fn arguments(
         &self,
         tool: &str,
         mut arguments: JsonObject,
-    ) -> Result<A, ToolError> {
-        let value = match self.portable_input::<A>().wrapper {
+        derived: fn() -> JsonObject,
+    ) -> Result<Value, ToolError> {
+        let value = match self.portable_input(derived).wrapper {
             None => Value::Object(arguments),
             Some(wrapper) => arguments.remove(wrapper).ok_or_else(|| {
                 ToolError::new(format!(
@@ -72,20 +71,38 @@ impl ToolSchemas {
             })?,
         };
         self.input_validator
-            .validate_with(derived_input::<A>, &value)
+            .validate_with(derived, &value)
             .map_err(|e| ToolError::new(format!("Invalid arguments for tool `{tool}`: {e}")))?;
-        serde_json::from_value(value)
-            .map_err(|e| ToolError::new(format!("Invalid arguments for tool `{tool}`: {e}")))
+        Ok(value)
     }
 
-    fn output<R: IntoToolResult>(&self) -> Option<&JsonObject> {
-        self.output.get_or_init(R::output_schema).as_ref()
+    fn output(&self, schema: fn() -> Option<JsonObject>) -> Option<&JsonObject> {
+        self.output.get_or_init(schema).as_ref()
     }
 }
 
-/// The schema schemars derives for a tool's arguments (the generated struct's title
+/// The validated arguments as an object (the input schema of separate arguments is one).
+pub fn into_object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    }
+}
+
+/// The error for an argument that does not deserialise (`argument` is `None` for a
+/// `#[params]` type, which receives them all).
+pub fn invalid_argument(tool: &str, argument: Option<&str>, e: serde_json::Error) -> ToolError {
+    match argument {
+        Some(name) => ToolError::new(format!(
+            "Invalid arguments for tool `{tool}`: `{name}`: {e}"
+        )),
+        None => ToolError::new(format!("Invalid arguments for tool `{tool}`: {e}")),
+    }
+}
+
+/// The schema schemars derives for a tool's separate arguments (the generated type's title
 /// dropped).
-fn derived_input<A: JsonSchema>() -> JsonObject {
+pub fn derived_input<A: JsonSchema>() -> JsonObject {
     let mut schema = schema_for::<A>();
     if schema.get("title").and_then(Value::as_str) == Some(GENERATED_ARGS) {
         schema.remove("title");
@@ -93,15 +110,59 @@ fn derived_input<A: JsonSchema>() -> JsonObject {
     schema
 }
 
-/// Converts a tool's return value and checks structured output against `outputSchema`.
-pub fn finish_tool<R: IntoToolResult>(
-    schemas: &ToolSchemas,
-    out: R,
-) -> Result<CallToolResult, ToolError> {
-    let mut result = out.into_tool_result()?;
-    if let (Some(schema), Some(structured)) =
-        (schemas.output::<R>(), result.structured_content.take())
+/// Adds an argument's property to the object schema of a tool's separate arguments, as
+/// deriving `JsonSchema` on a struct of them would: its `title` and `description` from the
+/// parameter's docs, `required` unless it may be left out. The context (`None`) adds
+/// nothing.
+pub fn add_property(
+    object: &mut Schema,
+    name: &str,
+    title: &str,
+    description: &str,
+    property: Option<(Schema, bool)>,
+) {
+    let Some((mut schema, optional)) = property else {
+        return;
+    };
+    for (key, value) in [("title", title), ("description", description)] {
+        if !value.is_empty() {
+            schema.insert(key.to_owned(), value.into());
+        }
+    }
+    let object = object.ensure_object();
+    if let Some(properties) = object
+        .entry("properties")
+        .or_insert_with(|| Value::Object(JsonObject::new()))
+        .as_object_mut()
     {
+        properties.insert(name.to_owned(), schema.into());
+    }
+    if !optional
+        && let Some(required) = object
+            .entry("required")
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+    {
+        required.push(name.into());
+    }
+}
+
+/// An empty object schema, to which [`add_property`] adds the arguments.
+pub fn object_schema() -> Schema {
+    schemars::json_schema!({ "type": "object" })
+}
+
+/// Checks a tool's converted result: structured output against `outputSchema`.
+pub fn finish_tool(
+    schemas: &ToolSchemas,
+    result: Result<CallToolResult, ToolError>,
+    output_schema: fn() -> Option<JsonObject>,
+) -> Result<CallToolResult, ToolError> {
+    let mut result = result?;
+    if let (Some(schema), Some(structured)) = (
+        schemas.output(output_schema),
+        result.structured_content.take(),
+    ) {
         // Validated as a `Value` without copying the map: moved in and back out.
         let value = Value::Object(structured);
         let checked = schemas.output_validator.validate(schema, &value);
@@ -178,13 +239,14 @@ pub fn key<K, R>(key: K) -> crate::elicitation::Key<K, R> {
     crate::elicitation::Key::new(key)
 }
 
-/// Describes a key for `ElicitKeySet::keys`.
-pub fn describe_key<R: crate::elicitation::ElicitForm>(
+/// Describes a key for `ElicitKeySet::keys`, given its response's `requestedSchema`.
+pub fn describe_key(
     key: &str,
     description: Option<&str>,
+    response_schema: crate::protocol::ElicitationSchema,
     context_schema: JsonObject,
 ) -> Value {
-    crate::elicitation::describe_key::<R>(key, description, context_schema)
+    crate::elicitation::describe_key(key, description, response_schema, context_schema)
 }
 
 /// The single-select schema of an enum (titled `oneOf` when any option has a title).
@@ -202,18 +264,21 @@ pub fn phase<T, E: Into<ToolError>>(name: &str, r: Result<T, E>) -> Result<T, To
     })
 }
 
-/// How a handoff tool's state is kept between rounds: serde, chosen where the state type
-/// is named, so a state that is not `Serialize + DeserializeOwned` is one error, there.
+/// How a handoff tool's state is kept between rounds: the `HandoffState` functions of the
+/// state type, named where the state type is (so a state that is not
+/// `Serialize + DeserializeOwned` is one error, there).
 pub struct Sealing<S> {
     keep: fn(&S) -> serde_json::Result<Value>,
     restore: fn(Value) -> serde_json::Result<S>,
 }
 
-/// The [`Sealing`] of `S`.
-pub fn sealing<S: serde::Serialize + DeserializeOwned>() -> Sealing<S> {
-    Sealing {
-        keep: |s| serde_json::to_value(s),
-        restore: serde_json::from_value,
+impl<S> Sealing<S> {
+    /// `<S as HandoffState>::keep` and `::restore`.
+    pub fn new(
+        keep: fn(&S) -> serde_json::Result<Value>,
+        restore: fn(Value) -> serde_json::Result<S>,
+    ) -> Self {
+        Sealing { keep, restore }
     }
 }
 
@@ -246,39 +311,6 @@ where
     rounds.keep(kept);
     Ok(state)
 }
-
-/// What a borrowed tool, prompt or resource parameter of a type not written `Ctx` must be:
-/// the request context under another name (`use tracksuit::Ctx as McpCtx`), recognised by
-/// its type.
-#[diagnostic::on_unimplemented(
-    message = "a parameter of type `&{Self}` is neither the request context nor an argument",
-    label = "arguments are deserialised from the request, so they must be owned types",
-    note = "take the argument by value (e.g. `String`, not `&str`); a borrowed parameter can only be the context, `&Ctx`"
-)]
-pub trait FromCtx {
-    /// The context, typed as the parameter asks.
-    fn from_ctx(ctx: &crate::context::Ctx) -> Self;
-}
-
-impl<K> FromCtx for crate::context::Ctx<K> {
-    fn from_ctx(ctx: &crate::context::Ctx) -> Self {
-        ctx.with_keys::<K>()
-    }
-}
-
-/// What a tool argument's type must be; named in the error where a user type falls short,
-/// instead of a path through this module.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool argument: derive `schemars::JsonSchema` and `serde::Deserialize` for it",
-    label = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to this type",
-    note = "the derive must come from schemars 1 (the version tracksuit uses; a schemars 0.8 `JsonSchema` is another trait)"
-)]
-pub trait ToolArgument {}
-
-impl<T: JsonSchema + DeserializeOwned> ToolArgument for T {}
-
-/// Checked for each argument's type, at the type (generated code).
-pub fn assert_argument<T: ToolArgument>() {}
 
 #[cfg(test)]
 mod tests {
@@ -320,16 +352,52 @@ mod tests {
     #[test]
     fn structured_output_is_validated_against_the_output_schema() {
         let schemas = ToolSchemas::new();
-        let err = finish_tool(&schemas, Liar).expect_err("mismatch is refused");
+        let err = finish_tool(&schemas, Liar.into_tool_result(), Liar::output_schema)
+            .expect_err("mismatch is refused");
         assert!(
             err.message().contains("outputSchema") && err.message().contains("`sum`"),
             "{err:?}"
         );
+        type Object = crate::authoring::Json<JsonObject>;
+        let sum =
+            crate::authoring::Json(json!({"sum": 3}).as_object().cloned().unwrap_or_default());
         let ok = finish_tool(
             &ToolSchemas::new(),
-            crate::authoring::Json(json!({"sum": 3}).as_object().cloned().unwrap_or_default()),
+            sum.into_tool_result(),
+            Object::output_schema,
         );
         assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn properties_are_added_as_a_derived_struct_would_add_them() {
+        let mut object = object_schema();
+        let mut generator = schemars::SchemaGenerator::default();
+        add_property(&mut object, "ctx", "", "", None);
+        add_property(
+            &mut object,
+            "n",
+            "Count",
+            "How many.",
+            Some((generator.subschema_for::<u32>(), false)),
+        );
+        add_property(
+            &mut object,
+            "tag",
+            "",
+            "",
+            Some((generator.subschema_for::<Option<String>>(), true)),
+        );
+        let object = object.as_value();
+        assert_eq!(object["required"], json!(["n"]));
+        let keys: Vec<_> = object["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        assert_eq!(keys, ["n", "tag"], "the context is no property");
+        assert_eq!(object["properties"]["n"]["title"], "Count");
+        assert_eq!(object["properties"]["n"]["description"], "How many.");
+        assert!(object["properties"]["tag"].get("title").is_none());
     }
 
     #[test]

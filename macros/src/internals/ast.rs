@@ -19,7 +19,9 @@ pub enum ParamKind {
         /// Written `Ctx`. Otherwise a borrowed type of another name (`&McpCtx` after
         /// `use tracksuit::Ctx as McpCtx`): arguments are owned, so a borrowed parameter can
         /// only be the context, and the generated code has the type checker confirm it
-        /// (`__private::FromCtx`, whose message covers the `&str` mistake too).
+        /// (`tracksuit::FromCtx`, whose message covers the `&str` mistake too). A parameter passed
+        /// by value under another name is an `Arg`: `tracksuit::ToolParameter` tells the context
+        /// from an argument by type.
         by_name: bool,
     },
     /// The request's cancellation token.
@@ -94,6 +96,16 @@ const NOT_CONTEXT: &[&str] = &[
     "f32",
     "f64",
 ];
+
+/// Whether a parameter's type could be the context under another name: not one of the
+/// types that plainly are not.
+pub fn may_be_context(ty: &Type) -> bool {
+    let ty = match ty {
+        Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    last_segment(ty).is_some_and(|s| !NOT_CONTEXT.contains(&s.ident.to_string().as_str()))
+}
 
 fn context_kind(ty: &Type) -> Option<ParamKind> {
     match ty {

@@ -3,12 +3,14 @@
 //! argument / structured-output validation (jsonschema).
 
 mod error;
+mod parameter;
 mod portable;
 mod result;
 mod schema;
 
 pub use error::ToolError;
+pub use parameter::{FromCtx, PromptParameter, ToolParameter};
 pub use portable::strict_schema;
 pub(crate) use portable::{Portable, portable_input};
-pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
+pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, JsonOutput};
 pub use schema::{SchemaValidator, schema_for};

@@ -111,7 +111,7 @@ impl IntoToolResult for Vec<ContentBlock> {
     }
 }
 
-impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+impl<T: JsonOutput> IntoToolResult for Json<T> {
     fn output_schema() -> Option<JsonObject> {
         Some(portable_output(schema_for::<T>()).schema)
     }
@@ -305,3 +305,41 @@ impl<T: IntoResourceResult, E: std::fmt::Display> IntoResourceResult for Result<
             .into_resource_result(uri, mime)
     }
 }
+
+/// What the `T` of a tool's [`Json<T>`] result must be: serialisable (`serde::Serialize`)
+/// with a JSON Schema (`schemars::JsonSchema`, schemars **1**), which becomes the tool's
+/// `outputSchema`. Implemented for every such type; there is nothing to implement.
+///
+/// ```
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Sum { sum: i64 }
+///
+/// #[tracksuit::mcp_tool]
+/// async fn add(a: i64, b: i64) -> tracksuit::Json<Sum> {
+///     tracksuit::Json(Sum { sum: a + b })
+/// }
+/// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).tool(add);
+/// ```
+///
+/// Without the derives, the tool is refused at its return type:
+///
+/// ```compile_fail
+/// #[derive(serde::Serialize)] // no `schemars::JsonSchema`
+/// struct Sum { sum: i64 }
+///
+/// #[tracksuit::mcp_tool]
+/// async fn add(a: i64, b: i64) -> tracksuit::Json<Sum> { // error: `Sum` cannot be a tool's structured output
+///     tracksuit::Json(Sum { sum: a + b })
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's structured output: derive `serde::Serialize` and `schemars::JsonSchema` for it",
+    label = "`Json<T>` needs `T: Serialize + JsonSchema`: add `#[derive(serde::Serialize, schemars::JsonSchema)]` to `{Self}`",
+    note = "the derive must come from schemars 1 (the version tracksuit uses; a schemars 0.8 `JsonSchema` is another trait)"
+)]
+pub trait JsonOutput: Serialize + JsonSchema {}
+
+// Not recommended: a type that falls short is reported as not being a `JsonOutput` (this
+// trait's message), not through this impl's bounds.
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + JsonSchema + ?Sized> JsonOutput for T {}

@@ -220,16 +220,17 @@ impl<K, R> Key<K, R> {
     }
 }
 
-/// Describes a key for [`ElicitKeySet::keys`].
-pub(crate) fn describe_key<R: ElicitForm>(
+/// Describes a key for [`ElicitKeySet::keys`], given its response's `requestedSchema`.
+pub(crate) fn describe_key(
     key: &str,
     description: Option<&str>,
+    response_schema: ElicitationSchema,
     context_schema: JsonObject,
 ) -> Value {
     json!({
         "key": key,
         "description": description,
-        "responseSchema": R::requested_schema(),
+        "responseSchema": response_schema,
         "contextSchema": context_schema,
     })
 }

@@ -49,7 +49,8 @@
 //! # fn main() {}
 //! ```
 //!
-//! Its arguments have a JSON Schema (`schemars::JsonSchema`, schemars **1**):
+//! Its arguments have a JSON Schema (`schemars::JsonSchema`, schemars **1**) and deserialise
+//! ([`ToolParameter`](crate::ToolParameter)):
 //!
 //! ```
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
