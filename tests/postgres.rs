@@ -468,8 +468,8 @@ async fn input_posted_on_another_replica_reaches_the_holder_once() {
     );
 }
 
-#[tokio::test]
-async fn events_reach_every_process_on_the_channel() {
+/// Two processes' buses on a fresh channel: the database URL, the channel, and the buses.
+async fn two_buses() -> (String, String, PgEventBus, PgEventBus) {
     let channel = format!("ev_{}", uuid_like());
     let url = base_url();
     let a = PgEventBus::connect_channel(&url, &channel)
@@ -478,6 +478,12 @@ async fn events_reach_every_process_on_the_channel() {
     let b = PgEventBus::connect_channel(&url, &channel)
         .await
         .expect("b");
+    (url, channel, a, b)
+}
+
+#[tokio::test]
+async fn events_reach_every_process_on_the_channel() {
+    let (url, channel, a, b) = two_buses().await;
     let elsewhere = PgEventBus::connect_channel(&url, &format!("{channel}_x"))
         .await
         .expect("c");
@@ -526,14 +532,7 @@ async fn events_reach_every_process_on_the_channel() {
 #[tokio::test]
 async fn a_burst_of_concurrent_events_is_all_heard_once() {
     // Publishes that queue up during a round trip go out together in one statement.
-    let channel = format!("ev_{}", uuid_like());
-    let url = base_url();
-    let a = PgEventBus::connect_channel(&url, &channel)
-        .await
-        .expect("a");
-    let b = PgEventBus::connect_channel(&url, &channel)
-        .await
-        .expect("b");
+    let (_, _, a, b) = two_buses().await;
     let mut at_b = b.subscribe();
     let sent: std::collections::BTreeSet<String> =
         (0..900).map(|i| format!("file:///burst/{i}")).collect();
