@@ -78,9 +78,12 @@ defaults
     timeout connect 2s
     timeout client 60s
     timeout server 60s
-    # a connection refused by a dead replica is retried on another
+    # a connection refused by a dead replica is retried on another; no idle server
+    # connection is reused, so a request never goes out on a killed replica's stale
+    # connection (a 502 HAProxy does not retry, seen once in CI)
     retries 2
     option redispatch 1
+    http-reuse never
     # SSE: forward each event at once (no MSG_MORE / Nagle batching of small writes)
     option http-no-delay
 
