@@ -5,7 +5,7 @@ use crate::peer::OutboundSender;
 use crate::peer::RequestError;
 use crate::peer::outbound_queue;
 use crate::peer::sync::lock;
-use crate::protocol::{JsonRpcMessage, RequestId, methods};
+use crate::protocol::{ClientMeta, JsonRpcMessage, RequestId, methods};
 use crate::server::{Server, ServerHandle, ServerSession, admit, is_modern};
 use crate::transport::{MessageStream, SinkOutlet, Transport, drive, memory};
 use std::collections::HashMap;
@@ -150,7 +150,11 @@ impl ModernLine {
     ) {
         match message {
             JsonRpcMessage::Request(request) => {
-                match admit(&request.method, request.params.as_ref()) {
+                match admit(
+                    &request.method,
+                    request.params.as_ref(),
+                    ClientMeta::default(),
+                ) {
                     Err(error) => {
                         let reply = JsonRpcMessage::error(Some(request.id.clone()), error);
                         line.peer().send(reply, None).await;

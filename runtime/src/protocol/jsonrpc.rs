@@ -1,6 +1,7 @@
 //! JSON-RPC 2.0 framing as MCP uses it (basic/index.mdx): requests, notifications,
 //! result and error responses. No batches: MCP 2025-06-18 removed them.
 
+use super::client_meta::SplitParams;
 use serde::de::{Error as _, IgnoredAny};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -451,6 +452,15 @@ impl JsonRpcMessage {
     // an unboxing for nothing.
     #[allow(clippy::result_large_err)]
     pub fn from_slice(bytes: &[u8]) -> Result<Self, JsonRpcError> {
+        Self::from_slice_with::<Value>(bytes).map(|(message, ())| message)
+    }
+
+    /// [`JsonRpcMessage::from_slice`], reading `params` as `P` does (the tree, and what `P`
+    /// keeps beside it).
+    #[allow(clippy::result_large_err)] // as `from_slice`
+    pub(crate) fn from_slice_with<'de, P: SplitParams<'de>>(
+        bytes: &'de [u8],
+    ) -> Result<(Self, P::Beside), JsonRpcError> {
         let unread = |error| JsonRpcError { id: None, error };
         // Classify by first non-space byte so arrays (batches) get -32600, not a serde message.
         match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
@@ -470,11 +480,31 @@ impl JsonRpcMessage {
                 }));
             }
         }
-        match serde_json::from_slice::<RawMessage>(bytes) {
-            Ok(raw) => raw.classify().map_err(|invalid| JsonRpcError {
-                id: invalid.id,
-                error: ErrorObject::invalid_request(invalid.reason),
-            }),
+        match serde_json::from_slice::<RawMessage<P>>(bytes) {
+            Ok(raw) => {
+                let (params, beside) = match raw.params {
+                    Some(p) => {
+                        let (tree, beside) = p.into_parts();
+                        (Some(tree), beside)
+                    }
+                    None => (None, P::Beside::default()),
+                };
+                let raw = RawMessage {
+                    jsonrpc: raw.jsonrpc,
+                    id: raw.id,
+                    method: raw.method,
+                    params,
+                    result: raw.result,
+                    error: raw.error,
+                };
+                match raw.classify() {
+                    Ok(message) => Ok((message, beside)),
+                    Err(invalid) => Err(JsonRpcError {
+                        id: invalid.id,
+                        error: ErrorObject::invalid_request(invalid.reason),
+                    }),
+                }
+            }
             Err(e) if e.is_syntax() || e.is_eof() => Err(unread(ErrorObject::parse_error(e))),
             // Valid JSON, but a member has the wrong type (`"method": 7`): look for the id alone.
             Err(e) => Err(JsonRpcError {
@@ -502,12 +532,12 @@ impl JsonRpcMessage {
 
 /// The union of every member a JSON-RPC message may have, for classification.
 #[derive(Deserialize)]
-struct RawMessage {
+struct RawMessage<P = Value> {
     jsonrpc: Option<String>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     method: Option<String>,
-    params: Option<Value>,
+    params: Option<P>,
     #[serde(default, deserialize_with = "present")]
     result: Option<Value>,
     error: Option<ErrorObject>,

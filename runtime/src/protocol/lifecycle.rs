@@ -1,7 +1,23 @@
 //! Initialization, capabilities and version negotiation (basic/lifecycle.mdx).
 
+use super::open::deserialize_open;
 use super::{Icon, JsonObject, Meta};
 use serde::{Deserialize, Serialize};
+
+deserialize_open!(Implementation "an implementation's name and version" {
+    "title" => title,
+    "description" => description,
+    "icons" => icons,
+    "websiteUrl" => website_url,
+} required("name" => name, "version" => version));
+
+deserialize_open!(ClientCapabilities "client capabilities" {
+    "experimental" => experimental,
+    "roots" => roots,
+    "sampling" => sampling,
+    "elicitation" => elicitation,
+    "tasks" => tasks,
+} required());
 
 /// The name and version of an MCP implementation.
 ///
@@ -10,7 +26,7 @@ use serde::{Deserialize, Serialize};
 /// let info = Implementation { title: Some("Weather".into()), ..Implementation::new("weather", "1.0.0") };
 /// assert_eq!(serde_json::to_value(&info).unwrap(), serde_json::json!({"name": "weather", "title": "Weather", "version": "1.0.0"}));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Implementation {
     /// Programmatic name.
@@ -175,7 +191,7 @@ pub type ServerTasksCapability = TasksCapability;
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ClientCapabilities {
     /// Non-standard capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -15,6 +15,7 @@
 //! ```
 
 mod cancellation;
+mod client_meta;
 mod codec;
 mod completion;
 mod content;
@@ -23,6 +24,7 @@ mod jsonrpc;
 mod lifecycle;
 mod logging;
 mod meta;
+mod open;
 mod progress;
 mod prompts;
 mod resources;
@@ -32,6 +34,7 @@ mod tasks;
 mod tools;
 
 pub use cancellation::*;
+pub(crate) use client_meta::{CLIENT_CAPABILITIES, CLIENT_INFO, ClientMeta, ClientMetaParams};
 pub(crate) use codec::{decode, decode_or_default, encode};
 pub use completion::*;
 pub use content::*;

@@ -26,8 +26,7 @@ pub const MODERN_PROTOCOL_VERSIONS: &[&str] = &["2026-07-28"];
 /// `_meta` keys of the modern revision.
 pub(crate) mod keys {
     pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-    pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-    pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    pub(crate) use crate::protocol::{CLIENT_CAPABILITIES, CLIENT_INFO};
     pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
     pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 }
@@ -134,7 +133,12 @@ pub(crate) struct RequestMeta {
 
 /// Reads and checks a modern request's `_meta`: an unsupported version is `-32022` (with
 /// the supported and requested versions), a missing or malformed field `-32602`.
-pub(crate) fn read_meta(params: Option<&Value>) -> Result<RequestMeta, ErrorObject> {
+/// `client` holds the client-describing members when the request was read with them kept
+/// raw beside `params` (a member found there is not looked for in `params`).
+pub(crate) fn read_meta(
+    params: Option<&Value>,
+    client: ClientMeta<'_>,
+) -> Result<RequestMeta, ErrorObject> {
     let meta = params
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
@@ -157,29 +161,33 @@ pub(crate) fn read_meta(params: Option<&Value>) -> Result<RequestMeta, ErrorObje
     if !MODERN_PROTOCOL_VERSIONS.contains(&version.as_str()) {
         return Err(unsupported_version(&version));
     }
-    let capabilities = match meta.get(keys::CLIENT_CAPABILITIES) {
-        // Deserialised from the borrowed tree: no copy of the `_meta` objects.
-        Some(c) => ClientCapabilities::deserialize(c).map_err(|e| {
-            ErrorObject::invalid_params(format!(
-                "_meta[\"{}\"] is not valid: {e}",
-                keys::CLIENT_CAPABILITIES
-            ))
-        })?,
-        None => {
+    let invalid = |key: &str, e: serde_json::Error| {
+        ErrorObject::invalid_params(format!("_meta[\"{key}\"] is not valid: {e}"))
+    };
+    let capabilities = match (client.capabilities, meta.get(keys::CLIENT_CAPABILITIES)) {
+        // Typed straight from the request's text, or from the borrowed tree: no copy of the
+        // `_meta` objects either way.
+        (Some(raw), _) => serde_json::from_str::<ClientCapabilities>(raw.get())
+            .map_err(|e| invalid(keys::CLIENT_CAPABILITIES, e))?,
+        (None, Some(c)) => {
+            ClientCapabilities::deserialize(c).map_err(|e| invalid(keys::CLIENT_CAPABILITIES, e))?
+        }
+        (None, None) => {
             return Err(ErrorObject::invalid_params(format!(
                 "_meta[\"{}\"] is required",
                 keys::CLIENT_CAPABILITIES
             )));
         }
     };
-    let client_info = match meta.get(keys::CLIENT_INFO) {
-        Some(i) => Some(Implementation::deserialize(i).map_err(|e| {
-            ErrorObject::invalid_params(format!(
-                "_meta[\"{}\"] is not valid: {e}",
-                keys::CLIENT_INFO
-            ))
-        })?),
-        None => None,
+    let client_info = match (client.info, meta.get(keys::CLIENT_INFO)) {
+        (Some(raw), _) => Some(
+            serde_json::from_str::<Implementation>(raw.get())
+                .map_err(|e| invalid(keys::CLIENT_INFO, e))?,
+        ),
+        (None, Some(i)) => {
+            Some(Implementation::deserialize(i).map_err(|e| invalid(keys::CLIENT_INFO, e))?)
+        }
+        (None, None) => None,
     };
     let log_level = match meta.get(keys::LOG_LEVEL) {
         Some(l) => Some(LoggingLevel::deserialize(l).map_err(|e| {
@@ -197,8 +205,12 @@ pub(crate) fn read_meta(params: Option<&Value>) -> Result<RequestMeta, ErrorObje
 
 /// Admits a modern request: its `_meta` (see [`read_meta`]) and its method (`-32601` for
 /// one the modern revision does not have, `initialize` and `ping` included).
-pub(crate) fn admit(method: &str, params: Option<&Value>) -> Result<RequestMeta, ErrorObject> {
-    let meta = read_meta(params)?;
+pub(crate) fn admit(
+    method: &str,
+    params: Option<&Value>,
+    client: ClientMeta<'_>,
+) -> Result<RequestMeta, ErrorObject> {
+    let meta = read_meta(params, client)?;
     if !is_modern_method(method) {
         return Err(ErrorObject::method_not_found(method));
     }

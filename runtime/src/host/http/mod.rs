@@ -32,7 +32,8 @@ use crate::on_demand::OnDemand;
 use crate::peer::sync::lock;
 use crate::peer::{Outbound, outbound_queue};
 use crate::protocol::{
-    ErrorObject, JsonRpcMessage, RequestId, SUPPORTED_PROTOCOL_VERSIONS, methods,
+    ClientMetaParams, ErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId,
+    SUPPORTED_PROTOCOL_VERSIONS, methods,
 };
 use crate::server::{Server, ServerHandle, ServerSession};
 use crate::transport::sse::{
@@ -682,8 +683,9 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
             );
         }
     };
-    let message = match JsonRpcMessage::from_slice(&bytes) {
-        Ok(m) => m,
+    // Modern requests' client capabilities and info stay raw text until they are checked.
+    let (message, client) = match JsonRpcMessage::from_slice_with::<ClientMetaParams>(&bytes) {
+        Ok(read) => read,
         Err(rejection) => {
             return rpc_error(StatusCode::BAD_REQUEST, rejection.id, rejection.error);
         }
@@ -699,9 +701,16 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
             if crate::server::is_modern(&request.method, request.params.as_ref()) =>
         {
             let queue = shared.server.options().outbound_queue;
-            return modern::post(&shared.server, headers, request, queue, caller).await;
+            return modern::post(&shared.server, headers, request, client, queue, caller).await;
         }
-        other => other,
+        mut other => {
+            if let JsonRpcMessage::Request(JsonRpcRequest { params, .. })
+            | JsonRpcMessage::Notification(JsonRpcNotification { params, .. }) = &mut other
+            {
+                client.restore(params.as_mut());
+            }
+            other
+        }
     };
     let request_id = match &message {
         JsonRpcMessage::Request(r) => Some(r.id.clone()),

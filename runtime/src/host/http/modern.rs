@@ -6,7 +6,8 @@
 use super::{header_str, rpc_error};
 use crate::peer::{Outbound, OutboundReceiver, outbound_queue};
 use crate::protocol::{
-    ErrorObject, HEADER_MISMATCH, JsonRpcMessage, JsonRpcRequest, METHOD_NOT_FOUND, methods,
+    ClientMeta, ErrorObject, HEADER_MISMATCH, JsonRpcMessage, JsonRpcRequest, METHOD_NOT_FOUND,
+    methods,
 };
 use crate::server::{RequestMeta, ServerHandle, ServerSession, admit, requested_version};
 use axum::body::{Body, Bytes};
@@ -33,11 +34,12 @@ pub(super) async fn post(
     server: &ServerHandle,
     headers: &HeaderMap,
     request: JsonRpcRequest,
+    client: ClientMeta<'_>,
     max_queue: usize,
     caller: crate::caller::Caller,
 ) -> Response {
     let id = Some(request.id.clone());
-    let meta = match check(server, headers, &request) {
+    let meta = match check(server, headers, &request, client) {
         Ok(meta) => meta,
         Err(error) => return rpc_error(status_of(&error), id, error),
     };
@@ -57,6 +59,7 @@ fn check(
     server: &ServerHandle,
     headers: &HeaderMap,
     request: &JsonRpcRequest,
+    client: ClientMeta<'_>,
 ) -> Result<RequestMeta, ErrorObject> {
     let params = request.params.as_ref();
     let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, message);
@@ -123,7 +126,7 @@ fn check(
             (Some(_), None) => {}
         }
     }
-    let meta = admit(&request.method, params)?;
+    let meta = admit(&request.method, params, client)?;
     if request.method == methods::TOOLS_CALL {
         check_param_headers(server, headers, params)?;
     }

@@ -1,0 +1,291 @@
+//! Reading a request's `params` with the two `_meta` members of MCP 2026-07-28 that
+//! describe the client (`io.modelcontextprotocol/clientCapabilities` and
+//! `io.modelcontextprotocol/clientInfo`) kept as raw JSON text.
+//!
+//! Every modern request carries both. Built into the `params` tree they cost a map, its
+//! keys and their hashes per request, only to be read once into typed capabilities. Read
+//! with [`ClientMetaParams`] they are borrowed slices of the request's bytes, parsed typed
+//! where they are checked (`server::modern`); everything else in `params` is the usual tree.
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// `_meta` key of the client's capabilities (MCP 2026-07-28).
+pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the client's name and version (MCP 2026-07-28).
+pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+
+/// The client-describing `_meta` members of one request, as raw JSON borrowed from its
+/// bytes (absent when the request did not carry them, or carried a `_meta` that is not an
+/// object).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ClientMeta<'a> {
+    /// `io.modelcontextprotocol/clientCapabilities`
+    pub(crate) capabilities: Option<&'a RawValue>,
+    /// `io.modelcontextprotocol/clientInfo`
+    pub(crate) info: Option<&'a RawValue>,
+}
+
+impl ClientMeta<'_> {
+    /// Puts the members back into `params._meta` as values: for a request that turns out
+    /// not to be modern, so it reads exactly as [`JsonRpcMessage::from_slice`] would have
+    /// made it.
+    ///
+    /// [`JsonRpcMessage::from_slice`]: super::JsonRpcMessage::from_slice
+    pub(crate) fn restore(self, params: Option<&mut Value>) {
+        if self.capabilities.is_none() && self.info.is_none() {
+            return;
+        }
+        let Some(Value::Object(meta)) = params
+            .and_then(Value::as_object_mut)
+            .and_then(|p| p.get_mut("_meta"))
+        else {
+            return;
+        };
+        for (key, raw) in [
+            (CLIENT_CAPABILITIES, self.capabilities),
+            (CLIENT_INFO, self.info),
+        ] {
+            // Raw text taken from a parsed message is valid JSON.
+            if let Some(value) = raw.and_then(|r| serde_json::from_str::<Value>(r.get()).ok()) {
+                meta.insert(key.to_owned(), value);
+            }
+        }
+    }
+}
+
+/// The `params` of a message: the tree, and the client-describing `_meta` members beside it.
+pub(crate) trait SplitParams<'de>: Deserialize<'de> {
+    /// What is kept beside the tree.
+    type Beside: Default;
+
+    /// The tree and what was kept beside it.
+    fn into_parts(self) -> (Value, Self::Beside);
+}
+
+impl SplitParams<'_> for Value {
+    type Beside = ();
+
+    fn into_parts(self) -> (Value, ()) {
+        (self, ())
+    }
+}
+
+/// `params` read with its client-describing `_meta` members kept raw.
+pub(crate) struct ClientMetaParams<'a> {
+    tree: Value,
+    client: ClientMeta<'a>,
+}
+
+impl<'a> SplitParams<'a> for ClientMetaParams<'a> {
+    type Beside = ClientMeta<'a>;
+
+    fn into_parts(self) -> (Value, ClientMeta<'a>) {
+        (self.tree, self.client)
+    }
+}
+
+impl<'de> Deserialize<'de> for ClientMetaParams<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(Split::<Self>(PhantomData))
+    }
+}
+
+/// The params object: `_meta` is read by [`MetaSplit`], every other member as a value.
+impl<'de> ObjectOr<'de> for ClientMetaParams<'de> {
+    fn object<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut tree = Map::with_capacity(map.size_hint().unwrap_or(4));
+        let mut client = ClientMeta::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "_meta" {
+                let meta: MetaSplit<'de> = map.next_value()?;
+                client = meta.client;
+                tree.insert(key, meta.tree);
+            } else {
+                let value: Value = map.next_value()?;
+                tree.insert(key, value);
+            }
+        }
+        Ok(ClientMetaParams {
+            tree: Value::Object(tree),
+            client,
+        })
+    }
+
+    fn other(tree: Value) -> Self {
+        ClientMetaParams {
+            tree,
+            client: ClientMeta::default(),
+        }
+    }
+}
+
+/// `params._meta`: the client-describing members borrowed raw, the rest as values.
+struct MetaSplit<'a> {
+    tree: Value,
+    client: ClientMeta<'a>,
+}
+
+impl<'de> Deserialize<'de> for MetaSplit<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(Split::<Self>(PhantomData))
+    }
+}
+
+impl<'de> ObjectOr<'de> for MetaSplit<'de> {
+    fn object<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut tree = Map::new();
+        let mut client = ClientMeta::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                CLIENT_CAPABILITIES => client.capabilities = Some(map.next_value()?),
+                CLIENT_INFO => client.info = Some(map.next_value()?),
+                _ => {
+                    let value: Value = map.next_value()?;
+                    tree.insert(key, value);
+                }
+            }
+        }
+        Ok(MetaSplit {
+            tree: Value::Object(tree),
+            client,
+        })
+    }
+
+    fn other(tree: Value) -> Self {
+        MetaSplit {
+            tree,
+            client: ClientMeta::default(),
+        }
+    }
+}
+
+/// A JSON value read one way when it is an object and as a plain [`Value`] otherwise.
+trait ObjectOr<'de>: Sized {
+    /// An object's members.
+    fn object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+    /// Anything else, as a value.
+    fn other(value: Value) -> Self;
+}
+
+/// The visitor of an [`ObjectOr`].
+struct Split<T>(PhantomData<T>);
+
+impl<'de, T: ObjectOr<'de>> Visitor<'de> for Split<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::object(map)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<T, A::Error> {
+        let items = Vec::<Value>::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
+        Ok(T::other(Value::Array(items)))
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<T, E> {
+        Ok(T::other(Value::Bool(v)))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        Ok(T::other(Value::from(v)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        Ok(T::other(Value::from(v)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        Ok(T::other(Value::from(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        Ok(T::other(Value::String(v.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<T, E> {
+        Ok(T::other(Value::String(v)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        Ok(T::other(Value::Null))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<T, E> {
+        Ok(T::other(Value::Null))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::JsonRpcMessage;
+
+    fn params(message: &JsonRpcMessage) -> Option<&Value> {
+        match message {
+            JsonRpcMessage::Request(r) => r.params.as_ref(),
+            JsonRpcMessage::Notification(n) => n.params.as_ref(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn client_members_are_kept_raw_and_the_rest_is_the_tree() {
+        let bytes = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"progressToken":7},"arguments":{"text":"hi"}}}"#;
+        let (message, client) =
+            JsonRpcMessage::from_slice_with::<ClientMetaParams>(bytes).expect("a request");
+        assert_eq!(
+            client.capabilities.map(RawValue::get),
+            Some(r#"{"elicitation":{"form":{}}}"#)
+        );
+        assert_eq!(
+            client.info.map(RawValue::get),
+            Some(r#"{"name":"c","version":"1"}"#)
+        );
+        assert_eq!(
+            params(&message),
+            Some(&serde_json::json!({
+                "name": "echo",
+                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "progressToken": 7},
+                "arguments": {"text": "hi"}
+            }))
+        );
+        // Restored, the message is what the plain parse makes of the same bytes.
+        let mut message = message;
+        if let JsonRpcMessage::Request(r) = &mut message {
+            client.restore(r.params.as_mut());
+        }
+        assert_eq!(Some(message), JsonRpcMessage::from_slice(bytes).ok());
+    }
+
+    #[test]
+    fn anything_else_reads_as_the_plain_parse_does() {
+        for bytes in [
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1,"a",null,true,2.5,{"b":[]}]}"#.as_slice(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":"text"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":[1]}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":"text"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":null}"#,
+            br#"{"jsonrpc":"2.0","method":"n","params":{"x":-1}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/clientInfo":{}}}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"#,
+            br#"[]"#,
+        ] {
+            let split = JsonRpcMessage::from_slice_with::<ClientMetaParams>(bytes)
+                .map(|(m, client)| {
+                    assert!(client.capabilities.is_none() && client.info.is_none());
+                    m
+                });
+            assert_eq!(split, JsonRpcMessage::from_slice(bytes), "{}", String::from_utf8_lossy(bytes));
+        }
+    }
+}
