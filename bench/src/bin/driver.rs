@@ -544,8 +544,11 @@ async fn floor_section(report: &mut Report, args: &Args) {
     body.push_str(
         "\nThe in-memory transport hands decoded messages across a channel, so its figure is \
          the server's own work per call: dispatch, argument decoding and validation, the tool, \
-         and building the result. The floor parses the request bytes and writes the response \
-         bytes with serde_json and nothing else. The last column adds tracksuit's client \
+         and building the result (plus cloning each request and dropping each response on the \
+         calling side, as any in-process caller does); the calling loop is a task of its own \
+         on the same current-thread runtime, woken like the server's tasks. The floor parses \
+         the request bytes and writes the response bytes with serde_json and nothing else. \
+         The last column adds tracksuit's client \
          (request building, response decoding into `CallToolResult`). Each figure is the \
          best of five alternating runs.",
     );
