@@ -151,6 +151,7 @@ impl ModernLine {
         match message {
             JsonRpcMessage::Request(request) => {
                 match admit(
+                    server,
                     &request.method,
                     request.params.as_ref(),
                     ClientMeta::default(),

@@ -8,11 +8,15 @@
 //! where they are checked (`server::modern`); everything else in `params` is the usual tree.
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
-use std::fmt;
-use std::marker::PhantomData;
+#[cfg(feature = "http")]
+use {
+    serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor},
+    serde_json::Map,
+    std::fmt,
+    std::marker::PhantomData,
+};
 
 /// `_meta` key of the client's capabilities (MCP 2026-07-28).
 pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -36,6 +40,7 @@ impl ClientMeta<'_> {
     /// made it.
     ///
     /// [`JsonRpcMessage::from_slice`]: super::JsonRpcMessage::from_slice
+    #[cfg(feature = "http")]
     pub(crate) fn restore(self, params: Option<&mut Value>) {
         if self.capabilities.is_none() && self.info.is_none() {
             return;
@@ -75,12 +80,14 @@ impl SplitParams<'_> for Value {
     }
 }
 
+#[cfg(feature = "http")]
 /// `params` read with its client-describing `_meta` members kept raw.
 pub(crate) struct ClientMetaParams<'a> {
     tree: Value,
     client: ClientMeta<'a>,
 }
 
+#[cfg(feature = "http")]
 impl<'a> SplitParams<'a> for ClientMetaParams<'a> {
     type Beside = ClientMeta<'a>;
 
@@ -89,12 +96,14 @@ impl<'a> SplitParams<'a> for ClientMetaParams<'a> {
     }
 }
 
+#[cfg(feature = "http")]
 impl<'de> Deserialize<'de> for ClientMetaParams<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(Split::<Self>(PhantomData))
     }
 }
 
+#[cfg(feature = "http")]
 /// The params object: `_meta` is read by [`MetaSplit`], every other member as a value.
 impl<'de> ObjectOr<'de> for ClientMetaParams<'de> {
     fn object<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
@@ -124,18 +133,21 @@ impl<'de> ObjectOr<'de> for ClientMetaParams<'de> {
     }
 }
 
+#[cfg(feature = "http")]
 /// `params._meta`: the client-describing members borrowed raw, the rest as values.
 struct MetaSplit<'a> {
     tree: Value,
     client: ClientMeta<'a>,
 }
 
+#[cfg(feature = "http")]
 impl<'de> Deserialize<'de> for MetaSplit<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(Split::<Self>(PhantomData))
     }
 }
 
+#[cfg(feature = "http")]
 impl<'de> ObjectOr<'de> for MetaSplit<'de> {
     fn object<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut tree = Map::new();
@@ -164,6 +176,7 @@ impl<'de> ObjectOr<'de> for MetaSplit<'de> {
     }
 }
 
+#[cfg(feature = "http")]
 /// A JSON value read one way when it is an object and as a plain [`Value`] otherwise.
 trait ObjectOr<'de>: Sized {
     /// An object's members.
@@ -172,9 +185,11 @@ trait ObjectOr<'de>: Sized {
     fn other(value: Value) -> Self;
 }
 
+#[cfg(feature = "http")]
 /// The visitor of an [`ObjectOr`].
 struct Split<T>(PhantomData<T>);
 
+#[cfg(feature = "http")]
 impl<'de, T: ObjectOr<'de>> Visitor<'de> for Split<T> {
     type Value = T;
 
@@ -224,7 +239,7 @@ impl<'de, T: ObjectOr<'de>> Visitor<'de> for Split<T> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use super::*;
     use crate::protocol::JsonRpcMessage;

@@ -34,7 +34,9 @@ mod tasks;
 mod tools;
 
 pub use cancellation::*;
-pub(crate) use client_meta::{CLIENT_CAPABILITIES, CLIENT_INFO, ClientMeta, ClientMetaParams};
+#[cfg(feature = "http")]
+pub(crate) use client_meta::ClientMetaParams;
+pub(crate) use client_meta::{CLIENT_CAPABILITIES, CLIENT_INFO, ClientMeta};
 pub(crate) use codec::{decode, decode_or_default, encode};
 pub use completion::*;
 pub use content::*;

@@ -2,6 +2,7 @@
 //! and every connection gets a [`ServerSession`] that dispatches MCP requests to them.
 
 mod events;
+mod known_client;
 mod modern;
 mod prompt;
 mod register;
@@ -266,6 +267,12 @@ pub(crate) struct ServerInner {
     pub(crate) tasks: Arc<crate::task::TaskEngine>,
     /// What seals modern requests' `requestState`.
     pub(crate) state_keys: crate::seal::StateKeys,
+    /// The last client a modern request described, typed.
+    pub(crate) known_client: known_client::KnownClient,
+    /// Whether a tool ever registered has an `x-mcp-header` parameter (until then, modern
+    /// calls have no `Mcp-Param-*` headers to check).
+    #[cfg(feature = "http")]
+    pub(crate) mirrored_headers: std::sync::atomic::AtomicBool,
     /// The bus shared with the other replicas, if any.
     pub(crate) bus: Option<events::Bus>,
     /// The skills served (SEP-2640), if any.
@@ -397,6 +404,9 @@ impl Server {
                 tasks: crate::task::TaskEngine::new(options.tasks.clone()),
                 options,
                 state_keys,
+                known_client: known_client::KnownClient::default(),
+                #[cfg(feature = "http")]
+                mirrored_headers: std::sync::atomic::AtomicBool::new(false),
                 bus: None,
                 #[cfg(feature = "skills")]
                 skills: None,
@@ -698,6 +708,11 @@ impl ServerInner {
         if self.options.strict_schemas {
             descriptor.input_schema = crate::authoring::strict_schema(&descriptor.input_schema);
         }
+        #[cfg(feature = "http")]
+        if !mirrored_in(&descriptor.input_schema).is_empty() {
+            self.mirrored_headers
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
         insert_new(
             &self.tools,
             "tool",
@@ -859,35 +874,18 @@ impl ServerHandle {
     /// from the schema root and its header name (`Mcp-Param-{name}`).
     #[cfg(feature = "http")]
     pub(crate) fn mirrored_parameters(&self, name: &str) -> Vec<(Vec<String>, String)> {
-        // Keys are borrowed on the way down and copied only for a parameter that has a
-        // header (most tools have none): this runs on every modern `tools/call`.
-        fn walk<'a>(
-            schema: &'a crate::protocol::JsonObject,
-            path: &mut Vec<&'a str>,
-            out: &mut Vec<(Vec<String>, String)>,
-        ) {
-            let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
-                return;
-            };
-            for (key, property) in properties {
-                let Some(property) = property.as_object() else {
-                    continue;
-                };
-                path.push(key);
-                if let Some(header) = property.get("x-mcp-header").and_then(|h| h.as_str()) {
-                    let owned = path.iter().map(|k| (*k).to_owned()).collect();
-                    out.push((owned, header.to_owned()));
-                }
-                walk(property, path, out);
-                path.pop();
-            }
+        // This runs on every modern `tools/call`: most servers have no such parameter.
+        if !self
+            .inner
+            .mirrored_headers
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return Vec::new();
         }
-        let tools = read(&self.inner.tools);
-        let mut out = Vec::new();
-        if let Some(entry) = tools.get(name) {
-            walk(&entry.descriptor.input_schema, &mut Vec::new(), &mut out);
-        }
-        out
+        read(&self.inner.tools)
+            .get(name)
+            .map(|entry| mirrored_in(&entry.descriptor.input_schema))
+            .unwrap_or_default()
     }
 
     /// Whether tool `name` can ask the client anything ([`ToolHandler::asks_client`]); `true`
@@ -1257,4 +1255,35 @@ impl<K> crate::context::Ctx<K> {
             .downcast_ref::<ServerHandle>()
             .expect("a Ctx is only made by a ServerSession, whose server is a ServerHandle")
     }
+}
+
+/// The `x-mcp-header` parameters of an input schema: each one's path of `properties` keys
+/// from the root and its header name.
+#[cfg(feature = "http")]
+fn mirrored_in(schema: &crate::protocol::JsonObject) -> Vec<(Vec<String>, String)> {
+    // Keys are borrowed on the way down and copied only for a parameter that has a header.
+    fn walk<'a>(
+        schema: &'a crate::protocol::JsonObject,
+        path: &mut Vec<&'a str>,
+        out: &mut Vec<(Vec<String>, String)>,
+    ) {
+        let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
+            return;
+        };
+        for (key, property) in properties {
+            let Some(property) = property.as_object() else {
+                continue;
+            };
+            path.push(key);
+            if let Some(header) = property.get("x-mcp-header").and_then(|h| h.as_str()) {
+                let owned = path.iter().map(|k| (*k).to_owned()).collect();
+                out.push((owned, header.to_owned()));
+            }
+            walk(property, path, out);
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut Vec::new(), &mut out);
+    out
 }

@@ -138,6 +138,7 @@ pub(crate) struct RequestMeta {
 pub(crate) fn read_meta(
     params: Option<&Value>,
     client: ClientMeta<'_>,
+    known: &super::known_client::KnownClient,
 ) -> Result<RequestMeta, ErrorObject> {
     let meta = params
         .and_then(|p| p.get("_meta"))
@@ -161,6 +162,35 @@ pub(crate) fn read_meta(
     if !MODERN_PROTOCOL_VERSIONS.contains(&version.as_str()) {
         return Err(unsupported_version(&version));
     }
+    let (capabilities, client_info) = match known.get(client) {
+        Some(typed) => typed,
+        None => {
+            let typed = client_description(meta, client)?;
+            known.remember(client, &typed.0, typed.1.as_ref());
+            typed
+        }
+    };
+    let log_level = match meta.get(keys::LOG_LEVEL) {
+        Some(l) => Some(LoggingLevel::deserialize(l).map_err(|e| {
+            ErrorObject::invalid_params(format!("_meta[\"{}\"] is not valid: {e}", keys::LOG_LEVEL))
+        })?),
+        None => None,
+    };
+    Ok(RequestMeta {
+        version,
+        capabilities,
+        client_info,
+        log_level,
+    })
+}
+
+/// The client's capabilities and info from a modern request's `_meta` (or from `client`,
+/// where they were kept raw): `-32602` when the capabilities are missing or either is
+/// malformed.
+fn client_description(
+    meta: &JsonObject,
+    client: ClientMeta<'_>,
+) -> Result<(ClientCapabilities, Option<Implementation>), ErrorObject> {
     let invalid = |key: &str, e: serde_json::Error| {
         ErrorObject::invalid_params(format!("_meta[\"{key}\"] is not valid: {e}"))
     };
@@ -189,28 +219,18 @@ pub(crate) fn read_meta(
         }
         (None, None) => None,
     };
-    let log_level = match meta.get(keys::LOG_LEVEL) {
-        Some(l) => Some(LoggingLevel::deserialize(l).map_err(|e| {
-            ErrorObject::invalid_params(format!("_meta[\"{}\"] is not valid: {e}", keys::LOG_LEVEL))
-        })?),
-        None => None,
-    };
-    Ok(RequestMeta {
-        version,
-        capabilities,
-        client_info,
-        log_level,
-    })
+    Ok((capabilities, client_info))
 }
 
 /// Admits a modern request: its `_meta` (see [`read_meta`]) and its method (`-32601` for
 /// one the modern revision does not have, `initialize` and `ping` included).
 pub(crate) fn admit(
+    server: &super::ServerHandle,
     method: &str,
     params: Option<&Value>,
     client: ClientMeta<'_>,
 ) -> Result<RequestMeta, ErrorObject> {
-    let meta = read_meta(params, client)?;
+    let meta = read_meta(params, client, &server.inner.known_client)?;
     if !is_modern_method(method) {
         return Err(ErrorObject::method_not_found(method));
     }

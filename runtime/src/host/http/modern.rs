@@ -126,7 +126,7 @@ fn check(
             (Some(_), None) => {}
         }
     }
-    let meta = admit(&request.method, params, client)?;
+    let meta = admit(server, &request.method, params, client)?;
     if request.method == methods::TOOLS_CALL {
         check_param_headers(server, headers, params)?;
     }
