@@ -1,8 +1,9 @@
-//! Reading a request's `params` with the two `_meta` members of MCP 2026-07-28 that
-//! describe the client (`io.modelcontextprotocol/clientCapabilities` and
-//! `io.modelcontextprotocol/clientInfo`) kept as raw JSON text.
+//! Reading a request's `params` with the `_meta` members of MCP 2026-07-28 that name its
+//! protocol version and describe the client (`io.modelcontextprotocol/protocolVersion`,
+//! `io.modelcontextprotocol/clientCapabilities` and `io.modelcontextprotocol/clientInfo`)
+//! kept as raw JSON text.
 //!
-//! Every modern request carries both. Built into the `params` tree they cost a map, its
+//! Every modern request carries them. Built into the `params` tree they cost a map, its
 //! keys and their hashes per request, only to be read once into typed capabilities. Read
 //! with [`ClientMetaParams`] they are borrowed slices of the request's bytes, parsed typed
 //! where they are checked (`server::modern`); everything else in `params` is the usual tree.
@@ -18,6 +19,8 @@ use {
     std::marker::PhantomData,
 };
 
+/// `_meta` key of the protocol version a request speaks (MCP 2026-07-28).
+pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key of the client's capabilities (MCP 2026-07-28).
 pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// `_meta` key of the client's name and version (MCP 2026-07-28).
@@ -28,6 +31,8 @@ pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// object).
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct ClientMeta<'a> {
+    /// `io.modelcontextprotocol/protocolVersion`
+    pub(crate) version: Option<&'a RawValue>,
     /// `io.modelcontextprotocol/clientCapabilities`
     pub(crate) capabilities: Option<&'a RawValue>,
     /// `io.modelcontextprotocol/clientInfo`
@@ -42,7 +47,7 @@ impl ClientMeta<'_> {
     /// [`JsonRpcMessage::from_slice`]: super::JsonRpcMessage::from_slice
     #[cfg(feature = "http")]
     pub(crate) fn restore(self, params: Option<&mut Value>) {
-        if self.capabilities.is_none() && self.info.is_none() {
+        if self.version.is_none() && self.capabilities.is_none() && self.info.is_none() {
             return;
         }
         let Some(Value::Object(meta)) = params
@@ -52,6 +57,7 @@ impl ClientMeta<'_> {
             return;
         };
         for (key, raw) in [
+            (PROTOCOL_VERSION, self.version),
             (CLIENT_CAPABILITIES, self.capabilities),
             (CLIENT_INFO, self.info),
         ] {
@@ -134,7 +140,8 @@ impl<'de> ObjectOr<'de> for ClientMetaParams<'de> {
 }
 
 #[cfg(feature = "http")]
-/// `params._meta`: the client-describing members borrowed raw, the rest as values.
+/// `params._meta`: the version and the client-describing members borrowed raw, the rest as
+/// values.
 struct MetaSplit<'a> {
     tree: Value,
     client: ClientMeta<'a>,
@@ -154,6 +161,7 @@ impl<'de> ObjectOr<'de> for MetaSplit<'de> {
         let mut client = ClientMeta::default();
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
+                PROTOCOL_VERSION => client.version = Some(map.next_value()?),
                 CLIENT_CAPABILITIES => client.capabilities = Some(map.next_value()?),
                 CLIENT_INFO => client.info = Some(map.next_value()?),
                 _ => {
@@ -269,7 +277,7 @@ mod tests {
             params(&message),
             Some(&serde_json::json!({
                 "name": "echo",
-                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "progressToken": 7},
+                "_meta": {"progressToken": 7},
                 "arguments": {"text": "hi"}
             }))
         );
@@ -298,6 +306,7 @@ mod tests {
             let split = JsonRpcMessage::from_slice_with::<ClientMetaParams>(bytes)
                 .map(|(m, client)| {
                     assert!(client.capabilities.is_none() && client.info.is_none());
+                    assert!(client.version.is_none());
                     m
                 });
             assert_eq!(split, JsonRpcMessage::from_slice(bytes), "{}", String::from_utf8_lossy(bytes));

@@ -36,7 +36,7 @@ mod tools;
 pub use cancellation::*;
 #[cfg(feature = "http")]
 pub(crate) use client_meta::ClientMetaParams;
-pub(crate) use client_meta::{CLIENT_CAPABILITIES, CLIENT_INFO, ClientMeta};
+pub(crate) use client_meta::{CLIENT_CAPABILITIES, CLIENT_INFO, ClientMeta, PROTOCOL_VERSION};
 pub(crate) use codec::{decode, decode_or_default, encode};
 pub use completion::*;
 pub use content::*;

@@ -70,6 +70,7 @@ mod tests {
         let client = ClientMeta {
             capabilities: Some(&caps),
             info: Some(&info),
+            ..ClientMeta::default()
         };
         assert!(known.get(client).is_none());
         let typed: ClientCapabilities = serde_json::from_str(caps.get()).expect("caps");
@@ -82,6 +83,7 @@ mod tests {
             let client = ClientMeta {
                 capabilities: Some(&caps),
                 info,
+                ..ClientMeta::default()
             };
             assert!(known.get(client).is_none());
         }

@@ -25,8 +25,7 @@ pub const MODERN_PROTOCOL_VERSIONS: &[&str] = &["2026-07-28"];
 
 /// `_meta` keys of the modern revision.
 pub(crate) mod keys {
-    pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-    pub(crate) use crate::protocol::{CLIENT_CAPABILITIES, CLIENT_INFO};
+    pub(crate) use crate::protocol::{CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION};
     pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
     pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 }
@@ -118,8 +117,14 @@ pub(crate) fn is_modern(method: &str, params: Option<&Value>) -> bool {
 
 /// The protocol version a modern request names, if it names one as a string.
 #[cfg(feature = "http")]
-pub(crate) fn requested_version(params: Option<&Value>) -> Option<&str> {
-    params?.get("_meta")?.get(keys::PROTOCOL_VERSION)?.as_str()
+pub(crate) fn requested_version<'a>(
+    params: Option<&'a Value>,
+    client: &ClientMeta<'a>,
+) -> Option<&'a str> {
+    match client.version {
+        Some(raw) => serde_json::from_str(raw.get()).ok(),
+        None => params?.get("_meta")?.get(keys::PROTOCOL_VERSION)?.as_str(),
+    }
 }
 
 /// What a modern request says about its client, from its `_meta`.
@@ -144,15 +149,21 @@ pub(crate) fn read_meta(
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
         .ok_or_else(|| ErrorObject::invalid_params("params._meta is required"))?;
-    let version = match meta.get(keys::PROTOCOL_VERSION) {
-        Some(Value::String(v)) => v.clone(),
-        Some(_) => {
+    let version = match (client.version, meta.get(keys::PROTOCOL_VERSION)) {
+        (Some(raw), _) => serde_json::from_str::<String>(raw.get()).map_err(|_| {
+            ErrorObject::invalid_params(format!(
+                "_meta[\"{}\"] must be a string",
+                keys::PROTOCOL_VERSION
+            ))
+        })?,
+        (None, Some(Value::String(v))) => v.clone(),
+        (None, Some(_)) => {
             return Err(ErrorObject::invalid_params(format!(
                 "_meta[\"{}\"] must be a string",
                 keys::PROTOCOL_VERSION
             )));
         }
-        None => {
+        (None, None) => {
             return Err(ErrorObject::invalid_params(format!(
                 "_meta[\"{}\"] is required",
                 keys::PROTOCOL_VERSION

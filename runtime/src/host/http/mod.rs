@@ -698,7 +698,8 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
     }
     let message = match message {
         JsonRpcMessage::Request(request)
-            if crate::server::is_modern(&request.method, request.params.as_ref()) =>
+            if client.version.is_some()
+                || crate::server::is_modern(&request.method, request.params.as_ref()) =>
         {
             let queue = shared.server.options().outbound_queue;
             return modern::post(&shared.server, headers, request, client, queue, caller).await;

@@ -63,7 +63,7 @@ fn check(
 ) -> Result<RequestMeta, ErrorObject> {
     let params = request.params.as_ref();
     let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, message);
-    let body_version = requested_version(params);
+    let body_version = requested_version(params, &client);
     match (headers.get(VERSION_HEADER), body_version) {
         (None, _) => {
             return Err(mismatch(
