@@ -416,6 +416,10 @@ impl Shared {
         let id = format!("{:032x}", rand::random::<u128>());
         let (tx, rx) = outbound_queue(self.server.options().outbound_queue);
         let engine = ServerSession::new(self.server.clone(), tx);
+        // Each POST is its own task waiting for its answer: a handler that finishes without
+        // waiting is answered there, with no task of its own (POSTs of one session arrive
+        // on their own connections, so none holds up another).
+        engine.peer().poll_handlers_first_inline();
         let shutdown = engine.peer().shutdown_token().clone();
         let session = Arc::new(HttpSession {
             engine,
@@ -828,6 +832,8 @@ async fn dispatch_stateless(
     let shutdown = engine.peer().shutdown_token().clone();
     let closed = engine.peer().closed_flag();
     tokio::spawn(drive(queue, closed, StatelessOutlet { streams, shutdown }));
+    // One request, and this task waits for its answer: poll the handler here first.
+    engine.peer().poll_handlers_first_inline();
     engine.handle_from(message, caller).await;
     if json_mode {
         json_body(out).await
