@@ -181,7 +181,14 @@ pub struct LoggedExchange {
 struct KeptExchange {
     method: String,
     params: Box<serde_json::value::RawValue>,
-    result: Value,
+    result: KeptResult,
+}
+
+/// The client's result in a [`KeptExchange`]: as the peer delivered it, or (a modern
+/// round's answer) as the JSON text it was carried as.
+enum KeptResult {
+    Value(Value),
+    Text(Box<serde_json::value::RawValue>),
 }
 
 /// A request to the client as JSON text, for a modern (2026-07-28) round. 2026-07-28 has no
@@ -222,6 +229,11 @@ fn keyed_elicitation(params: &serde_json::value::RawValue) -> Option<String> {
         key: Option<String>,
     }
     const _: () = assert!(KEYED_ELICITATION_META.len() == "io.tracksuit/elicitation".len());
+    // The text is serde_json's own (keys written as they are, never escaped): without the
+    // `_meta` key's name anywhere in it, there is nothing to parse.
+    if !params.get().contains(KEYED_ELICITATION_META) {
+        return None;
+    }
     serde_json::from_str::<Params>(params.get())
         .ok()?
         .meta?
@@ -1049,13 +1061,19 @@ impl<K> Ctx<K> {
             let params = question_text(method, &params)?;
             let keyed = keyed_elicitation(&params);
             let key = self.flow.key(method, keyed.as_deref());
-            let value = rounds.ask(key.clone(), method, &params).await;
+            let answer = rounds.ask(key.clone(), method, &params).await;
             // An answer that is not a result of the request's kind is the client's protocol
             // error: the whole request fails (-32602) rather than the tool seeing it.
-            let result = match R::deserialize(&value) {
+            let result = match serde_json::from_str::<R>(answer.get()) {
                 Ok(result) => result,
-                Err(e) => {
-                    rounds.malformed(&key, method, &e.to_string());
+                Err(_) => {
+                    // Reported as a value tree's deserializer words it (no text positions).
+                    let error = match serde_json::from_str::<Value>(answer.get()) {
+                        Ok(value) => R::deserialize(&value).err().map(|e| e.to_string()),
+                        Err(e) => Some(e.to_string()),
+                    };
+                    let error = error.unwrap_or_else(|| "not valid JSON".to_owned());
+                    rounds.malformed(&key, method, &error);
                     return std::future::pending().await;
                 }
             };
@@ -1063,7 +1081,7 @@ impl<K> Ctx<K> {
                 lock(&self.inner.log).push(KeptExchange {
                     method: method.to_owned(),
                     params,
-                    result: value,
+                    result: KeptResult::Text(answer),
                 });
             }
             return Ok(result);
@@ -1100,7 +1118,7 @@ impl<K> Ctx<K> {
             lock(&self.inner.log).push(KeptExchange {
                 method: method.to_owned(),
                 params,
-                result: value.clone(),
+                result: KeptResult::Value(value.clone()),
             });
         }
         serde_json::from_value(value).map_err(|e| RequestError::Decode(e.to_string()))
@@ -1123,7 +1141,12 @@ impl<K> Ctx<K> {
             .map(|kept| LoggedExchange {
                 method: kept.method.clone(),
                 params: serde_json::from_str(kept.params.get()).unwrap_or(Value::Null),
-                result: kept.result.clone(),
+                result: match &kept.result {
+                    KeptResult::Value(value) => value.clone(),
+                    KeptResult::Text(text) => {
+                        serde_json::from_str(text.get()).unwrap_or(Value::Null)
+                    }
+                },
             })
             .collect()
     }

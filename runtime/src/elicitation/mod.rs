@@ -482,10 +482,9 @@ impl<K> Ctx<K> {
         context: C,
         meta: Option<Meta>,
     ) -> Result<Elicited<T, C>, ElicitError> {
-        let schema = T::requested_schema();
         let params = ElicitRequestParams::Form(ElicitRequestFormParams {
             message,
-            requested_schema: schema.clone(),
+            requested_schema: T::requested_schema(),
             task: None,
             meta,
         });
@@ -494,18 +493,24 @@ impl<K> Ctx<K> {
             ElicitAction::Decline => Ok(Elicited::Decline),
             ElicitAction::Cancel => Ok(Elicited::Cancel),
             ElicitAction::Accept => {
-                let content = result.content.unwrap_or_default();
+                // Validated and deserialised in place, then taken back out: no copies.
+                let content = Value::Object(result.content.unwrap_or_default());
                 SchemaValidator::of_type::<T>()
+                    // The schema is made again only the first time (to compile it).
                     .validate_with(
-                        || match serde_json::to_value(&schema) {
+                        || match serde_json::to_value(T::requested_schema()) {
                             Ok(Value::Object(map)) => map,
                             _ => JsonObject::new(),
                         },
-                        &Value::Object(content.clone()),
+                        &content,
                     )
                     .map_err(ElicitError::InvalidContent)?;
-                let value: T = serde_json::from_value(Value::Object(content.clone()))
+                let value = <T as serde::Deserialize>::deserialize(&content)
                     .map_err(|e| ElicitError::InvalidContent(e.to_string()))?;
+                let content = match content {
+                    Value::Object(map) => map,
+                    _ => JsonObject::new(),
+                };
                 let exchange = ElicitExchange {
                     key,
                     id: self.exchange_id("elicit"),
