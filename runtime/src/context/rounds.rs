@@ -134,6 +134,21 @@ pub(crate) struct Carried {
 }
 
 impl Carried {
+    /// As JSON, written into a buffer sized for it up front (a digest, a key and a result
+    /// per answer).
+    pub(crate) fn to_json(&self) -> serde_json::Result<Vec<u8>> {
+        let answers: usize = self
+            .answers
+            .iter()
+            .map(|(key, answer)| key.len() + answer.result.get().len() + 96)
+            .sum();
+        let pending: usize = self.pending.keys().map(|key| key.len() + 72).sum();
+        let kept = if self.kept.is_some() { 256 } else { 0 };
+        let mut out = Vec::with_capacity(16 + answers + pending + kept);
+        serde_json::to_writer(&mut out, self)?;
+        Ok(out)
+    }
+
     /// Takes the answers to last round's questions from `inputResponses`; anything else
     /// there is ignored, a missing answer is simply asked again. A first round (no
     /// `requestState`) has no questions on record: its answers are taken by key, for
@@ -172,8 +187,8 @@ impl Carried {
 
 /// `{"method": method, "params": params}`, as it goes into `inputRequests` (the params
 /// moved in: `json!` would copy them through a serializer).
-fn request_value(method: &str, params: &RawValue) -> Value {
-    let params: Value = serde_json::from_str(params.get()).unwrap_or(Value::Null);
+fn request_value(method: &str, params: &str) -> Value {
+    let params: Value = serde_json::from_str(params).unwrap_or(Value::Null);
     let mut request = JsonObject::with_capacity(2);
     request.insert("method".to_owned(), Value::String(method.to_owned()));
     request.insert("params".to_owned(), params);
@@ -213,8 +228,8 @@ pub(crate) struct Rounds {
     inner: Mutex<Inner>,
     /// Live (a task): unanswered questions wait for [`Rounds::answer`].
     live: AtomicBool,
-    /// Bumped whenever live answers arrive.
-    answers: watch::Sender<u64>,
+    /// Bumped whenever live answers arrive (made when first needed: only a live call does).
+    answers: std::sync::OnceLock<watch::Sender<u64>>,
     /// Signalled when the outstanding questions or the failure change (live mode), or the
     /// handler asks to become a task.
     changed: Notify,
@@ -250,10 +265,15 @@ impl Rounds {
                 ..Inner::default()
             }),
             live: AtomicBool::new(false),
-            answers: watch::channel(0).0,
+            answers: std::sync::OnceLock::new(),
             changed: Notify::new(),
             task_id: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The live answers' version counter.
+    fn answers(&self) -> &watch::Sender<u64> {
+        self.answers.get_or_init(|| watch::channel(0).0)
     }
 
     /// What is being called (`tool `name``), for messages.
@@ -340,7 +360,7 @@ impl Rounds {
         inner.outstanding = still;
         drop(inner);
         if !answered.is_empty() {
-            self.answers.send_modify(|n| *n = n.wrapping_add(1));
+            self.answers().send_modify(|n| *n = n.wrapping_add(1));
         }
         answered
     }
@@ -368,9 +388,9 @@ impl Rounds {
         key: String,
         digest: Digest,
         method: &str,
-        params: &RawValue,
+        params: &str,
     ) -> Box<RawValue> {
-        let mut version = self.answers.subscribe();
+        let mut version = self.answers().subscribe();
         loop {
             // Decided under the lock, acted on after it (no guard across an await).
             let found = {
@@ -419,22 +439,24 @@ impl Rounds {
 
     /// Asks `method` with `params` under `key`: the logged answer if there is one (and it
     /// answered the same request), else never (the question goes out with this round).
-    pub(crate) async fn ask(&self, key: String, method: &str, params: &RawValue) -> Box<RawValue> {
-        let digest = Digest::of(method, params.get());
-        match self.carried.answers.get(&key) {
+    pub(crate) async fn ask(&self, key: &str, method: &str, params: &str) -> Box<RawValue> {
+        let digest = Digest::of(method, params);
+        match self.carried.answers.get(key) {
             Some(answer) if answer.digest == Some(digest) => return answer.result.clone(),
             Some(answer) if answer.digest.is_none() => {
-                lock(&self.inner).confirmed.insert(key, digest);
+                lock(&self.inner).confirmed.insert(key.to_owned(), digest);
                 return answer.result.clone();
             }
-            Some(_) => self.fail(self.diverged(&key)),
-            None if self.is_live() => return self.ask_live(key, digest, method, params).await,
+            Some(_) => self.fail(self.diverged(key)),
+            None if self.is_live() => {
+                return self.ask_live(key.to_owned(), digest, method, params).await;
+            }
             None => {
                 let mut inner = lock(&self.inner);
                 if !inner.asked.iter().any(|q| q.key == key) {
                     let request = request_value(method, params);
                     inner.asked.push(Question {
-                        key,
+                        key: key.to_owned(),
                         digest,
                         request,
                     });
@@ -529,6 +551,10 @@ mod tests {
         serde_json::value::to_raw_value(&value).unwrap()
     }
 
+    fn request_text(value: Value) -> String {
+        value.to_string()
+    }
+
     fn parsed(raw: Option<Box<RawValue>>) -> Option<Value> {
         raw.map(|r| serde_json::from_str(r.get()).unwrap())
     }
@@ -536,8 +562,8 @@ mod tests {
     #[tokio::test]
     async fn an_unanswered_question_is_asked_and_a_logged_one_replayed() {
         let rounds = Rounds::new("t", Carried::default());
-        let params = text(json!({"m": 1}));
-        let ask = rounds.ask("k".into(), "elicitation/create", &params);
+        let params = request_text(json!({"m": 1}));
+        let ask = rounds.ask("k", "elicitation/create", &params);
         assert!(ask.now_or_never().is_none());
         let Some(Stuck::Input(questions)) = rounds.stuck() else {
             panic!("expected input");
@@ -550,7 +576,7 @@ mod tests {
         assert_eq!(carried.answers.len(), 1);
         let replay = Rounds::new("t", carried);
         let answer = replay
-            .ask("k".into(), "elicitation/create", &text(json!({"m": 1})))
+            .ask("k", "elicitation/create", &request_text(json!({"m": 1})))
             .now_or_never();
         assert_eq!(parsed(answer), Some(json!({"action": "accept"})));
     }
@@ -563,7 +589,7 @@ mod tests {
             let rounds = rounds.clone();
             tokio::spawn(async move {
                 rounds
-                    .ask("k".into(), "elicitation/create", &text(json!({"m": 1})))
+                    .ask("k", "elicitation/create", &request_text(json!({"m": 1})))
                     .await
             })
         };
@@ -594,7 +620,7 @@ mod tests {
         );
         let replay = Rounds::new("t", snapshot);
         let again = replay
-            .ask("k".into(), "elicitation/create", &text(json!({"m": 1})))
+            .ask("k", "elicitation/create", &request_text(json!({"m": 1})))
             .now_or_never();
         assert_eq!(parsed(again), Some(json!({"action": "accept"})));
     }
@@ -613,7 +639,7 @@ mod tests {
             serde_json::from_value(json!({"k": {"action": "decline"}})).unwrap();
         assert_eq!(rounds.answer(&answer), vec!["k".to_owned()]);
         let asked = rounds
-            .ask("k".into(), "elicitation/create", &text(json!({"m": 2})))
+            .ask("k", "elicitation/create", &request_text(json!({"m": 2})))
             .now_or_never();
         assert_eq!(parsed(asked), Some(json!({"action": "decline"})));
     }
@@ -630,8 +656,8 @@ mod tests {
             false,
         );
         let rounds = Rounds::new("tool `t`", carried);
-        let params = text(json!({"a": 2}));
-        let ask = rounds.ask("k".into(), "sampling/createMessage", &params);
+        let params = request_text(json!({"a": 2}));
+        let ask = rounds.ask("k", "sampling/createMessage", &params);
         assert!(ask.now_or_never().is_none());
         match rounds.stuck().expect("stuck") {
             Stuck::Failed(e) => {

@@ -780,7 +780,8 @@ fn input_required(
     carried: &Carried,
     ttl: Duration,
 ) -> Result<Value, ErrorObject> {
-    let payload = serde_json::to_vec(carried)
+    let payload = carried
+        .to_json()
         .map_err(|e| ErrorObject::internal(format!("could not serialise the call state: {e}")))?;
     let token = keys
         .seal_bound(bound, ttl, SystemTime::now(), &payload)
