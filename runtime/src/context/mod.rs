@@ -983,9 +983,29 @@ impl<K> Ctx<K> {
         &self,
         params: ElicitRequestParams,
     ) -> Result<ElicitResult, RequestError> {
-        // Read in place: the capabilities are not copied for each question.
         let is_url = matches!(params, ElicitRequestParams::Url(_));
-        let missing = match self
+        if let Some(missing) = self.elicitation_missing(is_url) {
+            return Err(self.missing(missing).await);
+        }
+        self.request(methods::ELICITATION_CREATE, params).await
+    }
+
+    /// [`Ctx::create_elicitation`] of form params given as borrowed parts
+    /// ([`ElicitRequestFormParams::borrowed`]): the same checks, the same request.
+    pub(crate) async fn create_form_elicitation(
+        &self,
+        params: FormOut<'_>,
+    ) -> Result<ElicitResult, RequestError> {
+        if let Some(missing) = self.elicitation_missing(false) {
+            return Err(self.missing(missing).await);
+        }
+        self.request(methods::ELICITATION_CREATE, params).await
+    }
+
+    /// The elicitation capability a URL (`is_url`) or form elicitation needs and the client
+    /// did not declare. Read in place: the capabilities are not copied for each question.
+    fn elicitation_missing(&self, is_url: bool) -> Option<&'static str> {
+        match self
             .inner
             .session
             .client()
@@ -995,11 +1015,7 @@ impl<K> Ctx<K> {
             Some(e) if is_url && e.url.is_none() => Some("elicitation.url"),
             Some(e) if !is_url && e.form.is_none() && e.url.is_some() => Some("elicitation.form"),
             Some(_) => None,
-        };
-        if let Some(missing) = missing {
-            return Err(self.missing(missing).await);
         }
-        self.request(methods::ELICITATION_CREATE, params).await
     }
 
     /// Lists the client's roots (`roots/list`).

@@ -641,21 +641,37 @@ pub enum ElicitRequestParams {
     Url(ElicitRequestURLParams),
 }
 
-/// Form params as they go out: the struct's fields, then `"mode": "form"`.
-#[derive(Serialize)]
+/// Form params as they go out (what [`ElicitRequestParams::Form`] serialises to): the
+/// struct's fields, then `"mode": "form"`.
+#[derive(Debug, Clone, Copy, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct FormOut<'a> {
+pub(crate) struct FormOut<'a> {
     message: &'a str,
     requested_schema: &'a ElicitationSchema,
-    #[serde(skip_serializing_if = "is_none")]
-    task: &'a Option<TaskMetadata>,
-    #[serde(rename = "_meta", skip_serializing_if = "is_none")]
-    meta: &'a Option<Meta>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task: Option<&'a TaskMetadata>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a Meta>,
     mode: &'static str,
 }
 
-fn is_none<T>(value: &&Option<T>) -> bool {
-    value.is_none()
+impl ElicitRequestFormParams {
+    /// Form-mode `elicitation/create` params from borrowed parts: written exactly as
+    /// `ElicitRequestParams::Form` with these fields is.
+    pub(crate) fn borrowed<'a>(
+        message: &'a str,
+        requested_schema: &'a ElicitationSchema,
+        task: Option<&'a TaskMetadata>,
+        meta: Option<&'a Meta>,
+    ) -> FormOut<'a> {
+        FormOut {
+            message,
+            requested_schema,
+            task,
+            meta,
+            mode: "form",
+        }
+    }
 }
 
 /// Written straight to the serializer (no value tree in between): a form's fields followed
@@ -663,13 +679,12 @@ fn is_none<T>(value: &&Option<T>) -> bool {
 impl Serialize for ElicitRequestParams {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            ElicitRequestParams::Form(f) => FormOut {
-                message: &f.message,
-                requested_schema: &f.requested_schema,
-                task: &f.task,
-                meta: &f.meta,
-                mode: "form",
-            }
+            ElicitRequestParams::Form(f) => ElicitRequestFormParams::borrowed(
+                &f.message,
+                &f.requested_schema,
+                f.task.as_ref(),
+                f.meta.as_ref(),
+            )
             .serialize(s),
             ElicitRequestParams::Url(u) => u.serialize(s),
         }
