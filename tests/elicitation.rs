@@ -365,3 +365,16 @@ async fn url_mode_and_url_required_errors() {
     assert!(text(&r).contains("elicitation.url"));
     assert!(form_only.seen.lock().expect("lock").is_empty());
 }
+
+#[test]
+fn a_derived_form_makes_its_schema_once_and_lends_it() {
+    let first = <Order as ElicitForm>::requested_schema_cached();
+    let again = <Order as ElicitForm>::requested_schema_cached();
+    match (&first, &again) {
+        (std::borrow::Cow::Borrowed(a), std::borrow::Cow::Borrowed(b)) => {
+            assert!(std::ptr::eq(*a, *b), "the same schema both times");
+        }
+        _ => panic!("a derived form lends its schema"),
+    }
+    assert_eq!(*first, Order::requested_schema());
+}

@@ -336,6 +336,26 @@ async fn a_replay_that_asks_something_else_fails_naming_the_tool_and_the_positio
 }
 
 #[tokio::test]
+async fn a_malformed_answer_fails_the_call_naming_its_key() {
+    let app = app();
+    let (_, first) = send(&app, call(1, "counted", json!({"text": "m"}), json!({}))).await;
+    let (key, _, state) = asked(&first);
+    let bad = json!({"action": "maybe"});
+    let retry = json!({"inputResponses": {key.clone(): bad}, "requestState": state});
+    let (_, failed) = send(&app, call(2, "counted", json!({"text": "m"}), retry)).await;
+    assert_eq!(failed["error"]["code"], -32602, "{failed}");
+    let message = failed["error"]["message"].as_str().unwrap_or_default();
+    // Worded as a value's deserializer words it: no positions in the carried JSON text.
+    assert!(
+        message.contains(&key)
+            && message
+                .contains("is not a valid elicitation/create result: unknown variant `maybe`")
+            && !message.contains(" at line "),
+        "{failed}"
+    );
+}
+
+#[tokio::test]
 async fn bad_request_state_is_refused_before_the_tool_runs_and_the_server_keeps_serving() {
     let app = app();
     let args = json!({"text": "x"});

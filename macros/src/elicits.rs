@@ -176,6 +176,15 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
                     required: ::core::option::Option::Some(::std::vec![#(::std::string::String::from(#required)),*]),
                 }
             }
+
+            // The schema is fixed (no generics): made on first use, then lent.
+            fn requested_schema_cached() -> ::std::borrow::Cow<'static, #krate::protocol::ElicitationSchema> {
+                static SCHEMA: ::std::sync::OnceLock<#krate::protocol::ElicitationSchema> =
+                    ::std::sync::OnceLock::new();
+                ::std::borrow::Cow::Borrowed(SCHEMA.get_or_init(
+                    <Self as #krate::elicitation::ElicitForm>::requested_schema,
+                ))
+            }
         }
     }
 }

@@ -221,7 +221,18 @@ pub(crate) struct Binding<'a> {
     pub principal: Option<&'a str>,
 }
 
+/// The digest of a [`Binding`], for a request that both opens and seals a state: taken
+/// once ([`Binding::bound`]) rather than by each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Bound([u8; 32]);
+
 impl Binding<'_> {
+    /// This binding's digest, to open and seal with ([`StateKeys::open_bound`],
+    /// [`StateKeys::seal_bound`]).
+    pub(crate) fn bound(&self) -> Bound {
+        Bound(self.digest())
+    }
+
     /// SHA-256 over every field, each length-prefixed so that fields cannot run together,
     /// and the principal's presence marked so that `None` differs from `Some("")`.
     fn digest(&self) -> [u8; 32] {
@@ -527,6 +538,17 @@ impl StateKeys {
         now: SystemTime,
         payload: &[u8],
     ) -> Result<String, SealError> {
+        self.seal_bound(&binding.bound(), ttl, now, payload)
+    }
+
+    /// [`StateKeys::seal`] with the binding's digest taken already.
+    pub(crate) fn seal_bound(
+        &self,
+        bound: &Bound,
+        ttl: Duration,
+        now: SystemTime,
+        payload: &[u8],
+    ) -> Result<String, SealError> {
         let bytes = MIN_TOKEN_BYTES.saturating_add(payload.len());
         let len = base64::encoded_len(bytes, false).unwrap_or(usize::MAX);
         if len > MAX_STATE_LEN {
@@ -548,7 +570,7 @@ impl StateKeys {
         token.extend_from_slice(&key.id);
         token.extend_from_slice(&nonce);
         token.extend_from_slice(&expires_at.to_be_bytes());
-        token.extend_from_slice(&binding.digest());
+        token.extend_from_slice(&bound.0);
         token.extend_from_slice(payload);
         let (aad, rest) = token.split_at_mut(AAD_LEN);
         let plaintext = &mut rest[NONCE_LEN..];
@@ -565,6 +587,16 @@ impl StateKeys {
     pub(crate) fn open(
         &self,
         binding: &Binding<'_>,
+        token: &str,
+        now: SystemTime,
+    ) -> Result<Vec<u8>, OpenError> {
+        self.open_bound(&binding.bound(), token, now)
+    }
+
+    /// [`StateKeys::open`] with the binding's digest taken already.
+    pub(crate) fn open_bound(
+        &self,
+        bound: &Bound,
         token: &str,
         now: SystemTime,
     ) -> Result<Vec<u8>, OpenError> {
@@ -599,7 +631,7 @@ impl StateKeys {
         // Authentic from here on: the layout is the one `seal` wrote.
         let (expiry, rest) = ciphertext.split_at(8);
         let (digest, _payload) = rest.split_at(32);
-        if digest != binding.digest() {
+        if digest != bound.0 {
             return Err(OpenError::Foreign);
         }
         let mut expires_at = [0u8; 8];
@@ -705,6 +737,27 @@ mod tests {
         assert_eq!(keys.open(&base(), &token, later).unwrap(), payload);
         let empty = keys.seal(&base(), TTL, now(), b"").unwrap();
         assert_eq!(keys.open(&base(), &empty, now()).unwrap(), b"");
+    }
+
+    #[test]
+    fn a_digest_taken_once_opens_and_seals_as_the_binding_does() {
+        let keys = keys(1);
+        let bound = base().bound();
+        assert_eq!(bound, base().bound());
+        let token = keys.seal_bound(&bound, TTL, now(), b"p").unwrap();
+        assert_eq!(keys.open(&base(), &token, now()).unwrap(), b"p");
+        let token = keys.seal(&base(), TTL, now(), b"q").unwrap();
+        assert_eq!(keys.open_bound(&bound, &token, now()).unwrap(), b"q");
+        let other = binding(&json!({"env": "dev", "n": 3}), Some("alice")).bound();
+        assert_eq!(
+            keys.open_bound(&other, &token, now()),
+            Err(OpenError::Foreign)
+        );
+        let later = now() + TTL;
+        assert!(matches!(
+            keys.open_bound(&bound, &token, later),
+            Err(OpenError::Expired { .. })
+        ));
     }
 
     #[test]

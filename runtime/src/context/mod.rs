@@ -58,6 +58,32 @@ impl<K> Clone for Ctx<K> {
 pub(crate) const KEYED_ELICITATION_META: &str = "io.tracksuit/elicitation";
 
 /// `PickMove` → `pick_move`: a keyed elicitation's variant name as an `inputRequests` key.
+/// `{path}{kind}-{n}`, without the formatting machinery (a key is made per question).
+fn numbered(path: &str, kind: &str, n: u32) -> String {
+    let mut key = String::with_capacity(path.len() + kind.len() + 12);
+    key.push_str(path);
+    key.push_str(kind);
+    key.push('-');
+    push_decimal(&mut key, n);
+    key
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
 fn snake_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     for (i, c) in name.chars().enumerate() {
@@ -111,7 +137,7 @@ impl Flow {
             methods::ROOTS_LIST => "roots",
             _ => "ask",
         };
-        format!("{}{kind}-{n}", self.path)
+        numbered(&self.path, kind, n)
     }
 }
 
@@ -179,33 +205,58 @@ pub struct LoggedExchange {
 /// A [`LoggedExchange`] as the call keeps it: the params as the JSON text they were sent
 /// (or asked) as, turned into a value only when the log is read.
 struct KeptExchange {
-    method: String,
-    params: Box<serde_json::value::RawValue>,
-    result: Value,
+    /// `sampling/createMessage` or `elicitation/create`.
+    method: &'static str,
+    /// JSON text, as serde_json wrote it.
+    params: String,
+    result: KeptResult,
+}
+
+/// The method a [`KeptExchange`] records, if `method` is one that is logged.
+fn logged_method(method: &str) -> Option<&'static str> {
+    [
+        methods::SAMPLING_CREATE_MESSAGE,
+        methods::ELICITATION_CREATE,
+    ]
+    .into_iter()
+    .find(|m| *m == method)
+}
+
+/// The client's result in a [`KeptExchange`]: as the peer delivered it, or (a modern
+/// round's answer) as the JSON text it was carried as.
+enum KeptResult {
+    Value(Value),
+    Text(Box<serde_json::value::RawValue>),
 }
 
 /// A request to the client as JSON text, for a modern (2026-07-28) round. 2026-07-28 has no
 /// elicitation ids (the retry itself tells the outcome), and a fresh id per replay would
 /// make the request differ from the one answered: a URL elicitation's id is dropped.
-fn question_text<P: Serialize>(
-    method: &str,
-    params: &P,
-) -> Result<Box<serde_json::value::RawValue>, RequestError> {
+fn question_text<P: Serialize>(method: &str, params: &P) -> Result<String, RequestError> {
     let decode = |e: serde_json::Error| RequestError::Decode(e.to_string());
-    let text = serde_json::value::to_raw_value(params).map_err(decode)?;
-    if method != methods::ELICITATION_CREATE || !text.get().contains("\"elicitationId\"") {
+    let text = json_text(params).map_err(decode)?;
+    if method != methods::ELICITATION_CREATE || !text.contains("\"elicitationId\"") {
         return Ok(text);
     }
-    let mut value: Value = serde_json::from_str(text.get()).map_err(decode)?;
+    let mut value: Value = serde_json::from_str(&text).map_err(decode)?;
     if let Some(map) = value.as_object_mut() {
         map.remove("elicitationId");
     }
-    serde_json::value::to_raw_value(&value).map_err(decode)
+    json_text(&value).map_err(decode)
+}
+
+/// `value` as JSON text, written into a buffer sized for a typical request (growing it
+/// from empty is a reallocation per doubling).
+fn json_text<P: Serialize + ?Sized>(value: &P) -> Result<String, serde_json::Error> {
+    let mut out = Vec::with_capacity(256);
+    serde_json::to_writer(&mut out, value)?;
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out).map_err(serde::ser::Error::custom)
 }
 
 /// The key of a keyed elicitation (`_meta["io.tracksuit/elicitation"].key`), read from
 /// the request's text without building it.
-fn keyed_elicitation(params: &serde_json::value::RawValue) -> Option<String> {
+fn keyed_elicitation(params: &str) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Params {
         #[serde(rename = "_meta")]
@@ -222,7 +273,12 @@ fn keyed_elicitation(params: &serde_json::value::RawValue) -> Option<String> {
         key: Option<String>,
     }
     const _: () = assert!(KEYED_ELICITATION_META.len() == "io.tracksuit/elicitation".len());
-    serde_json::from_str::<Params>(params.get())
+    // The text is serde_json's own (keys written as they are, never escaped): without the
+    // `_meta` key's name anywhere in it, there is nothing to parse.
+    if !params.contains(KEYED_ELICITATION_META) {
+        return None;
+    }
+    serde_json::from_str::<Params>(params)
         .ok()?
         .meta?
         .keyed?
@@ -364,7 +420,12 @@ impl<K> Ctx<K> {
     pub(crate) fn exchange_id(&self, prefix: &str) -> String {
         use std::sync::atomic::Ordering;
         let n = self.flow.exchanges.fetch_add(1, Ordering::Relaxed);
-        format!("{prefix}-{}{n}", self.flow.path)
+        let mut id = String::with_capacity(prefix.len() + self.flow.path.len() + 12);
+        id.push_str(prefix);
+        id.push('-');
+        id.push_str(&self.flow.path);
+        push_decimal(&mut id, n);
+        id
     }
 
     /// The MRTR rounds of a modern request.
@@ -922,18 +983,39 @@ impl<K> Ctx<K> {
         &self,
         params: ElicitRequestParams,
     ) -> Result<ElicitResult, RequestError> {
-        let caps = self.client_capabilities();
-        let Some(elicitation) = caps.elicitation else {
-            return Err(self.missing("elicitation").await);
-        };
         let is_url = matches!(params, ElicitRequestParams::Url(_));
-        if is_url && elicitation.url.is_none() {
-            return Err(self.missing("elicitation.url").await);
-        }
-        if !is_url && elicitation.form.is_none() && elicitation.url.is_some() {
-            return Err(self.missing("elicitation.form").await);
+        if let Some(missing) = self.elicitation_missing(is_url) {
+            return Err(self.missing(missing).await);
         }
         self.request(methods::ELICITATION_CREATE, params).await
+    }
+
+    /// [`Ctx::create_elicitation`] of form params given as borrowed parts
+    /// ([`ElicitRequestFormParams::borrowed`]): the same checks, the same request.
+    pub(crate) async fn create_form_elicitation(
+        &self,
+        params: FormOut<'_>,
+    ) -> Result<ElicitResult, RequestError> {
+        if let Some(missing) = self.elicitation_missing(false) {
+            return Err(self.missing(missing).await);
+        }
+        self.request(methods::ELICITATION_CREATE, params).await
+    }
+
+    /// The elicitation capability a URL (`is_url`) or form elicitation needs and the client
+    /// did not declare. Read in place: the capabilities are not copied for each question.
+    fn elicitation_missing(&self, is_url: bool) -> Option<&'static str> {
+        match self
+            .inner
+            .session
+            .client()
+            .and_then(|init| init.capabilities.elicitation.as_ref())
+        {
+            None => Some("elicitation"),
+            Some(e) if is_url && e.url.is_none() => Some("elicitation.url"),
+            Some(e) if !is_url && e.form.is_none() && e.url.is_some() => Some("elicitation.form"),
+            Some(_) => None,
+        }
     }
 
     /// Lists the client's roots (`roots/list`).
@@ -1049,21 +1131,27 @@ impl<K> Ctx<K> {
             let params = question_text(method, &params)?;
             let keyed = keyed_elicitation(&params);
             let key = self.flow.key(method, keyed.as_deref());
-            let value = rounds.ask(key.clone(), method, &params).await;
+            let answer = rounds.ask(&key, method, &params).await;
             // An answer that is not a result of the request's kind is the client's protocol
             // error: the whole request fails (-32602) rather than the tool seeing it.
-            let result = match R::deserialize(&value) {
+            let result = match serde_json::from_str::<R>(answer.get()) {
                 Ok(result) => result,
-                Err(e) => {
-                    rounds.malformed(&key, method, &e.to_string());
+                Err(_) => {
+                    // Reported as a value tree's deserializer words it (no text positions).
+                    let error = match serde_json::from_str::<Value>(answer.get()) {
+                        Ok(value) => R::deserialize(&value).err().map(|e| e.to_string()),
+                        Err(e) => Some(e.to_string()),
+                    };
+                    let error = error.unwrap_or_else(|| "not valid JSON".to_owned());
+                    rounds.malformed(&key, method, &error);
                     return std::future::pending().await;
                 }
             };
-            if method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE {
+            if let Some(method) = logged_method(method) {
                 lock(&self.inner.log).push(KeptExchange {
-                    method: method.to_owned(),
+                    method,
                     params,
-                    result: value,
+                    result: KeptResult::Text(answer),
                 });
             }
             return Ok(result);
@@ -1081,11 +1169,7 @@ impl<K> Ctx<K> {
             }
             None => None,
         };
-        let logged =
-            method == methods::SAMPLING_CREATE_MESSAGE || method == methods::ELICITATION_CREATE;
-        let params_for_log = logged
-            .then(|| serde_json::value::to_raw_value(&params).ok())
-            .flatten();
+        let for_log = logged_method(method).and_then(|m| Some((m, json_text(&params).ok()?)));
         let value = self
             .inner
             .session
@@ -1096,11 +1180,11 @@ impl<K> Ctx<K> {
             asking.answered().await;
         }
         let value = value?;
-        if let Some(params) = params_for_log {
+        if let Some((method, params)) = for_log {
             lock(&self.inner.log).push(KeptExchange {
-                method: method.to_owned(),
+                method,
                 params,
-                result: value.clone(),
+                result: KeptResult::Value(value.clone()),
             });
         }
         serde_json::from_value(value).map_err(|e| RequestError::Decode(e.to_string()))
@@ -1121,10 +1205,29 @@ impl<K> Ctx<K> {
         lock(&self.inner.log)
             .iter()
             .map(|kept| LoggedExchange {
-                method: kept.method.clone(),
-                params: serde_json::from_str(kept.params.get()).unwrap_or(Value::Null),
-                result: kept.result.clone(),
+                method: kept.method.to_owned(),
+                params: serde_json::from_str(&kept.params).unwrap_or(Value::Null),
+                result: match &kept.result {
+                    KeptResult::Value(value) => value.clone(),
+                    KeptResult::Text(text) => {
+                        serde_json::from_str(text.get()).unwrap_or(Value::Null)
+                    }
+                },
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn question_keys_are_numbered_in_decimal() {
+        for n in [0u32, 7, 10, 99, 12_345, u32::MAX] {
+            assert_eq!(
+                super::numbered("b0.", "elicit", n),
+                format!("b0.elicit-{n}")
+            );
+            assert_eq!(super::numbered("", "sample", n), format!("sample-{n}"));
+        }
     }
 }

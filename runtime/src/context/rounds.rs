@@ -21,39 +21,134 @@
 use crate::peer::sync::lock;
 use crate::protocol::{ErrorObject, INTERNAL_ERROR, JsonObject};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Notify, watch};
 
+/// SHA-256 of the `{method, params}` of a request the handler asked
+/// ([`crate::seal::digest_request`]). Kept as bytes; written as 64 lowercase hex digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Digest(pub(crate) [u8; 32]);
+
+impl Digest {
+    /// The digest of asking `method` with `params` (JSON text).
+    pub(crate) fn of(method: &str, params: &str) -> Self {
+        Digest(crate::seal::digest_request(method, params))
+    }
+}
+
+/// An answer's digest: `None` for an answer given by key alone (a first round) that no
+/// question has claimed yet, written as `""`.
+mod answer_digest {
+    use super::Digest;
+    use serde::de::{Error, Visitor};
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+    pub(super) fn serialize<S: Serializer>(d: &Option<Digest>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            None => s.serialize_str(""),
+            Some(d) => serde::Serialize::serialize(d, s),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Digest>, D::Error> {
+        struct Hex;
+        impl Visitor<'_> for Hex {
+            type Value = Option<Digest>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("64 hex digits or an empty string")
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
+                if v.is_empty() {
+                    return Ok(None);
+                }
+                let bytes = v.as_bytes();
+                if bytes.len() != 64 {
+                    return Err(E::invalid_length(bytes.len(), &self));
+                }
+                let mut out = [0u8; 32];
+                for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                    let nibble = |c: u8| match c {
+                        b'0'..=b'9' => Ok(c - b'0'),
+                        b'a'..=b'f' => Ok(c - b'a' + 10),
+                        _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &Hex)),
+                    };
+                    *o = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+                }
+                Ok(Some(Digest(out)))
+            }
+        }
+        d.deserialize_str(Hex)
+    }
+
+    /// As hex text, without allocating.
+    impl serde::Serialize for Digest {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut text = [0u8; 64];
+            for (pair, b) in text.chunks_exact_mut(2).zip(self.0) {
+                pair[0] = DIGITS[usize::from(b >> 4)];
+                pair[1] = DIGITS[usize::from(b & 0xf)];
+            }
+            // Hex digits are ASCII.
+            s.serialize_str(std::str::from_utf8(&text).unwrap_or_default())
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for Digest {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            deserialize(d)?.ok_or_else(|| D::Error::custom("an empty digest"))
+        }
+    }
+}
+
 /// One answer the client gave, with the digest of the request it answered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Answer {
-    /// Hex SHA-256 of the canonical `{method, params}` of the request.
-    #[serde(rename = "d")]
-    pub(crate) digest: String,
-    /// The client's result.
+    /// The digest of the request it answered; `None` (`""`) until one claims it.
+    #[serde(rename = "d", with = "answer_digest")]
+    pub(crate) digest: Option<Digest>,
+    /// The client's result, as JSON text: carried from round to round as it is and
+    /// parsed only into what the asking code wants.
     #[serde(rename = "r")]
-    pub(crate) result: Value,
+    pub(crate) result: Box<RawValue>,
 }
 
 /// What a modern call carries from one round to the next inside its sealed `requestState`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Carried {
     /// Answers so far, by key.
     #[serde(default, rename = "a", skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) answers: BTreeMap<String, Answer>,
     /// The questions of the last round, by key: their digests.
     #[serde(default, rename = "p", skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) pending: BTreeMap<String, String>,
+    pub(crate) pending: BTreeMap<String, Digest>,
     /// State kept by the handler across rounds (a handoff tool's `before` state).
     #[serde(default, rename = "s", skip_serializing_if = "Option::is_none")]
     pub(crate) kept: Option<Value>,
 }
 
 impl Carried {
+    /// As JSON, written into a buffer sized for it up front (a digest, a key and a result
+    /// per answer).
+    pub(crate) fn to_json(&self) -> serde_json::Result<Vec<u8>> {
+        let answers: usize = self
+            .answers
+            .iter()
+            .map(|(key, answer)| key.len() + answer.result.get().len() + 96)
+            .sum();
+        let pending: usize = self.pending.keys().map(|key| key.len() + 72).sum();
+        let kept = if self.kept.is_some() { 256 } else { 0 };
+        let mut out = Vec::with_capacity(16 + answers + pending + kept);
+        serde_json::to_writer(&mut out, self)?;
+        Ok(out)
+    }
+
     /// Takes the answers to last round's questions from `inputResponses`; anything else
     /// there is ignored, a missing answer is simply asked again. A first round (no
     /// `requestState`) has no questions on record: its answers are taken by key, for
@@ -69,8 +164,8 @@ impl Carried {
                 self.answers.insert(
                     key.clone(),
                     Answer {
-                        digest: String::new(),
-                        result: result.clone(),
+                        digest: None,
+                        result: raw(result),
                     },
                 );
             }
@@ -81,8 +176,8 @@ impl Carried {
                 self.answers.insert(
                     key,
                     Answer {
-                        digest,
-                        result: result.clone(),
+                        digest: Some(digest),
+                        result: raw(result),
                     },
                 );
             }
@@ -90,11 +185,27 @@ impl Carried {
     }
 }
 
+/// `{"method": method, "params": params}`, as it goes into `inputRequests` (the params
+/// moved in: `json!` would copy them through a serializer).
+fn request_value(method: &str, params: &str) -> Value {
+    let params: Value = serde_json::from_str(params).unwrap_or(Value::Null);
+    let mut request = JsonObject::with_capacity(2);
+    request.insert("method".to_owned(), Value::String(method.to_owned()));
+    request.insert("params".to_owned(), params);
+    Value::Object(request)
+}
+
+/// A client's result as JSON text.
+fn raw(value: &Value) -> Box<RawValue> {
+    // A `Value` always serialises (its map keys are strings); the default is `null`.
+    serde_json::value::to_raw_value(value).unwrap_or_default()
+}
+
 /// A question the handler asked that has no answer yet.
 #[derive(Debug, Clone)]
 pub(crate) struct Question {
     pub(crate) key: String,
-    pub(crate) digest: String,
+    pub(crate) digest: Digest,
     /// `{ "method": ..., "params": ... }`, as it goes into `inputRequests`.
     pub(crate) request: Value,
 }
@@ -117,8 +228,8 @@ pub(crate) struct Rounds {
     inner: Mutex<Inner>,
     /// Live (a task): unanswered questions wait for [`Rounds::answer`].
     live: AtomicBool,
-    /// Bumped whenever live answers arrive.
-    answers: watch::Sender<u64>,
+    /// Bumped whenever live answers arrive (made when first needed: only a live call does).
+    answers: std::sync::OnceLock<watch::Sender<u64>>,
     /// Signalled when the outstanding questions or the failure change (live mode), or the
     /// handler asks to become a task.
     changed: Notify,
@@ -137,7 +248,7 @@ struct Inner {
     task_requested: bool,
     /// Answers given by key alone (first round) that the handler used, with the digest of
     /// what it asked.
-    confirmed: BTreeMap<String, String>,
+    confirmed: BTreeMap<String, Digest>,
     failure: Option<ErrorObject>,
     kept: Option<Value>,
 }
@@ -154,10 +265,15 @@ impl Rounds {
                 ..Inner::default()
             }),
             live: AtomicBool::new(false),
-            answers: watch::channel(0).0,
+            answers: std::sync::OnceLock::new(),
             changed: Notify::new(),
             task_id: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The live answers' version counter.
+    fn answers(&self) -> &watch::Sender<u64> {
+        self.answers.get_or_init(|| watch::channel(0).0)
     }
 
     /// What is being called (`tool `name``), for messages.
@@ -233,8 +349,8 @@ impl Rounds {
                     inner.delivered.insert(
                         question.key,
                         Answer {
-                            digest: question.digest,
-                            result: result.clone(),
+                            digest: Some(question.digest),
+                            result: raw(result),
                         },
                     );
                 }
@@ -244,7 +360,7 @@ impl Rounds {
         inner.outstanding = still;
         drop(inner);
         if !answered.is_empty() {
-            self.answers.send_modify(|n| *n = n.wrapping_add(1));
+            self.answers().send_modify(|n| *n = n.wrapping_add(1));
         }
         answered
     }
@@ -260,7 +376,7 @@ impl Rounds {
             pending: inner
                 .outstanding
                 .iter()
-                .map(|q| (q.key.clone(), q.digest.clone()))
+                .map(|q| (q.key.clone(), q.digest))
                 .collect(),
             kept: inner.kept.clone(),
         }
@@ -270,25 +386,25 @@ impl Rounds {
     async fn ask_live(
         &self,
         key: String,
-        digest: String,
+        digest: Digest,
         method: &str,
-        params: &RawValue,
-    ) -> Value {
-        let mut version = self.answers.subscribe();
+        params: &str,
+    ) -> Box<RawValue> {
+        let mut version = self.answers().subscribe();
         loop {
             // Decided under the lock, acted on after it (no guard across an await).
             let found = {
                 let mut inner = lock(&self.inner);
                 match inner.delivered.get(&key) {
-                    Some(answer) => Some((answer.digest == digest).then(|| answer.result.clone())),
+                    Some(answer) => {
+                        Some((answer.digest == Some(digest)).then(|| answer.result.clone()))
+                    }
                     None => {
                         if !inner.outstanding.iter().any(|q| q.key == key) {
-                            let params: Value =
-                                serde_json::from_str(params.get()).unwrap_or(Value::Null);
-                            let request = json!({ "method": method, "params": params });
+                            let request = request_value(method, params);
                             inner.outstanding.push(Question {
                                 key: key.clone(),
-                                digest: digest.clone(),
+                                digest,
                                 request,
                             });
                             self.changed.notify_one();
@@ -323,23 +439,24 @@ impl Rounds {
 
     /// Asks `method` with `params` under `key`: the logged answer if there is one (and it
     /// answered the same request), else never (the question goes out with this round).
-    pub(crate) async fn ask(&self, key: String, method: &str, params: &RawValue) -> Value {
-        let digest = hex(&crate::seal::digest_request(method, params.get()));
-        match self.carried.answers.get(&key) {
-            Some(answer) if answer.digest == digest => return answer.result.clone(),
-            Some(answer) if answer.digest.is_empty() => {
-                lock(&self.inner).confirmed.insert(key, digest);
+    pub(crate) async fn ask(&self, key: &str, method: &str, params: &str) -> Box<RawValue> {
+        let digest = Digest::of(method, params);
+        match self.carried.answers.get(key) {
+            Some(answer) if answer.digest == Some(digest) => return answer.result.clone(),
+            Some(answer) if answer.digest.is_none() => {
+                lock(&self.inner).confirmed.insert(key.to_owned(), digest);
                 return answer.result.clone();
             }
-            Some(_) => self.fail(self.diverged(&key)),
-            None if self.is_live() => return self.ask_live(key, digest, method, params).await,
+            Some(_) => self.fail(self.diverged(key)),
+            None if self.is_live() => {
+                return self.ask_live(key.to_owned(), digest, method, params).await;
+            }
             None => {
                 let mut inner = lock(&self.inner);
                 if !inner.asked.iter().any(|q| q.key == key) {
-                    let params: Value = serde_json::from_str(params.get()).unwrap_or(Value::Null);
-                    let request = json!({ "method": method, "params": params });
+                    let request = request_value(method, params);
                     inner.asked.push(Question {
-                        key,
+                        key: key.to_owned(),
                         digest,
                         request,
                     });
@@ -392,12 +509,12 @@ impl Rounds {
             .answers
             .iter()
             .filter_map(|(key, answer)| {
-                if !answer.digest.is_empty() {
+                if answer.digest.is_some() {
                     return Some((key.clone(), answer.clone()));
                 }
                 confirmed.get(key).map(|digest| {
                     let answer = Answer {
-                        digest: digest.clone(),
+                        digest: Some(*digest),
                         result: answer.result.clone(),
                     };
                     (key.clone(), answer)
@@ -408,7 +525,7 @@ impl Rounds {
             answers,
             pending: questions
                 .iter()
-                .map(|q| (q.key.clone(), q.digest.clone()))
+                .map(|q| (q.key.clone(), q.digest))
                 .collect(),
             kept: self.kept(),
         }
@@ -423,31 +540,30 @@ impl Rounds {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use futures::FutureExt;
+    use serde_json::json;
     use std::sync::Arc;
 
     fn text(value: Value) -> Box<RawValue> {
         serde_json::value::to_raw_value(&value).unwrap()
     }
 
+    fn request_text(value: Value) -> String {
+        value.to_string()
+    }
+
+    fn parsed(raw: Option<Box<RawValue>>) -> Option<Value> {
+        raw.map(|r| serde_json::from_str(r.get()).unwrap())
+    }
+
     #[tokio::test]
     async fn an_unanswered_question_is_asked_and_a_logged_one_replayed() {
         let rounds = Rounds::new("t", Carried::default());
-        let params = text(json!({"m": 1}));
-        let ask = rounds.ask("k".into(), "elicitation/create", &params);
+        let params = request_text(json!({"m": 1}));
+        let ask = rounds.ask("k", "elicitation/create", &params);
         assert!(ask.now_or_never().is_none());
         let Some(Stuck::Input(questions)) = rounds.stuck() else {
             panic!("expected input");
@@ -460,9 +576,9 @@ mod tests {
         assert_eq!(carried.answers.len(), 1);
         let replay = Rounds::new("t", carried);
         let answer = replay
-            .ask("k".into(), "elicitation/create", &text(json!({"m": 1})))
+            .ask("k", "elicitation/create", &request_text(json!({"m": 1})))
             .now_or_never();
-        assert_eq!(answer, Some(json!({"action": "accept"})));
+        assert_eq!(parsed(answer), Some(json!({"action": "accept"})));
     }
 
     #[tokio::test]
@@ -473,7 +589,7 @@ mod tests {
             let rounds = rounds.clone();
             tokio::spawn(async move {
                 rounds
-                    .ask("k".into(), "elicitation/create", &text(json!({"m": 1})))
+                    .ask("k", "elicitation/create", &request_text(json!({"m": 1})))
                     .await
             })
         };
@@ -491,26 +607,29 @@ mod tests {
         let answer: JsonObject =
             serde_json::from_value(json!({"k": {"action": "accept"}})).unwrap();
         assert_eq!(rounds.answer(&answer), vec!["k".to_owned()]);
-        assert_eq!(asking.await.unwrap(), json!({"action": "accept"}));
+        assert_eq!(
+            parsed(Some(asking.await.unwrap())),
+            Some(json!({"action": "accept"}))
+        );
         assert!(rounds.outstanding().is_empty());
         // The answer is in the snapshot a replay starts from.
         let snapshot = rounds.snapshot();
-        assert_eq!(snapshot.answers["k"].result, json!({"action": "accept"}));
+        assert_eq!(
+            parsed(Some(snapshot.answers["k"].result.clone())),
+            Some(json!({"action": "accept"}))
+        );
         let replay = Rounds::new("t", snapshot);
         let again = replay
-            .ask("k".into(), "elicitation/create", &text(json!({"m": 1})))
+            .ask("k", "elicitation/create", &request_text(json!({"m": 1})))
             .now_or_never();
-        assert_eq!(again, Some(json!({"action": "accept"})));
+        assert_eq!(parsed(again), Some(json!({"action": "accept"})));
     }
 
     #[tokio::test]
     async fn expected_questions_take_answers_before_the_replay_asks_them() {
         let rounds = Rounds::new("t", Carried::default());
         rounds.go_live();
-        let digest = hex(&crate::seal::digest_request(
-            "elicitation/create",
-            r#"{"m":2}"#,
-        ));
+        let digest = Digest::of("elicitation/create", r#"{"m":2}"#);
         rounds.expect(vec![Question {
             key: "k".into(),
             digest,
@@ -520,9 +639,9 @@ mod tests {
             serde_json::from_value(json!({"k": {"action": "decline"}})).unwrap();
         assert_eq!(rounds.answer(&answer), vec!["k".to_owned()]);
         let asked = rounds
-            .ask("k".into(), "elicitation/create", &text(json!({"m": 2})))
+            .ask("k", "elicitation/create", &request_text(json!({"m": 2})))
             .now_or_never();
-        assert_eq!(asked, Some(json!({"action": "decline"})));
+        assert_eq!(parsed(asked), Some(json!({"action": "decline"})));
     }
 
     #[tokio::test]
@@ -530,18 +649,15 @@ mod tests {
         let mut carried = Carried::default();
         carried.pending.insert(
             "k".into(),
-            hex(&crate::seal::digest_request(
-                "sampling/createMessage",
-                r#"{"a":1}"#,
-            )),
+            Digest::of("sampling/createMessage", r#"{"a":1}"#),
         );
         carried.absorb(
             Some(&serde_json::from_value(json!({"k": {"role": "assistant"}})).unwrap()),
             false,
         );
         let rounds = Rounds::new("tool `t`", carried);
-        let params = text(json!({"a": 2}));
-        let ask = rounds.ask("k".into(), "sampling/createMessage", &params);
+        let params = request_text(json!({"a": 2}));
+        let ask = rounds.ask("k", "sampling/createMessage", &params);
         assert!(ask.now_or_never().is_none());
         match rounds.stuck().expect("stuck") {
             Stuck::Failed(e) => {
@@ -551,6 +667,54 @@ mod tests {
                 )
             }
             Stuck::Input(q) => panic!("expected a failure, got questions {q:?}"),
+        }
+    }
+
+    #[test]
+    fn the_carried_state_is_written_as_before() {
+        // Digests as 64 hex digits ("" for an answer no question claimed yet), results as
+        // the JSON they were: states sealed by earlier builds still open.
+        let digest = Digest::of("elicitation/create", r#"{"m":1}"#);
+        let hex: String = digest.0.iter().map(|b| format!("{b:02x}")).collect();
+        let mut carried = Carried::default();
+        carried.answers.insert(
+            "k".into(),
+            Answer {
+                digest: Some(digest),
+                result: text(json!({"action": "accept", "content": {"b": 1, "a": "x"}})),
+            },
+        );
+        carried.answers.insert(
+            "first".into(),
+            Answer {
+                digest: None,
+                result: text(json!({"action": "decline"})),
+            },
+        );
+        carried.pending.insert("p".into(), digest);
+        let written = serde_json::to_string(&carried).unwrap();
+        assert_eq!(
+            written,
+            format!(
+                r#"{{"a":{{"first":{{"d":"","r":{{"action":"decline"}}}},"k":{{"d":"{hex}","r":{{"action":"accept","content":{{"b":1,"a":"x"}}}}}}}},"p":{{"p":"{hex}"}}}}"#
+            )
+        );
+        let read: Carried = serde_json::from_str(&written).unwrap();
+        assert_eq!(read.answers["k"].digest, Some(digest));
+        assert_eq!(read.answers["first"].digest, None);
+        assert_eq!(read.pending["p"], digest);
+        assert_eq!(serde_json::to_string(&read).unwrap(), written);
+        // Anything else where a digest belongs is not a call state.
+        for bad in [
+            r#"{"p":{"p":"zz"}}"#,
+            r#"{"p":{"p":""}}"#,
+            r#"{"a":{"k":{"d":1,"r":null}}}"#,
+        ] {
+            assert!(serde_json::from_str::<Carried>(bad).is_err(), "{bad}");
+        }
+        let upper = format!(r#"{{"p":{{"p":"{}"}}}}"#, hex.to_uppercase());
+        if hex != hex.to_uppercase() {
+            assert!(serde_json::from_str::<Carried>(&upper).is_err());
         }
     }
 }

@@ -130,6 +130,13 @@ pub const REQUEST_META: &str = crate::context::KEYED_ELICITATION_META;
 pub trait ElicitForm: DeserializeOwned + 'static {
     /// The form's `requestedSchema`.
     fn requested_schema() -> ElicitationSchema;
+
+    /// [`ElicitForm::requested_schema`] as each question asks it: made afresh by default;
+    /// the derive, whose schema is fixed, makes it once and lends it.
+    #[doc(hidden)]
+    fn requested_schema_cached() -> std::borrow::Cow<'static, ElicitationSchema> {
+        std::borrow::Cow::Owned(Self::requested_schema())
+    }
 }
 
 /// A keyed elicitation set: the enum deriving `Elicits` whose variants carry
@@ -482,30 +489,33 @@ impl<K> Ctx<K> {
         context: C,
         meta: Option<Meta>,
     ) -> Result<Elicited<T, C>, ElicitError> {
-        let schema = T::requested_schema();
-        let params = ElicitRequestParams::Form(ElicitRequestFormParams {
-            message,
-            requested_schema: schema.clone(),
-            task: None,
-            meta,
-        });
-        let result = self.create_elicitation(params).await?;
+        // The request `create_elicitation` sends for these form params, with the schema
+        // borrowed: a derived form's is made once, not per question.
+        let schema = T::requested_schema_cached();
+        let params = ElicitRequestFormParams::borrowed(&message, &schema, None, meta.as_ref());
+        let result = self.create_form_elicitation(params).await?;
         match result.action {
             ElicitAction::Decline => Ok(Elicited::Decline),
             ElicitAction::Cancel => Ok(Elicited::Cancel),
             ElicitAction::Accept => {
-                let content = result.content.unwrap_or_default();
+                // Validated and deserialised in place, then taken back out: no copies.
+                let content = Value::Object(result.content.unwrap_or_default());
                 SchemaValidator::of_type::<T>()
+                    // The schema is made again only the first time (to compile it).
                     .validate_with(
-                        || match serde_json::to_value(&schema) {
+                        || match serde_json::to_value(&*schema) {
                             Ok(Value::Object(map)) => map,
                             _ => JsonObject::new(),
                         },
-                        &Value::Object(content.clone()),
+                        &content,
                     )
                     .map_err(ElicitError::InvalidContent)?;
-                let value: T = serde_json::from_value(Value::Object(content.clone()))
+                let value = <T as serde::Deserialize>::deserialize(&content)
                     .map_err(|e| ElicitError::InvalidContent(e.to_string()))?;
+                let content = match content {
+                    Value::Object(map) => map,
+                    _ => JsonObject::new(),
+                };
                 let exchange = ElicitExchange {
                     key,
                     id: self.exchange_id("elicit"),

@@ -641,18 +641,53 @@ pub enum ElicitRequestParams {
     Url(ElicitRequestURLParams),
 }
 
+/// Form params as they go out (what [`ElicitRequestParams::Form`] serialises to): the
+/// struct's fields, then `"mode": "form"`.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FormOut<'a> {
+    message: &'a str,
+    requested_schema: &'a ElicitationSchema,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task: Option<&'a TaskMetadata>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a Meta>,
+    mode: &'static str,
+}
+
+impl ElicitRequestFormParams {
+    /// Form-mode `elicitation/create` params from borrowed parts: written exactly as
+    /// `ElicitRequestParams::Form` with these fields is.
+    pub(crate) fn borrowed<'a>(
+        message: &'a str,
+        requested_schema: &'a ElicitationSchema,
+        task: Option<&'a TaskMetadata>,
+        meta: Option<&'a Meta>,
+    ) -> FormOut<'a> {
+        FormOut {
+            message,
+            requested_schema,
+            task,
+            meta,
+            mode: "form",
+        }
+    }
+}
+
+/// Written straight to the serializer (no value tree in between): a form's fields followed
+/// by `"mode": "form"`; URL params as they are (their `mode` field is always `"url"`).
 impl Serialize for ElicitRequestParams {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::Error;
-        let (mode, value) = match self {
-            ElicitRequestParams::Form(f) => ("form", serde_json::to_value(f)),
-            ElicitRequestParams::Url(u) => ("url", serde_json::to_value(u)),
-        };
-        let mut value = value.map_err(S::Error::custom)?;
-        if let Some(map) = value.as_object_mut() {
-            map.insert("mode".into(), mode.into());
+        match self {
+            ElicitRequestParams::Form(f) => ElicitRequestFormParams::borrowed(
+                &f.message,
+                &f.requested_schema,
+                f.task.as_ref(),
+                f.meta.as_ref(),
+            )
+            .serialize(s),
+            ElicitRequestParams::Url(u) => u.serialize(s),
         }
-        value.serialize(s)
     }
 }
 
@@ -755,4 +790,66 @@ pub struct ElicitationCompleteNotificationParams {
 pub struct UrlElicitationRequiredData {
     /// The URL elicitations the user must complete.
     pub elicitations: Vec<ElicitRequestURLParams>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the params serialised to through a value tree (the former implementation).
+    fn via_value(params: &ElicitRequestParams) -> String {
+        let (mode, value) = match params {
+            ElicitRequestParams::Form(f) => ("form", serde_json::to_value(f).unwrap()),
+            ElicitRequestParams::Url(u) => ("url", serde_json::to_value(u).unwrap()),
+        };
+        let mut value = value;
+        value
+            .as_object_mut()
+            .unwrap()
+            .insert("mode".into(), mode.into());
+        serde_json::to_string(&value).unwrap()
+    }
+
+    #[test]
+    fn params_serialise_as_through_a_value_tree() {
+        let mut properties = IndexMap::new();
+        properties.insert(
+            "name".to_owned(),
+            PrimitiveSchemaDefinition::String(StringSchema {
+                description: Some("Your \"name\"".into()),
+                min_length: Some(1),
+                ..Default::default()
+            }),
+        );
+        let schema = ElicitationSchema {
+            properties,
+            required: Some(vec!["name".into()]),
+            ..Default::default()
+        };
+        let mut meta = Meta::new();
+        meta.insert("k".into(), serde_json::json!({"b": 1, "a": [1.5, null]}));
+        let cases = [
+            ElicitRequestParams::Form(ElicitRequestFormParams {
+                message: "Who?".into(),
+                requested_schema: schema.clone(),
+                ..Default::default()
+            }),
+            ElicitRequestParams::Form(ElicitRequestFormParams {
+                message: "Who\n?".into(),
+                requested_schema: schema,
+                task: Some(TaskMetadata { ttl: Some(5) }),
+                meta: Some(meta.clone()),
+            }),
+            ElicitRequestParams::Url(ElicitRequestURLParams {
+                message: "Sign in".into(),
+                url: "https://a.example/".into(),
+                elicitation_id: "e-1".into(),
+                meta: Some(meta),
+                ..Default::default()
+            }),
+        ];
+        for params in &cases {
+            assert_eq!(serde_json::to_string(params).unwrap(), via_value(params));
+        }
+    }
 }

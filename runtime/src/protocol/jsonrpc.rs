@@ -525,8 +525,14 @@ impl JsonRpcMessage {
     /// assert!(!bytes.contains(&b'\n')); // one line, ready for stdio framing
     /// ```
     pub fn to_vec(&self) -> Vec<u8> {
+        // Most messages fit the first buffer; growing one from empty is a reallocation per
+        // doubling.
+        let mut out = Vec::with_capacity(1024);
         // Serialising a Value tree cannot fail.
-        serde_json::to_vec(self).unwrap_or_default()
+        match serde_json::to_writer(&mut out, self) {
+            Ok(()) => out,
+            Err(_) => Vec::new(),
+        }
     }
 }
 

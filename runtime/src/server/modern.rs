@@ -13,7 +13,7 @@ use super::session::level_index;
 use crate::context::{Carried, ClientInit, Ctx, Question, Rounds, Stuck};
 use crate::peer::Sending;
 use crate::protocol::*;
-use crate::seal::{Binding, StateKeys, digest_json};
+use crate::seal::{Binding, Bound, StateKeys, digest_json};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -693,10 +693,13 @@ impl ServerSession {
             params_digest: binding_digest.unwrap_or_default(),
             principal: owner.as_deref(),
         };
+        // Taken once for a request that opens a state and seals the next one.
+        let mut bound = None;
         let mut carried = match &state {
             None => Carried::default(),
             Some(token) => {
-                let bytes = keys.open(&binding, token, SystemTime::now()).map_err(|e| {
+                let b = *bound.insert(binding.bound());
+                let bytes = keys.open_bound(&b, token, SystemTime::now()).map_err(|e| {
                     ErrorObject::invalid_params(format!("requestState refused: {e}"))
                 })?;
                 serde_json::from_slice::<Carried>(&bytes).map_err(|_| {
@@ -780,7 +783,8 @@ impl ServerSession {
             Some(Err(Stuck::Input(questions))) => {
                 let carried = rounds.carry(&questions);
                 let ttl = self.server.inner.options.request_state_ttl;
-                input_required(&keys, &binding, questions, &carried, ttl)
+                let bound = bound.unwrap_or_else(|| binding.bound());
+                input_required(&keys, &bound, questions, &carried, ttl)
             }
         }
     }
@@ -814,22 +818,24 @@ where
 /// The `input_required` result of a round that ended on `questions`.
 fn input_required(
     keys: &StateKeys,
-    binding: &Binding<'_>,
+    bound: &Bound,
     questions: Vec<Question>,
     carried: &Carried,
     ttl: Duration,
 ) -> Result<Value, ErrorObject> {
-    let payload = serde_json::to_vec(carried)
+    let payload = carried
+        .to_json()
         .map_err(|e| ErrorObject::internal(format!("could not serialise the call state: {e}")))?;
     let token = keys
-        .seal(binding, ttl, SystemTime::now(), &payload)
+        .seal_bound(bound, ttl, SystemTime::now(), &payload)
         .map_err(|e| ErrorObject::internal(format!("could not seal the call state: {e}")))?;
     let requests: JsonObject = questions.into_iter().map(|q| (q.key, q.request)).collect();
-    Ok(json!({
-        "resultType": "input_required",
-        "inputRequests": requests,
-        "requestState": token,
-    }))
+    // Built in place: `json!` would copy the requests through a serializer.
+    let mut result = JsonObject::with_capacity(5);
+    result.insert("resultType".to_owned(), "input_required".into());
+    result.insert("inputRequests".to_owned(), Value::Object(requests));
+    result.insert("requestState".to_owned(), Value::String(token));
+    Ok(Value::Object(result))
 }
 
 fn str_param(map: &JsonObject, field: &str) -> Result<String, ErrorObject> {
