@@ -6,9 +6,11 @@
 # Builds bench/ here and at REV (in a temporary git worktree under target/, release), then
 # runs this tree's driver with the old twin standing in for the TypeScript twin (a wrapper
 # drops the script argument), so the report's "TS SDK" column is the old tracksuit and
-# "tracksuit ÷ TS SDK" is new ÷ old. The floor (in-process) is compared by running each
-# revision's driver with `--skip stdio,http,idle,hold,robust`. Nothing else should run on
-# the machine meanwhile; the report goes to target/bench-ab.md.
+# "tracksuit ÷ TS SDK" is new ÷ old. The driver leaves the TS SDK out of the MCP 2026-07-28
+# rows, so those are compared by running them for old, new, old, new (each against the same
+# rmcp twin; target/bench-ab-modern-*.md, summarised at the end). The floor (in-process) is
+# compared by running each revision's driver with the floor alone. Nothing else should run
+# on the machine meanwhile; the report goes to target/bench-ab.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rev=${1:-main}
@@ -45,10 +47,30 @@ for which in new old; do
     [ "$which" = old ] && driver="$old/bench/target/release/driver"
     echo "--- floor, $which" >&2
     "$driver" --tracksuit target/release/tracksuit_twin --rmcp target/release/rmcp_twin \
-        --ts unused --skip stdio,http,idle,hold,robust --out "$root/target/bench-ab-floor-$which.md" 2>&1 |
+        --ts unused --skip stdio,http,modern,idle,hold,robust --out "$root/target/bench-ab-floor-$which.md" 2>&1 |
         grep '\[bench\] floor' >&2
 done
 echo "--- load, new (tracksuit) against old (the TS SDK column) and rmcp" >&2
 target/release/driver --tracksuit target/release/tracksuit_twin --rmcp target/release/rmcp_twin \
     --node "$wrapper" --ts old --skip floor,idle,hold,robust --out "$root/target/bench-ab.md" "$@"
 echo "--- wrote target/bench-ab.md (\"TS SDK\" = tracksuit at $rev)" >&2
+
+# The 2026-07-28 rows: old and new twin alternately, each against rmcp in the same run.
+for round in 1 2; do
+    for which in old new; do
+        twin=target/release/tracksuit_twin
+        [ "$which" = old ] && twin="$old/bench/target/release/tracksuit_twin"
+        echo "--- 2026-07-28 rows, $which ($round of 2)" >&2
+        target/release/driver --tracksuit "$twin" --rmcp target/release/rmcp_twin --ts unused \
+            --skip stdio,http,floor,idle,hold,robust \
+            --out "$root/target/bench-ab-modern-$which-$round.md" >/dev/null 2>&1
+    done
+done
+echo "--- 2026-07-28 rows: tracksuit ÷ rmcp throughput, then tracksuit CPU per call" >&2
+for f in "$root"/target/bench-ab-modern-{old,new}-{1,2}.md; do
+    echo "$(basename "$f" .md):" >&2
+    awk '/^## Throughput/{t=1} /^## Latency/{t=0} t && /HTTP 2026/' "$f" |
+        awk -F'|' '{printf "  %-32s %-13s %s\n", $2, $3, $7}' >&2
+    awk '/^## Server CPU/{c=1} /^$/{if (c==2) c=0} c && /HTTP 2026/{c=2; print}' "$f" |
+        awk -F'|' '{printf "  %-32s %-13s cpu %s\n", $2, $3, $4}' >&2
+done
