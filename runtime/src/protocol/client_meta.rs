@@ -5,7 +5,7 @@
 //!
 //! Every modern request carries them. Built into the `params` tree they cost a map, its
 //! keys and their hashes per request, only to be read once into typed capabilities. Read
-//! with [`ClientMetaParams`] they are borrowed slices of the request's bytes, parsed typed
+//! with `ClientMetaParams` they are borrowed slices of the request's bytes, parsed typed
 //! where they are checked (`server::modern`); everything else in `params` is the usual tree.
 
 use serde::Deserialize;
@@ -13,10 +13,10 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 #[cfg(feature = "http")]
 use {
+    super::open::Key,
     serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor},
     serde_json::Map,
     std::fmt,
-    std::marker::PhantomData,
 };
 
 /// `_meta` key of the protocol version a request speaks (MCP 2026-07-28).
@@ -86,15 +86,22 @@ impl SplitParams<'_> for Value {
     }
 }
 
-#[cfg(feature = "http")]
 /// `params` read with its client-describing `_meta` members kept raw.
-pub(crate) struct ClientMetaParams<'a> {
+#[cfg(feature = "http")]
+pub(crate) type ClientMetaParams<'a> = Split<'a, false>;
+
+/// A JSON value read with the client-describing `_meta` members kept raw beside its tree:
+/// the request's `params` (`META` false: its `_meta` member is read as `Split<true>`), or
+/// that `_meta` object itself (`META` true: the members are taken out). Anything but an
+/// object reads as a plain value.
+#[cfg(feature = "http")]
+pub(crate) struct Split<'a, const META: bool> {
     tree: Value,
     client: ClientMeta<'a>,
 }
 
 #[cfg(feature = "http")]
-impl<'a> SplitParams<'a> for ClientMetaParams<'a> {
+impl<'a> SplitParams<'a> for Split<'a, false> {
     type Beside = ClientMeta<'a>;
 
     fn into_parts(self) -> (Value, ClientMeta<'a>) {
@@ -103,147 +110,94 @@ impl<'a> SplitParams<'a> for ClientMetaParams<'a> {
 }
 
 #[cfg(feature = "http")]
-impl<'de> Deserialize<'de> for ClientMetaParams<'de> {
+impl<'de, const META: bool> Deserialize<'de> for Split<'de, META> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(Split::<Self>(PhantomData))
+        d.deserialize_any(SplitVisitor::<META>)
     }
 }
 
 #[cfg(feature = "http")]
-/// The params object: `_meta` is read by [`MetaSplit`], every other member as a value.
-impl<'de> ObjectOr<'de> for ClientMetaParams<'de> {
-    fn object<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut tree = Map::with_capacity(map.size_hint().unwrap_or(4));
-        let mut client = ClientMeta::default();
-        while let Some(key) = map.next_key::<String>()? {
-            if key == "_meta" {
-                let meta: MetaSplit<'de> = map.next_value()?;
-                client = meta.client;
-                tree.insert(key, meta.tree);
-            } else {
-                let value: Value = map.next_value()?;
-                tree.insert(key, value);
-            }
-        }
-        Ok(ClientMetaParams {
-            tree: Value::Object(tree),
-            client,
-        })
-    }
-
+impl<const META: bool> Split<'_, META> {
     fn other(tree: Value) -> Self {
-        ClientMetaParams {
+        Split {
             tree,
             client: ClientMeta::default(),
         }
     }
 }
 
+/// The visitor of a [`Split`].
 #[cfg(feature = "http")]
-/// `params._meta`: the version and the client-describing members borrowed raw, the rest as
-/// values.
-struct MetaSplit<'a> {
-    tree: Value,
-    client: ClientMeta<'a>,
-}
+struct SplitVisitor<const META: bool>;
 
 #[cfg(feature = "http")]
-impl<'de> Deserialize<'de> for MetaSplit<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(Split::<Self>(PhantomData))
-    }
-}
-
-#[cfg(feature = "http")]
-impl<'de> ObjectOr<'de> for MetaSplit<'de> {
-    fn object<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut tree = Map::new();
-        let mut client = ClientMeta::default();
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                PROTOCOL_VERSION => client.version = Some(map.next_value()?),
-                CLIENT_CAPABILITIES => client.capabilities = Some(map.next_value()?),
-                CLIENT_INFO => client.info = Some(map.next_value()?),
-                _ => {
-                    let value: Value = map.next_value()?;
-                    tree.insert(key, value);
-                }
-            }
-        }
-        Ok(MetaSplit {
-            tree: Value::Object(tree),
-            client,
-        })
-    }
-
-    fn other(tree: Value) -> Self {
-        MetaSplit {
-            tree,
-            client: ClientMeta::default(),
-        }
-    }
-}
-
-#[cfg(feature = "http")]
-/// A JSON value read one way when it is an object and as a plain [`Value`] otherwise.
-trait ObjectOr<'de>: Sized {
-    /// An object's members.
-    fn object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
-    /// Anything else, as a value.
-    fn other(value: Value) -> Self;
-}
-
-#[cfg(feature = "http")]
-/// The visitor of an [`ObjectOr`].
-struct Split<T>(PhantomData<T>);
-
-#[cfg(feature = "http")]
-impl<'de, T: ObjectOr<'de>> Visitor<'de> for Split<T> {
-    type Value = T;
+impl<'de, const META: bool> Visitor<'de> for SplitVisitor<META> {
+    type Value = Split<'de, META>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-        T::object(map)
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut tree = Map::new();
+        let mut client = ClientMeta::default();
+        while let Some(Key(key)) = map.next_key()? {
+            match (META, &*key) {
+                (true, PROTOCOL_VERSION) => client.version = Some(map.next_value()?),
+                (true, CLIENT_CAPABILITIES) => client.capabilities = Some(map.next_value()?),
+                (true, CLIENT_INFO) => client.info = Some(map.next_value()?),
+                (false, "_meta") => {
+                    let meta: Split<'de, true> = map.next_value()?;
+                    client = meta.client;
+                    tree.insert(key.into_owned(), meta.tree);
+                }
+                _ => {
+                    let value: Value = map.next_value()?;
+                    tree.insert(key.into_owned(), value);
+                }
+            }
+        }
+        Ok(Split {
+            tree: Value::Object(tree),
+            client,
+        })
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<T, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         let items = Vec::<Value>::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
-        Ok(T::other(Value::Array(items)))
+        Ok(Split::other(Value::Array(items)))
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<T, E> {
-        Ok(T::other(Value::Bool(v)))
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Split::other(Value::Bool(v)))
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
-        Ok(T::other(Value::from(v)))
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Split::other(Value::from(v)))
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
-        Ok(T::other(Value::from(v)))
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Split::other(Value::from(v)))
     }
 
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
-        Ok(T::other(Value::from(v)))
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Split::other(Value::from(v)))
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
-        Ok(T::other(Value::String(v.to_owned())))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Split::other(Value::String(v.to_owned())))
     }
 
-    fn visit_string<E: de::Error>(self, v: String) -> Result<T, E> {
-        Ok(T::other(Value::String(v)))
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Split::other(Value::String(v)))
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
-        Ok(T::other(Value::Null))
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Split::other(Value::Null))
     }
 
-    fn visit_none<E: de::Error>(self) -> Result<T, E> {
-        Ok(T::other(Value::Null))
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Split::other(Value::Null))
     }
 }
 
