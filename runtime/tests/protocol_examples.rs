@@ -126,7 +126,7 @@ fn spec_examples_deserialise_into_their_types() {
                     .as_ref()
                     .unwrap_or(&Value::Object(Default::default())),
             ),
-            JsonRpcMessage::Response(r) => result(method, &r.result),
+            JsonRpcMessage::Response(r) => result(method, &r.decode().expect("a JSON result")),
             JsonRpcMessage::Error(e) => {
                 decode::<ErrorObject>(&serde_json::to_value(&e.error).expect("error"))
             }

@@ -344,7 +344,10 @@ fn every_type_validates_against_schema_json() {
     );
     c.check_value(
         "JSONRPCResultResponse",
-        serde_json::to_value(JsonRpcMessage::response(1.into(), json!({}))).unwrap(),
+        serde_json::to_value(JsonRpcMessage::Response(
+            JsonRpcResponse::new(1.into(), &json!({})).unwrap(),
+        ))
+        .unwrap(),
     );
     c.check_value(
         "JSONRPCErrorResponse",
@@ -1183,7 +1186,10 @@ fn every_type_validates_against_schema_json() {
         c.check_value(union, value.clone());
         c.check_value(
             "JSONRPCResponse",
-            serde_json::to_value(JsonRpcMessage::response(5.into(), value)).unwrap(),
+            serde_json::to_value(JsonRpcMessage::Response(
+                JsonRpcResponse::new(5.into(), &value).unwrap(),
+            ))
+            .unwrap(),
         );
     }
 

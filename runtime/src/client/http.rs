@@ -177,7 +177,8 @@ impl Transport for HttpTransport {
 /// sink.send(JsonRpcMessage::request(RequestId::from(1), "initialize", Some(init))).await?;
 /// // The response arrives on the stream, whichever body (JSON or SSE) carried it.
 /// let Some(Ok(JsonRpcMessage::Response(reply))) = stream.next().await else { panic!() };
-/// assert_eq!(reply.result["serverInfo"]["name"], env!("CARGO_PKG_NAME"));
+/// let result: tracksuit::protocol::InitializeResult = reply.decode()?;
+/// assert_eq!(result.server_info.name, env!("CARGO_PKG_NAME"));
 /// # Ok(())
 /// # }
 /// ```
@@ -410,17 +411,19 @@ impl Shared {
 
     /// Hands a message to the reader, learning from the response to `learn`'s request.
     async fn deliver(&self, message: JsonRpcMessage, learn: Learn) {
-        if let JsonRpcMessage::Response(r) = &message {
+        if let JsonRpcMessage::Response(r) = &message
+            && !matches!(learn, Learn::Nothing)
+            && let Ok(result) = r.decode::<Value>()
+        {
             match learn {
                 Learn::Initialize => {
-                    if let Some(v) = r.result.get("protocolVersion").and_then(Value::as_str) {
+                    if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
                         *lock(&self.version) = Some(v.to_owned());
                     }
                 }
                 Learn::ToolsList => {
                     let mut tools = lock(&self.tools);
-                    for tool in r
-                        .result
+                    for tool in result
                         .get("tools")
                         .and_then(Value::as_array)
                         .into_iter()

@@ -414,7 +414,9 @@ async fn dispatch(
             let handlers = handlers.clone();
             let cancel = tokio_util::sync::CancellationToken::new();
             peer.serve(req.id, cancel, async move {
-                answer(&handlers, &req.method, req.params).await
+                answer(&handlers, &req.method, req.params)
+                    .await
+                    .and_then(|value| crate::protocol::result_text(&value))
             });
         }
     }
@@ -662,11 +664,17 @@ impl Client {
     ) -> Result<R, RequestError> {
         let params =
             serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
-        let value = self.request_value(method, params).await?;
-        serde_json::from_value(value).map_err(|e| RequestError::Decode(e.to_string()))
+        let result = self.request_text(method, params).await?;
+        serde_json::from_str(result.get()).map_err(|e| RequestError::Decode(e.to_string()))
     }
 
-    async fn request_value(&self, method: &str, params: Value) -> Result<Value, RequestError> {
+    /// Sends a request and returns its result as JSON text (on 2026-07-28, the final one,
+    /// after answering every `input_required` round).
+    async fn request_text(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<serde_json::value::RawValue>, RequestError> {
         let Some(stamp) = &self.stamp else {
             return self
                 .peer
@@ -697,6 +705,8 @@ impl Client {
             if !modern::input_required(&result) {
                 return Ok(result);
             }
+            let result: Value = serde_json::from_str(result.get())
+                .map_err(|e| RequestError::Decode(e.to_string()))?;
             if rounds >= self.max_rounds {
                 return Err(RequestError::InputRoundsExceeded {
                     method: method.to_owned(),

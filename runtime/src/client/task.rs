@@ -594,8 +594,8 @@ impl Client {
         if kind == Kind::Core {
             params["task"] = json!(TaskMetadata { ttl });
         }
-        let value = self.request_value(methods::TOOLS_CALL, params).await?;
-        self.task_or_result(kind, value)
+        let result = self.request_text(methods::TOOLS_CALL, params).await?;
+        self.task_or_result(kind, &result)
     }
 
     /// A handle on task `task_id` created earlier (perhaps by another connection: task ids
@@ -626,20 +626,26 @@ impl Client {
     }
 
     /// A `tools/call` result: a task handle, or the result itself.
-    fn task_or_result(&self, kind: Kind, value: Value) -> Result<TaskCall<'_>, RequestError> {
+    fn task_or_result(
+        &self,
+        kind: Kind,
+        result: &serde_json::value::RawValue,
+    ) -> Result<TaskCall<'_>, RequestError> {
         let decode = |e: serde_json::Error| RequestError::Decode(e.to_string());
         match kind {
-            Kind::Extension if value.get("resultType").and_then(Value::as_str) == Some("task") => {
+            Kind::Extension if super::modern::result_type(result).as_deref() == Some("task") => {
+                let value: Value = serde_json::from_str(result.get()).map_err(decode)?;
                 let state = TaskState::from_extension(&value)?;
                 Ok(TaskCall::Task(TaskHandle::new(self, kind, state)))
             }
-            Kind::Core if value.get("task").is_some() => {
-                let created: CreateTaskResult = serde_json::from_value(value).map_err(decode)?;
+            Kind::Core if has_task(result) => {
+                let created: CreateTaskResult =
+                    serde_json::from_str(result.get()).map_err(decode)?;
                 let state = TaskState::from_task(created.task);
                 Ok(TaskCall::Task(TaskHandle::new(self, kind, state)))
             }
             _ => Ok(TaskCall::Done(
-                serde_json::from_value(value).map_err(decode)?,
+                serde_json::from_str(result.get()).map_err(decode)?,
             )),
         }
     }
@@ -650,7 +656,24 @@ impl Client {
         &self,
         params: Value,
     ) -> Result<CallToolResult, RequestError> {
-        let value = self.request_value(methods::TOOLS_CALL, params).await?;
-        self.task_or_result(Kind::Extension, value)?.result().await
+        let result = self.request_text(methods::TOOLS_CALL, params).await?;
+        self.task_or_result(Kind::Extension, &result)?
+            .result()
+            .await
     }
+}
+
+/// Whether a 2025-11-25 `tools/call` result is a created task (it has a `task` member).
+fn has_task(result: &serde_json::value::RawValue) -> bool {
+    #[derive(Deserialize)]
+    struct Created {
+        #[serde(default, deserialize_with = "present")]
+        task: Option<serde::de::IgnoredAny>,
+    }
+    fn present<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<serde::de::IgnoredAny>, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(Some)
+    }
+    serde_json::from_str::<Created>(result.get()).is_ok_and(|c| c.task.is_some())
 }

@@ -222,12 +222,8 @@ fn logged_method(method: &str) -> Option<&'static str> {
     .find(|m| *m == method)
 }
 
-/// The client's result in a [`KeptExchange`]: as the peer delivered it, or (a modern
-/// round's answer) as the JSON text it was carried as.
-enum KeptResult {
-    Value(Value),
-    Text(Box<serde_json::value::RawValue>),
-}
+/// The client's result in a [`KeptExchange`], as the JSON text it was carried as.
+type KeptResult = Box<serde_json::value::RawValue>;
 
 /// A request to the client as JSON text, for a modern (2026-07-28) round. 2026-07-28 has no
 /// elicitation ids (the retry itself tells the outcome), and a fresh id per replay would
@@ -1151,7 +1147,7 @@ impl<K> Ctx<K> {
                 lock(&self.inner.log).push(KeptExchange {
                     method,
                     params,
-                    result: KeptResult::Text(answer),
+                    result: answer,
                 });
             }
             return Ok(result);
@@ -1184,10 +1180,10 @@ impl<K> Ctx<K> {
             lock(&self.inner.log).push(KeptExchange {
                 method,
                 params,
-                result: KeptResult::Value(value.clone()),
+                result: value.clone(),
             });
         }
-        serde_json::from_value(value).map_err(|e| RequestError::Decode(e.to_string()))
+        serde_json::from_str(value.get()).map_err(|e| RequestError::Decode(e.to_string()))
     }
 
     /// Every sampling and elicitation answer of this call so far, in order.
@@ -1207,12 +1203,7 @@ impl<K> Ctx<K> {
             .map(|kept| LoggedExchange {
                 method: kept.method.to_owned(),
                 params: serde_json::from_str(&kept.params).unwrap_or(Value::Null),
-                result: match &kept.result {
-                    KeptResult::Value(value) => value.clone(),
-                    KeptResult::Text(text) => {
-                        serde_json::from_str(text.get()).unwrap_or(Value::Null)
-                    }
-                },
+                result: serde_json::from_str(kept.result.get()).unwrap_or(Value::Null),
             })
             .collect()
     }

@@ -11,6 +11,7 @@ use crate::protocol::{
 };
 use futures::FutureExt;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -119,12 +120,15 @@ pub enum RequestError {
     },
 }
 
+/// What the other side answered to a request: its result as JSON text, or its error.
+type Answered = Result<Box<RawValue>, ErrorObject>;
+
 /// One end of a JSON-RPC connection.
 pub struct Peer {
     id: u64,
     tx: OutboundSender,
     next_id: AtomicI64,
-    outgoing: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
+    outgoing: Mutex<HashMap<RequestId, oneshot::Sender<Answered>>>,
     incoming: Mutex<HashMap<RequestId, CancellationToken>>,
     closed: Arc<AtomicBool>,
     shutdown: CancellationToken,
@@ -239,7 +243,7 @@ impl Peer {
         params: Option<Value>,
         related: Option<RequestId>,
         timeout: Duration,
-    ) -> Result<Value, RequestError> {
+    ) -> Result<Box<RawValue>, RequestError> {
         if self.closed.load(Ordering::Acquire) {
             return Err(RequestError::Closed);
         }
@@ -272,7 +276,7 @@ impl Peer {
     }
 
     /// Resolves a request this peer sent. Unknown ids are ignored (late or duplicate answers).
-    pub fn resolve(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) -> bool {
+    pub fn resolve(&self, id: &RequestId, outcome: Result<Box<RawValue>, ErrorObject>) -> bool {
         let removed = crate::capacity::remove(&mut lock(&self.outgoing), id);
         match removed {
             Some(done) => {
@@ -293,7 +297,7 @@ impl Peer {
         cancel: CancellationToken,
         handler: F,
     ) where
-        F: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+        F: Future<Output = Result<Box<RawValue>, ErrorObject>> + Send + 'static,
     {
         let fresh = {
             let mut incoming = lock(&self.incoming);

@@ -5,6 +5,7 @@ use super::client_meta::SplitParams;
 use serde::de::{Error as _, IgnoredAny};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -331,18 +332,62 @@ pub struct JsonRpcNotification {
 
 /// A successful response.
 ///
+/// The result is kept as the JSON text it is on the wire: a server writes the result type
+/// it made without building a tree first, and a reader decodes it straight into the type it
+/// expects ([`JsonRpcResponse::decode`]).
+///
 /// ```
 /// use tracksuit::protocol::JsonRpcMessage;
-/// let bytes = br#"{"jsonrpc":"2.0","id":"a","result":{}}"#;
+/// let bytes = br#"{"jsonrpc":"2.0","id":"a","result":{"tools":[]}}"#;
 /// let JsonRpcMessage::Response(r) = JsonRpcMessage::from_slice(bytes).unwrap() else { unreachable!() };
-/// assert_eq!(r.result, serde_json::json!({}));
+/// assert_eq!(r.result.get(), r#"{"tools":[]}"#);
+/// let page: tracksuit::protocol::ListToolsResult = r.decode().unwrap();
+/// assert!(page.tools.is_empty());
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct JsonRpcResponse {
     /// The id of the request this answers.
     pub id: RequestId,
-    /// The result.
-    pub result: Value,
+    /// The result, as JSON text.
+    pub result: Box<RawValue>,
+}
+
+impl JsonRpcResponse {
+    /// A response carrying `result`, serialised.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{JsonRpcResponse, RequestId};
+    /// let r = JsonRpcResponse::new(RequestId::from(1), &serde_json::json!({"ok": true})).unwrap();
+    /// assert_eq!(r.result.get(), r#"{"ok":true}"#);
+    /// ```
+    pub fn new(id: RequestId, result: &impl Serialize) -> Result<Self, serde_json::Error> {
+        Ok(JsonRpcResponse {
+            id,
+            result: serde_json::value::to_raw_value(result)?,
+        })
+    }
+
+    /// The result decoded as `T`.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{JsonRpcResponse, RequestId};
+    /// let r = JsonRpcResponse::new(RequestId::from(1), &serde_json::json!({"n": 3})).unwrap();
+    /// let v: serde_json::Value = r.decode().unwrap();
+    /// assert_eq!(v["n"], 3);
+    /// ```
+    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.result.get())
+    }
+}
+
+/// Equal when the ids are and the results are the same JSON (however it is spaced).
+impl PartialEq for JsonRpcResponse {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+            && (self.result.get() == other.result.get()
+                || serde_json::from_str::<Value>(self.result.get()).ok()
+                    == serde_json::from_str::<Value>(other.result.get()).ok())
+    }
 }
 
 /// An error response.
@@ -418,15 +463,17 @@ impl JsonRpcMessage {
         })
     }
 
-    /// A result response.
+    /// A result response, its result already JSON text (see [`JsonRpcResponse::new`] to
+    /// serialise one).
     ///
     /// ```
     /// use tracksuit::protocol::{JsonRpcMessage, RequestId};
-    /// let m = JsonRpcMessage::response(RequestId::from(3), serde_json::json!({}));
+    /// let result = serde_json::value::to_raw_value(&serde_json::json!({})).unwrap();
+    /// let m = JsonRpcMessage::response(RequestId::from(3), result);
     /// let json: serde_json::Value = serde_json::from_slice(&m.to_vec()).unwrap();
     /// assert_eq!(json["id"], 3);
     /// ```
-    pub fn response(id: RequestId, result: Value) -> Self {
+    pub fn response(id: RequestId, result: Box<RawValue>) -> Self {
         JsonRpcMessage::Response(JsonRpcResponse { id, result })
     }
 
@@ -528,7 +575,7 @@ impl JsonRpcMessage {
         // Most messages fit the first buffer; growing one from empty is a reallocation per
         // doubling.
         let mut out = Vec::with_capacity(1024);
-        // Serialising a Value tree cannot fail.
+        // Serialising a tree or JSON text cannot fail.
         match serde_json::to_writer(&mut out, self) {
             Ok(()) => out,
             Err(_) => Vec::new(),
@@ -545,7 +592,7 @@ struct RawMessage<P = Value> {
     method: Option<String>,
     params: Option<P>,
     #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
+    result: Option<Box<RawValue>>,
     error: Option<ErrorObject>,
 }
 

@@ -5,9 +5,9 @@
 //! one module per spec page. Names follow the schema's definition names.
 //!
 //! ```
-//! use tracksuit::protocol::{CallToolResult, JsonRpcMessage, RequestId};
-//! let result = serde_json::to_value(CallToolResult::text("4")).unwrap();
-//! let reply = JsonRpcMessage::response(RequestId::from(7), result);
+//! use tracksuit::protocol::{CallToolResult, JsonRpcMessage, JsonRpcResponse, RequestId};
+//! let reply = JsonRpcResponse::new(RequestId::from(7), &CallToolResult::text("4")).unwrap();
+//! let reply = JsonRpcMessage::Response(reply);
 //! assert_eq!(
 //!     String::from_utf8(reply.to_vec()).unwrap(),
 //!     r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"4"}]}}"#
@@ -37,7 +37,7 @@ pub use cancellation::*;
 #[cfg(feature = "http")]
 pub(crate) use client_meta::ClientMetaParams;
 pub(crate) use client_meta::{CLIENT_CAPABILITIES, CLIENT_INFO, ClientMeta, PROTOCOL_VERSION};
-pub(crate) use codec::{decode, decode_or_default, encode};
+pub(crate) use codec::{decode, decode_or_default, encode, result_text};
 pub use completion::*;
 pub use content::*;
 pub use elicitation::*;

@@ -9,6 +9,7 @@
 //! how questions to the client become rounds (see `context::rounds`).
 
 use super::ServerSession;
+use super::answer::{Answer, Completed};
 use super::session::level_index;
 use crate::context::{Carried, ClientInit, Ctx, Question, Rounds, Stuck};
 use crate::peer::Sending;
@@ -358,25 +359,24 @@ impl ServerSession {
         let token = cancel.clone();
         let span = super::session::request_span(&method, &id, params.as_ref(), "2026");
         let fut = async move {
+            let cacheable = |v: Value| Answer::Tree(this.cacheable(v));
             let outcome = match method.as_str() {
-                SERVER_DISCOVER => Ok(this.discover()),
-                methods::TOOLS_LIST => this.list_tools(&caller, params).map(|v| this.cacheable(v)),
-                methods::PROMPTS_LIST => this
-                    .list_prompts(&caller, params)
-                    .map(|v| this.cacheable(v)),
-                methods::RESOURCES_LIST => this
-                    .list_resources(&caller, params)
-                    .map(|v| this.cacheable(v)),
-                methods::RESOURCES_TEMPLATES_LIST => this
-                    .list_templates(&caller, params)
-                    .map(|v| this.cacheable(v)),
-                methods::COMPLETION_COMPLETE => this.complete(params).await,
-                // Boxed, as the rarer paths with large states: a call's future stays small.
-                SUBSCRIPTIONS_LISTEN => {
-                    Box::pin(this.listen(request_id, params, caller.owner())).await
+                SERVER_DISCOVER => Ok(Answer::Tree(this.discover())),
+                methods::TOOLS_LIST => this.list_tools(&caller, params).map(cacheable),
+                methods::PROMPTS_LIST => this.list_prompts(&caller, params).map(cacheable),
+                methods::RESOURCES_LIST => this.list_resources(&caller, params).map(cacheable),
+                methods::RESOURCES_TEMPLATES_LIST => {
+                    this.list_templates(&caller, params).map(cacheable)
                 }
+                methods::COMPLETION_COMPLETE => this.complete(params).await.map(Answer::Tree),
+                // Boxed, as the rarer paths with large states: a call's future stays small.
+                SUBSCRIPTIONS_LISTEN => Box::pin(this.listen(request_id, params, caller.owner()))
+                    .await
+                    .map(Answer::Tree),
                 crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
-                    Box::pin(this.task_method(&method, params, caller.owner())).await
+                    Box::pin(this.task_method(&method, params, caller.owner()))
+                        .await
+                        .map(Answer::Tree)
                 }
                 methods::TOOLS_CALL | methods::PROMPTS_GET => {
                     this.in_rounds(&method, request_id, progress_token, token, params, caller)
@@ -385,22 +385,29 @@ impl ServerSession {
                 methods::RESOURCES_READ => this
                     .in_rounds(&method, request_id, progress_token, token, params, caller)
                     .await
-                    .map(|v| {
-                        if v.get("resultType").is_some() {
-                            v
-                        } else {
-                            this.cacheable(v)
-                        }
+                    .map(|answer| match answer {
+                        Answer::Tree(v) if v.get("resultType").is_none() => cacheable(v),
+                        other => other,
                     }),
                 "skills/list" | "skills/get" => this
                     .extension_method(&method, params.as_ref())
-                    .map(|v| this.cacheable(v)),
-                other => this.extension_method(other, params.as_ref()),
+                    .map(cacheable),
+                other => this
+                    .extension_method(other, params.as_ref())
+                    .map(Answer::Tree),
             };
-            outcome
-                .or_else(url_elicitations_as_input)
-                .map(|v| this.complete_result(v))
-                .map_err(modern_error)
+            let answer = outcome
+                .or_else(|e| url_elicitations_as_input(e).map(Answer::Tree))
+                .map_err(modern_error)?;
+            match answer {
+                Answer::Tree(v) => result_text(&this.complete_result(v)),
+                // Written straight from the tool's result, `resultType` and `serverInfo`
+                // beside its members: no tree is built for it.
+                Answer::Tool(result) => result_text(&Completed {
+                    result: &result,
+                    server_info: (keys::SERVER_INFO, &this.server.inner.info_text),
+                }),
+            }
         };
         self.peer
             .serve(id, cancel, super::session::traced(span, fut));
@@ -622,7 +629,7 @@ impl ServerSession {
         cancel: CancellationToken,
         params: Option<Value>,
         caller: crate::caller::Caller,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Answer, ErrorObject> {
         let mut params = params.unwrap_or_else(|| Value::Object(JsonObject::new()));
         let Some(map) = params.as_object_mut() else {
             return Err(ErrorObject::invalid_params("params must be an object"));
@@ -743,8 +750,11 @@ impl ServerSession {
         let handler = move || async move {
             match method_name.as_str() {
                 methods::TOOLS_CALL => this.call_tool(ctx, Some(params)).await,
-                methods::PROMPTS_GET => this.get_prompt(ctx, Some(params)).await,
-                _ => this.read_resource(ctx, Some(params)).await,
+                methods::PROMPTS_GET => this.get_prompt(ctx, Some(params)).await.map(Answer::Tree),
+                _ => this
+                    .read_resource(ctx, Some(params))
+                    .await
+                    .map(Answer::Tree),
             }
         };
         let tasks = &self.server.inner.tasks;
@@ -757,17 +767,13 @@ impl ServerSession {
             None => one_round(std::pin::pin!(handler()), &rounds, false).await,
             Some(before_task) => {
                 let mut handler: futures::future::BoxFuture<'static, _> = Box::pin(handler());
-                // Boxed: the start of a task is a few store round trips whose state would
-                // otherwise sit in every call's future.
                 if !before_task {
                     // The call is a task before the tool runs.
-                    return Box::pin(tasks.start_extension(rounds, cancel, handler, call, owner))
-                        .await;
+                    return start_task(tasks, rounds, cancel, handler, call, owner).await;
                 }
                 let ended = one_round(handler.as_mut(), &rounds, true).await;
                 if ended.is_none() {
-                    return Box::pin(tasks.start_extension(rounds, cancel, handler, call, owner))
-                        .await;
+                    return start_task(tasks, rounds, cancel, handler, call, owner).await;
                 }
                 ended
             }
@@ -784,10 +790,28 @@ impl ServerSession {
                 let carried = rounds.carry(&questions);
                 let ttl = self.server.inner.options.request_state_ttl;
                 let bound = bound.unwrap_or_else(|| binding.bound());
-                input_required(&keys, &bound, questions, &carried, ttl)
+                input_required(&keys, &bound, questions, &carried, ttl).map(Answer::Tree)
             }
         }
     }
+}
+
+/// Continues a call as a task of the tasks extension (its result kept as a tree).
+async fn start_task(
+    tasks: &Arc<crate::task::TaskEngine>,
+    rounds: Arc<Rounds>,
+    cancel: CancellationToken,
+    handler: futures::future::BoxFuture<'static, Result<Answer, ErrorObject>>,
+    call: Option<Value>,
+    owner: Option<String>,
+) -> Result<Answer, ErrorObject> {
+    use futures::FutureExt as _;
+    let work = Box::pin(handler.map(|outcome| outcome.map(Answer::into_value)));
+    // Boxed: the start of a task is a few store round trips whose state would otherwise
+    // sit in every call's future.
+    Box::pin(tasks.start_extension(rounds, cancel, work, call, owner))
+        .await
+        .map(Answer::Tree)
 }
 
 /// Polls `handler` until it finishes (`Some(Ok)`), is stuck on questions or failed
@@ -796,9 +820,9 @@ async fn one_round<F>(
     mut handler: std::pin::Pin<&mut F>,
     rounds: &Rounds,
     may_become_task: bool,
-) -> Option<Result<Result<Value, ErrorObject>, Stuck>>
+) -> Option<Result<Result<Answer, ErrorObject>, Stuck>>
 where
-    F: std::future::Future<Output = Result<Value, ErrorObject>> + ?Sized,
+    F: std::future::Future<Output = Result<Answer, ErrorObject>> + ?Sized,
 {
     std::future::poll_fn(|cx| {
         if let std::task::Poll::Ready(outcome) = handler.as_mut().poll(cx) {

@@ -60,7 +60,7 @@ impl crate::task::Resumer for Resume {
         Some(Box::pin(async move {
             let outcome = session.call_tool(ctx, Some(params)).await;
             session.close();
-            outcome
+            outcome.map(super::answer::Answer::into_value)
         }))
     }
 }

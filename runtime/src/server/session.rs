@@ -3,6 +3,7 @@
 //! every MCP request to the server's registries.
 
 use super::ServerHandle;
+use super::answer::Answer;
 use crate::caller::Caller;
 use crate::context::{ClientInit, Ctx, SessionScope};
 use crate::peer::sync::{lock, read};
@@ -181,7 +182,7 @@ impl ServerSession {
             return self.handle_modern(id, method, params, caller);
         }
         let reply = |result: Result<Value, ErrorObject>| {
-            let message = match result {
+            let message = match result.and_then(|v| result_text(&v)) {
                 Ok(v) => JsonRpcMessage::response(id.clone(), v),
                 Err(e) => JsonRpcMessage::error(Some(id.clone()), e),
             };
@@ -222,9 +223,9 @@ impl ServerSession {
         let fut = async move {
             let tasks = &this.server.inner.tasks;
             let owner = owner.as_deref();
-            match method.as_str() {
+            let tree = match method.as_str() {
                 methods::TOOLS_LIST => this.list_tools(ctx.caller(), params),
-                methods::TOOLS_CALL => this.call_tool(ctx, params).await,
+                methods::TOOLS_CALL => return this.call_tool(ctx, params).await?.into_text(),
                 // The task methods are boxed: their states are large and rare, and a
                 // call's future (copied whole when its task is boxed) stays small.
                 methods::TASKS_GET => Box::pin(tasks.get(params, owner)).await,
@@ -246,7 +247,8 @@ impl ServerSession {
                 methods::LOGGING_SET_LEVEL => this.set_level(params),
                 methods::COMPLETION_COMPLETE => this.complete(params).await,
                 other => this.extension_method(other, params.as_ref()),
-            }
+            };
+            result_text(&tree?)
         };
         self.peer.serve(id, cancel, traced(span, fut));
         Sending::done()
@@ -443,7 +445,7 @@ impl ServerSession {
         self: &Arc<Self>,
         ctx: Ctx,
         params: Option<Value>,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Answer, ErrorObject> {
         // The arguments map is taken out as it is: decoding it into `CallToolRequestParams`
         // would rebuild it entry by entry (re-hashing every key) only to hand it on. `_meta`
         // is dropped for the same reason (on 2026-07-28 it carries the client's capabilities
@@ -513,13 +515,13 @@ impl ServerSession {
                     caller.owner(),
                     move |live, cancel| {
                         let ctx = Ctx::for_task(session, origin, progress, cancel, live, caller);
-                        run_tool(tool, ctx, arguments)
+                        async move { run_tool(tool, ctx, arguments).await.map(Value::from) }
                     },
                 ))
                 .await?;
-                encode(CreateTaskResult::new(task))
+                encode(CreateTaskResult::new(task)).map(Answer::Tree)
             }
-            (None, _) => run_tool(tool, ctx, arguments).await,
+            (None, _) => run_tool(tool, ctx, arguments).await.map(Answer::Tool),
         }
     }
 
@@ -676,7 +678,7 @@ async fn run_tool(
     tool: Arc<dyn super::ToolHandler>,
     ctx: Ctx,
     arguments: JsonObject,
-) -> Result<Value, ErrorObject> {
+) -> Result<CallToolResult, ErrorObject> {
     let outcome = AssertUnwindSafe(tool.call(ctx, arguments))
         .catch_unwind()
         .await;
@@ -688,7 +690,7 @@ async fn run_tool(
         Ok(Err(crate::authoring::ToolError::Protocol(error))) => return Err(error),
         Err(panic) => CallToolResult::error_text(panic_message(&panic)),
     };
-    Ok(Value::from(result))
+    Ok(result)
 }
 
 /// Refuses a caller whose principal lacks one of `required` (a request without a principal
@@ -751,9 +753,9 @@ pub(crate) fn request_span(
 
 /// `fut` in `span`, with a DEBUG event when it starts and how it ended (TRACE for success,
 /// DEBUG for a JSON-RPC error).
-pub(crate) fn traced<F>(span: tracing::Span, fut: F) -> Traced<F>
+pub(crate) fn traced<F, T>(span: tracing::Span, fut: F) -> Traced<F>
 where
-    F: std::future::Future<Output = Result<Value, ErrorObject>>,
+    F: std::future::Future<Output = Result<T, ErrorObject>>,
 {
     Traced {
         fut,
@@ -775,11 +777,11 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F> std::future::Future for Traced<F>
+impl<F, T> std::future::Future for Traced<F>
 where
-    F: std::future::Future<Output = Result<Value, ErrorObject>>,
+    F: std::future::Future<Output = Result<T, ErrorObject>>,
 {
-    type Output = Result<Value, ErrorObject>;
+    type Output = Result<T, ErrorObject>;
 
     fn poll(
         self: std::pin::Pin<&mut Self>,

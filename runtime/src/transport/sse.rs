@@ -299,7 +299,10 @@ mod tests {
         route_now(&mut streams, &note, &req);
         route_now(
             &mut streams,
-            &JsonRpcMessage::response(req.clone(), json!({})),
+            &JsonRpcMessage::response(
+                req.clone(),
+                serde_json::value::to_raw_value(&json!({})).unwrap(),
+            ),
             &req,
         );
         let first = rx.try_recv().unwrap();
@@ -319,7 +322,10 @@ mod tests {
 
     #[test]
     fn an_event_carries_its_id_and_the_message_as_data() {
-        let message = JsonRpcMessage::response(RequestId::Number(3), json!({"ok": true}));
+        let message = JsonRpcMessage::response(
+            RequestId::Number(3),
+            serde_json::value::to_raw_value(&json!({"ok": true})).unwrap(),
+        );
         let event = message_event(4, 9, &message);
         assert_eq!(
             &event[..],
@@ -342,7 +348,10 @@ mod tests {
         assert!(body.try_recv().is_err());
         route_now(
             &mut streams,
-            &JsonRpcMessage::response(req.clone(), json!(1)),
+            &JsonRpcMessage::response(
+                req.clone(),
+                serde_json::value::to_raw_value(&json!(1)).unwrap(),
+            ),
             &req,
         );
         assert_eq!(
