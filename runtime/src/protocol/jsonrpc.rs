@@ -798,6 +798,34 @@ mod tests {
     }
 
     #[test]
+    fn a_result_is_kept_as_its_text_from_bytes_and_from_a_tree() {
+        let bytes = br#"{"jsonrpc":"2.0","id":4,"result":{"a": [1, 2], "b": null}}"#;
+        let Ok(JsonRpcMessage::Response(from_bytes)) = JsonRpcMessage::from_slice(bytes) else {
+            panic!("a response");
+        };
+        assert_eq!(from_bytes.result.get(), r#"{"a": [1, 2], "b": null}"#);
+        let tree: Value = serde_json::from_slice(bytes).expect("JSON");
+        let Ok(JsonRpcMessage::Response(from_tree)) = serde_json::from_value(tree) else {
+            panic!("a response");
+        };
+        // Spaced differently, the same JSON: equal.
+        assert_eq!(from_tree.result.get(), r#"{"a":[1,2],"b":null}"#);
+        assert_eq!(from_bytes, from_tree);
+        let other =
+            JsonRpcResponse::new(RequestId::Number(4), &json!({"a": [2, 1]})).expect("serialised");
+        assert_ne!(from_bytes, other);
+        // `"result": null` is a result (of null), not a missing member.
+        let null = JsonRpcMessage::from_slice(br#"{"jsonrpc":"2.0","id":1,"result":null}"#);
+        assert!(matches!(null, Ok(JsonRpcMessage::Response(r)) if r.result.get() == "null"));
+        // Written back verbatim.
+        let written = JsonRpcMessage::Response(from_bytes).to_vec();
+        assert_eq!(
+            written,
+            br#"{"jsonrpc":"2.0","id":4,"result":{"a": [1, 2], "b": null}}"#
+        );
+    }
+
+    #[test]
     fn serialises_round_trip() {
         let msg = JsonRpcMessage::request(7.into(), "tools/call", Some(json!({"name":"x"})));
         let bytes = msg.to_vec();

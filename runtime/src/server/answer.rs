@@ -3,11 +3,13 @@
 //! Most results are built as trees. A tool's result stays typed until the era of the request
 //! decides how it is written: a 2025-11-25 session writes it as it is, a 2026-07-28 request
 //! writes `resultType` and `_meta.serverInfo` beside the tool's own members
-//! ([`Completed`]). Either way the text is written once, straight from the tool's
+//! ([`ToolJson`]). Either way the text is written once, straight from the tool's
 //! [`CallToolResult`], with no tree built on the way.
 
-use crate::protocol::{CallToolResult, ErrorObject, JsonObject, result_text};
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use crate::protocol::{
+    CallToolResult, ContentBlock, ErrorObject, JsonObject, TextContent, result_text,
+};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -39,51 +41,160 @@ impl Answer {
     pub(crate) fn into_text(self) -> Result<Box<RawValue>, ErrorObject> {
         match self {
             Answer::Tree(value) => result_text(&value),
-            Answer::Tool(result) => result_text(&result),
+            Answer::Tool(result) => result_text(&ToolJson::plain(&result)),
         }
     }
 }
 
-/// A tool's result as a complete 2026-07-28 result: its own members, `resultType:
-/// "complete"` unless it set one, and `serverInfo` added to its `_meta`. The same members,
-/// in the same order, as [`CallToolResult`]'s tree with those two added.
-pub(crate) struct Completed<'a> {
-    /// The tool's result.
-    pub(crate) result: &'a CallToolResult,
-    /// The member added to `_meta`: its key, and the server's info as JSON text.
-    pub(crate) server_info: (&'a str, &'a RawValue),
+/// A tool's result as a response writes it. A 2025-11-25 session writes its members as
+/// they are (the same text as its derived `Serialize`); a complete 2026-07-28 result
+/// ([`ToolJson::completed`]) adds `resultType: "complete"` unless the tool set one, and
+/// `serverInfo` to its `_meta`: the same members as [`CallToolResult`]'s tree with those
+/// two added.
+///
+/// Only ever written by serde_json (it writes long plain text through [`PlainText`]).
+pub(crate) struct ToolJson<'a> {
+    result: &'a CallToolResult,
+    /// The member added to `_meta` of a complete result: its key, and the server's info.
+    server_info: Option<(&'a str, &'a RawValue)>,
+}
+
+impl<'a> ToolJson<'a> {
+    /// The result as a 2025-11-25 session writes it.
+    pub(crate) fn plain(result: &'a CallToolResult) -> Self {
+        ToolJson {
+            result,
+            server_info: None,
+        }
+    }
+
+    /// The result as a complete 2026-07-28 result, `server_info` added to its `_meta`.
+    pub(crate) fn completed(
+        result: &'a CallToolResult,
+        server_info: (&'a str, &'a RawValue),
+    ) -> Self {
+        ToolJson {
+            result,
+            server_info: Some(server_info),
+        }
+    }
 }
 
 /// The members a [`CallToolResult`] writes itself; `extra` may not repeat them.
 const OWN: [&str; 4] = ["content", "structuredContent", "isError", "_meta"];
 
-impl Serialize for Completed<'_> {
+impl Serialize for ToolJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.result;
         let mut map = s.serialize_map(None)?;
-        map.serialize_entry("content", &r.content)?;
+        map.serialize_entry("content", &Blocks(&r.content))?;
         if let Some(structured) = &r.structured_content {
             map.serialize_entry("structuredContent", structured)?;
         }
         if let Some(is_error) = r.is_error {
             map.serialize_entry("isError", &is_error)?;
         }
-        map.serialize_entry(
-            "_meta",
-            &MetaWith {
-                meta: r.meta.as_ref(),
-                added: self.server_info,
-            },
-        )?;
+        match self.server_info {
+            Some(added) => map.serialize_entry(
+                "_meta",
+                &MetaWith {
+                    meta: r.meta.as_ref(),
+                    added,
+                },
+            )?,
+            None => {
+                if let Some(meta) = &r.meta {
+                    map.serialize_entry("_meta", meta)?;
+                }
+            }
+        }
         for (key, value) in &r.extra {
             if !OWN.contains(&key.as_str()) {
                 map.serialize_entry(key, value)?;
             }
         }
-        if !r.extra.contains_key("resultType") {
+        if self.server_info.is_some() && !r.extra.contains_key("resultType") {
             map.serialize_entry("resultType", "complete")?;
         }
         map.end()
+    }
+}
+
+/// Content blocks as their derived `Serialize` writes them, a text block's text through
+/// [`PlainText`].
+struct Blocks<'a>(&'a [ContentBlock]);
+
+impl Serialize for Blocks<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for block in self.0 {
+            match block {
+                ContentBlock::Text(text) => seq.serialize_element(&TextBlock(text))?,
+                other => seq.serialize_element(other)?,
+            }
+        }
+        seq.end()
+    }
+}
+
+struct TextBlock<'a>(&'a TextContent);
+
+impl Serialize for TextBlock<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("type", "text")?;
+        map.serialize_entry("text", &PlainText(&t.text))?;
+        if let Some(annotations) = &t.annotations {
+            map.serialize_entry("annotations", annotations)?;
+        }
+        if let Some(meta) = &t.meta {
+            map.serialize_entry("_meta", meta)?;
+        }
+        map.end()
+    }
+}
+
+/// A string that serde_json writes faster when it needs no escaping.
+///
+/// serde_json escapes a string one byte at a time (about nine instructions a byte); a
+/// tool's text is mostly long and plain. Text of at least [`PlainText::LONG`] bytes with no
+/// control character, quote or backslash (checked a block at a time) is written as JSON
+/// text of its own (`RawValue`, whose check reads eight bytes at a time), verbatim. Any
+/// other string is written as usual. Either way the output is the same.
+struct PlainText<'a>(&'a str);
+
+impl PlainText<'_> {
+    /// Shorter strings cost more to set aside than to escape.
+    const LONG: usize = 64;
+
+    /// Whether `bytes` holds nothing JSON escapes. Reads whole blocks without an early
+    /// exit inside one, which the compiler turns into vector compares.
+    fn needs_no_escape(bytes: &[u8]) -> bool {
+        bytes.chunks(64).all(|block| {
+            block
+                .iter()
+                .fold(false, |found, &b| {
+                    found | (b < 0x20) | (b == b'"') | (b == b'\\')
+                })
+                .eq(&false)
+        })
+    }
+}
+
+impl Serialize for PlainText<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let text = self.0;
+        if text.len() >= Self::LONG && Self::needs_no_escape(text.as_bytes()) {
+            let mut quoted = String::with_capacity(text.len() + 2);
+            quoted.push('"');
+            quoted.push_str(text);
+            quoted.push('"');
+            if let Ok(raw) = RawValue::from_string(quoted) {
+                return raw.serialize(s);
+            }
+        }
+        s.serialize_str(text)
     }
 }
 
@@ -149,10 +260,10 @@ mod tests {
             own_type,
             failed,
         ] {
-            let text = serde_json::to_string(&Completed {
-                result: &result,
-                server_info: ("io.modelcontextprotocol/serverInfo", &info_text),
-            })
+            let text = serde_json::to_string(&ToolJson::completed(
+                &result,
+                ("io.modelcontextprotocol/serverInfo", &info_text),
+            ))
             .expect("written");
             let read: Value = serde_json::from_str(&text).expect("valid JSON");
             let mut expected = spliced(result.clone(), &info);
@@ -164,11 +275,62 @@ mod tests {
     }
 
     #[test]
-    fn answers_write_the_same_text_either_way() {
+    fn plain_text_is_written_as_serde_json_writes_it() {
+        let long = "abcdefghij".repeat(20);
+        let cases = [
+            String::new(),
+            "short".to_owned(),
+            "x".repeat(63),
+            "x".repeat(64),
+            long.clone(),
+            format!("{long}\""),
+            format!("\\{long}"),
+            format!("{long}\n{long}"),
+            format!("{long}\u{1}"),
+            format!("{long}\u{7f}"),
+            format!("{long}é漢字🦀"),
+            format!("\u{1f}{long}"),
+        ];
+        for text in cases {
+            let ours = serde_json::to_string(&PlainText(&text)).expect("written");
+            assert_eq!(
+                ours,
+                serde_json::to_string(&text).expect("written"),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn tool_results_are_written_as_their_derive_writes_them() {
+        let long = "plain text ".repeat(30);
+        let mut annotated = crate::protocol::TextContent::new(long.clone());
+        annotated.meta = json!({"m": 1}).as_object().cloned();
+        let mut with_meta = CallToolResult::new(vec![
+            ContentBlock::text(long.clone()),
+            ContentBlock::Text(annotated),
+            ContentBlock::text(format!("{long}\"q\"")),
+            serde_json::from_value(
+                json!({"type": "image", "data": "AAAA", "mimeType": "image/png"}),
+            )
+            .expect("an image block"),
+        ]);
+        with_meta.meta = json!({"k": [1]}).as_object().cloned();
+        with_meta.extra.insert("other".into(), json!({"x": null}));
         let sum = json!({"sum": 3}).as_object().cloned().expect("an object");
-        let result = CallToolResult::structured(sum);
-        let typed = Answer::Tool(result.clone()).into_text().expect("text");
-        let tree = Answer::Tree(Value::from(result)).into_text().expect("text");
-        assert_eq!(typed.get(), tree.get());
+        for result in [
+            CallToolResult::new(vec![]),
+            CallToolResult::structured(sum),
+            CallToolResult::error_text(long),
+            with_meta,
+        ] {
+            let typed = Answer::Tool(result.clone()).into_text().expect("text");
+            assert_eq!(
+                typed.get(),
+                serde_json::to_string(&result).expect("derived")
+            );
+            let tree = Answer::Tree(Value::from(result)).into_text().expect("text");
+            assert_eq!(typed.get(), tree.get());
+        }
     }
 }

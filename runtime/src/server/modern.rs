@@ -9,7 +9,7 @@
 //! how questions to the client become rounds (see `context::rounds`).
 
 use super::ServerSession;
-use super::answer::{Answer, Completed};
+use super::answer::{Answer, ToolJson};
 use super::session::level_index;
 use crate::context::{Carried, ClientInit, Ctx, Question, Rounds, Stuck};
 use crate::peer::Sending;
@@ -403,10 +403,10 @@ impl ServerSession {
                 Answer::Tree(v) => result_text(&this.complete_result(v)),
                 // Written straight from the tool's result, `resultType` and `serverInfo`
                 // beside its members: no tree is built for it.
-                Answer::Tool(result) => result_text(&Completed {
-                    result: &result,
-                    server_info: (keys::SERVER_INFO, &this.server.inner.info_text),
-                }),
+                Answer::Tool(result) => result_text(&ToolJson::completed(
+                    &result,
+                    (keys::SERVER_INFO, &this.server.inner.info_text),
+                )),
             }
         };
         self.peer
