@@ -563,6 +563,15 @@ impl JsonRpcMessage {
         }
     }
 
+    /// A buffer size that holds this message encoded: a response's result text plus room for
+    /// the envelope; `otherwise` for other messages.
+    pub(crate) fn encoded_len_hint(&self, otherwise: usize) -> usize {
+        match self {
+            JsonRpcMessage::Response(r) => r.result.get().len() + 96,
+            _ => otherwise,
+        }
+    }
+
     /// Encodes the message as compact JSON.
     ///
     /// ```
@@ -572,9 +581,8 @@ impl JsonRpcMessage {
     /// assert!(!bytes.contains(&b'\n')); // one line, ready for stdio framing
     /// ```
     pub fn to_vec(&self) -> Vec<u8> {
-        // Most messages fit the first buffer; growing one from empty is a reallocation per
-        // doubling.
-        let mut out = Vec::with_capacity(1024);
+        // Sized for the message: growing a buffer is a reallocation and a copy per doubling.
+        let mut out = Vec::with_capacity(self.encoded_len_hint(1024));
         // Serialising a tree or JSON text cannot fail.
         match serde_json::to_writer(&mut out, self) {
             Ok(()) => out,

@@ -90,7 +90,7 @@ fn hand(live: &LiveSender, bytes: Bytes) -> Result<Option<Delivery>, ()> {
 /// event's buffer (no intermediate copy of the JSON).
 fn message_event(stream: u64, seq: u64, message: &JsonRpcMessage) -> Bytes {
     use std::io::Write as _;
-    let mut out = Vec::with_capacity(256);
+    let mut out = Vec::with_capacity(message.encoded_len_hint(224) + 32);
     // Writes to a Vec cannot fail, and serialising a message cannot either.
     let _ = write!(out, "id: {stream}-{seq}\ndata: ");
     let _ = serde_json::to_writer(&mut out, message);

@@ -305,7 +305,7 @@ async fn answer(mut messages: Outgoing, guard: CancelOnDrop) -> Response {
 
 /// One SSE event without an id (the modern revision has no resumption).
 fn event(message: &JsonRpcMessage) -> Bytes {
-    let mut out = Vec::with_capacity(256);
+    let mut out = Vec::with_capacity(message.encoded_len_hint(232) + 24);
     out.extend_from_slice(b"event: message\ndata: ");
     let _ = serde_json::to_writer(&mut out, message);
     out.extend_from_slice(b"\n\n");
