@@ -6,10 +6,8 @@
 //! ([`ToolJson`]). Either way the text is written once, straight from the tool's
 //! [`CallToolResult`], with no tree built on the way.
 
-use crate::protocol::{
-    CallToolResult, ContentBlock, ErrorObject, JsonObject, TextContent, result_text,
-};
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use crate::protocol::{CallToolResult, ErrorObject, JsonObject, result_text};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -51,8 +49,6 @@ impl Answer {
 /// ([`ToolJson::completed`]) adds `resultType: "complete"` unless the tool set one, and
 /// `serverInfo` to its `_meta`: the same members as [`CallToolResult`]'s tree with those
 /// two added.
-///
-/// Only ever written by serde_json (it writes long plain text through [`PlainText`]).
 pub(crate) struct ToolJson<'a> {
     result: &'a CallToolResult,
     /// The member added to `_meta` of a complete result: its key, and the server's info.
@@ -87,7 +83,7 @@ impl Serialize for ToolJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.result;
         let mut map = s.serialize_map(None)?;
-        map.serialize_entry("content", &Blocks(&r.content))?;
+        map.serialize_entry("content", &r.content)?;
         if let Some(structured) = &r.structured_content {
             map.serialize_entry("structuredContent", structured)?;
         }
@@ -117,84 +113,6 @@ impl Serialize for ToolJson<'_> {
             map.serialize_entry("resultType", "complete")?;
         }
         map.end()
-    }
-}
-
-/// Content blocks as their derived `Serialize` writes them, a text block's text through
-/// [`PlainText`].
-struct Blocks<'a>(&'a [ContentBlock]);
-
-impl Serialize for Blocks<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for block in self.0 {
-            match block {
-                ContentBlock::Text(text) => seq.serialize_element(&TextBlock(text))?,
-                other => seq.serialize_element(other)?,
-            }
-        }
-        seq.end()
-    }
-}
-
-struct TextBlock<'a>(&'a TextContent);
-
-impl Serialize for TextBlock<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = self.0;
-        let mut map = s.serialize_map(None)?;
-        map.serialize_entry("type", "text")?;
-        map.serialize_entry("text", &PlainText(&t.text))?;
-        if let Some(annotations) = &t.annotations {
-            map.serialize_entry("annotations", annotations)?;
-        }
-        if let Some(meta) = &t.meta {
-            map.serialize_entry("_meta", meta)?;
-        }
-        map.end()
-    }
-}
-
-/// A string that serde_json writes faster when it needs no escaping.
-///
-/// serde_json escapes a string one byte at a time (about nine instructions a byte); a
-/// tool's text is mostly long and plain. Text of at least [`PlainText::LONG`] bytes with no
-/// control character, quote or backslash (checked a block at a time) is written as JSON
-/// text of its own (`RawValue`, whose check reads eight bytes at a time), verbatim. Any
-/// other string is written as usual. Either way the output is the same.
-struct PlainText<'a>(&'a str);
-
-impl PlainText<'_> {
-    /// Shorter strings cost more to set aside than to escape.
-    const LONG: usize = 64;
-
-    /// Whether `bytes` holds nothing JSON escapes. Reads whole blocks without an early
-    /// exit inside one, which the compiler turns into vector compares.
-    fn needs_no_escape(bytes: &[u8]) -> bool {
-        bytes.chunks(64).all(|block| {
-            block
-                .iter()
-                .fold(false, |found, &b| {
-                    found | (b < 0x20) | (b == b'"') | (b == b'\\')
-                })
-                .eq(&false)
-        })
-    }
-}
-
-impl Serialize for PlainText<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let text = self.0;
-        if text.len() >= Self::LONG && Self::needs_no_escape(text.as_bytes()) {
-            let mut quoted = String::with_capacity(text.len() + 2);
-            quoted.push('"');
-            quoted.push_str(text);
-            quoted.push('"');
-            if let Ok(raw) = RawValue::from_string(quoted) {
-                return raw.serialize(s);
-            }
-        }
-        s.serialize_str(text)
     }
 }
 
@@ -271,33 +189,6 @@ mod tests {
                 expected["content"] = serde_json::to_value(&result.content).expect("tree");
             }
             assert_eq!(read, expected, "{text}");
-        }
-    }
-
-    #[test]
-    fn plain_text_is_written_as_serde_json_writes_it() {
-        let long = "abcdefghij".repeat(20);
-        let cases = [
-            String::new(),
-            "short".to_owned(),
-            "x".repeat(63),
-            "x".repeat(64),
-            long.clone(),
-            format!("{long}\""),
-            format!("\\{long}"),
-            format!("{long}\n{long}"),
-            format!("{long}\u{1}"),
-            format!("{long}\u{7f}"),
-            format!("{long}é漢字🦀"),
-            format!("\u{1f}{long}"),
-        ];
-        for text in cases {
-            let ours = serde_json::to_string(&PlainText(&text)).expect("written");
-            assert_eq!(
-                ours,
-                serde_json::to_string(&text).expect("written"),
-                "{text:?}"
-            );
         }
     }
 
