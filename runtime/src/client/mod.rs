@@ -416,7 +416,7 @@ async fn dispatch(
             peer.serve(req.id, cancel, async move {
                 answer(&handlers, &req.method, req.params)
                     .await
-                    .and_then(|value| crate::protocol::result_text(&value))
+                    .map(ResultPayload::from)
             });
         }
     }
@@ -657,7 +657,7 @@ impl Client {
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn request<P: Serialize, R: DeserializeOwned>(
+    pub async fn request<P: Serialize, R: DeserializeOwned + 'static>(
         &self,
         method: &str,
         params: P,
@@ -665,16 +665,18 @@ impl Client {
         let params =
             serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
         let result = self.request_text(method, params).await?;
-        serde_json::from_str(result.get()).map_err(|e| RequestError::Decode(e.to_string()))
+        result
+            .into_decoded()
+            .map_err(|e| RequestError::Decode(e.to_string()))
     }
 
-    /// Sends a request and returns its result as JSON text (on 2026-07-28, the final one,
-    /// after answering every `input_required` round).
+    /// Sends a request and returns its result (on 2026-07-28, the final one, after
+    /// answering every `input_required` round).
     async fn request_text(
         &self,
         method: &str,
         params: Value,
-    ) -> Result<Box<serde_json::value::RawValue>, RequestError> {
+    ) -> Result<ResultPayload, RequestError> {
         let Some(stamp) = &self.stamp else {
             return self
                 .peer
@@ -702,10 +704,11 @@ impl Client {
                 }
                 other => other?,
             };
-            if !modern::input_required(&result) {
+            if result.result_type().as_deref() != Some("input_required") {
                 return Ok(result);
             }
-            let result: Value = serde_json::from_str(result.get())
+            let result: Value = result
+                .to_value()
                 .map_err(|e| RequestError::Decode(e.to_string()))?;
             if rounds >= self.max_rounds {
                 return Err(RequestError::InputRoundsExceeded {

@@ -5,7 +5,6 @@
 use crate::protocol::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use std::sync::Mutex;
 
 /// The modern protocol revision this client speaks.
@@ -174,21 +173,6 @@ impl Stamp {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Whether a result asks for input (`resultType: "input_required"`; absent means complete).
-pub(crate) fn input_required(result: &RawValue) -> bool {
-    result_type(result).as_deref() == Some("input_required")
-}
-
-/// A result's `resultType`, read from its text without building the rest of it.
-pub(crate) fn result_type(result: &RawValue) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Kind {
-        #[serde(rename = "resultType")]
-        result_type: Option<String>,
-    }
-    serde_json::from_str::<Kind>(result.get()).ok()?.result_type
 }
 
 /// The retry of `original` carrying this round's answers and the server's `requestState`

@@ -595,7 +595,7 @@ impl Client {
             params["task"] = json!(TaskMetadata { ttl });
         }
         let result = self.request_text(methods::TOOLS_CALL, params).await?;
-        self.task_or_result(kind, &result)
+        self.task_or_result(kind, result)
     }
 
     /// A handle on task `task_id` created earlier (perhaps by another connection: task ids
@@ -629,24 +629,21 @@ impl Client {
     fn task_or_result(
         &self,
         kind: Kind,
-        result: &serde_json::value::RawValue,
+        result: ResultPayload,
     ) -> Result<TaskCall<'_>, RequestError> {
         let decode = |e: serde_json::Error| RequestError::Decode(e.to_string());
         match kind {
-            Kind::Extension if super::modern::result_type(result).as_deref() == Some("task") => {
-                let value: Value = serde_json::from_str(result.get()).map_err(decode)?;
+            Kind::Extension if result.result_type().as_deref() == Some("task") => {
+                let value: Value = result.to_value().map_err(decode)?;
                 let state = TaskState::from_extension(&value)?;
                 Ok(TaskCall::Task(TaskHandle::new(self, kind, state)))
             }
-            Kind::Core if has_task(result) => {
-                let created: CreateTaskResult =
-                    serde_json::from_str(result.get()).map_err(decode)?;
+            Kind::Core if result.has_member("task") => {
+                let created: CreateTaskResult = result.into_decoded().map_err(decode)?;
                 let state = TaskState::from_task(created.task);
                 Ok(TaskCall::Task(TaskHandle::new(self, kind, state)))
             }
-            _ => Ok(TaskCall::Done(
-                serde_json::from_str(result.get()).map_err(decode)?,
-            )),
+            _ => Ok(TaskCall::Done(result.into_decoded().map_err(decode)?)),
         }
     }
 
@@ -657,23 +654,6 @@ impl Client {
         params: Value,
     ) -> Result<CallToolResult, RequestError> {
         let result = self.request_text(methods::TOOLS_CALL, params).await?;
-        self.task_or_result(Kind::Extension, &result)?
-            .result()
-            .await
+        self.task_or_result(Kind::Extension, result)?.result().await
     }
-}
-
-/// Whether a 2025-11-25 `tools/call` result is a created task (it has a `task` member).
-fn has_task(result: &serde_json::value::RawValue) -> bool {
-    #[derive(Deserialize)]
-    struct Created {
-        #[serde(default, deserialize_with = "present")]
-        task: Option<serde::de::IgnoredAny>,
-    }
-    fn present<'de, D: serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<serde::de::IgnoredAny>, D::Error> {
-        serde::de::IgnoredAny::deserialize(d).map(Some)
-    }
-    serde_json::from_str::<Created>(result.get()).is_ok_and(|c| c.task.is_some())
 }

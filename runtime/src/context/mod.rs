@@ -1180,10 +1180,14 @@ impl<K> Ctx<K> {
             lock(&self.inner.log).push(KeptExchange {
                 method,
                 params,
-                result: value.clone(),
+                result: value
+                    .to_text()
+                    .map_err(|e| RequestError::Decode(e.to_string()))?,
             });
         }
-        serde_json::from_str(value.get()).map_err(|e| RequestError::Decode(e.to_string()))
+        value
+            .decode()
+            .map_err(|e| RequestError::Decode(e.to_string()))
     }
 
     /// Every sampling and elicitation answer of this call so far, in order.

@@ -7,11 +7,10 @@
 //! It knows nothing of MCP methods; [`crate::server`] and [`crate::client`] sit on top.
 
 use crate::protocol::{
-    CancelledNotificationParams, ErrorObject, JsonRpcMessage, RequestId, methods,
+    CancelledNotificationParams, ErrorObject, JsonRpcMessage, RequestId, ResultPayload, methods,
 };
 use futures::FutureExt;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -120,8 +119,8 @@ pub enum RequestError {
     },
 }
 
-/// What the other side answered to a request: its result as JSON text, or its error.
-type Answered = Result<Box<RawValue>, ErrorObject>;
+/// What the other side answered to a request: its result, or its error.
+type Answered = Result<ResultPayload, ErrorObject>;
 
 /// One end of a JSON-RPC connection.
 pub struct Peer {
@@ -243,7 +242,7 @@ impl Peer {
         params: Option<Value>,
         related: Option<RequestId>,
         timeout: Duration,
-    ) -> Result<Box<RawValue>, RequestError> {
+    ) -> Result<ResultPayload, RequestError> {
         if self.closed.load(Ordering::Acquire) {
             return Err(RequestError::Closed);
         }
@@ -276,7 +275,7 @@ impl Peer {
     }
 
     /// Resolves a request this peer sent. Unknown ids are ignored (late or duplicate answers).
-    pub fn resolve(&self, id: &RequestId, outcome: Result<Box<RawValue>, ErrorObject>) -> bool {
+    pub fn resolve(&self, id: &RequestId, outcome: Answered) -> bool {
         let removed = crate::capacity::remove(&mut lock(&self.outgoing), id);
         match removed {
             Some(done) => {
@@ -297,7 +296,7 @@ impl Peer {
         cancel: CancellationToken,
         handler: F,
     ) where
-        F: Future<Output = Result<Box<RawValue>, ErrorObject>> + Send + 'static,
+        F: Future<Output = Answered> + Send + 'static,
     {
         let fresh = {
             let mut incoming = lock(&self.incoming);

@@ -1,11 +1,11 @@
 //! JSON-RPC 2.0 framing as MCP uses it (basic/index.mdx): requests, notifications,
 //! result and error responses. No batches: MCP 2025-06-18 removed them.
 
+use super::ResultPayload;
 use super::client_meta::SplitParams;
 use serde::de::{Error as _, IgnoredAny};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -332,24 +332,23 @@ pub struct JsonRpcNotification {
 
 /// A successful response.
 ///
-/// The result is kept as the JSON text it is on the wire: a server writes the result type
-/// it made without building a tree first, and a reader decodes it straight into the type it
-/// expects ([`JsonRpcResponse::decode`]).
+/// Its result is a [`ResultPayload`]: the JSON text a transport received (decoded by a
+/// reader straight into the type it expects), or what a server's handler made, written
+/// once when the message is encoded.
 ///
 /// ```
 /// use tracksuit::protocol::JsonRpcMessage;
 /// let bytes = br#"{"jsonrpc":"2.0","id":"a","result":{"tools":[]}}"#;
 /// let JsonRpcMessage::Response(r) = JsonRpcMessage::from_slice(bytes).unwrap() else { unreachable!() };
-/// assert_eq!(r.result.get(), r#"{"tools":[]}"#);
 /// let page: tracksuit::protocol::ListToolsResult = r.decode().unwrap();
 /// assert!(page.tools.is_empty());
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JsonRpcResponse {
     /// The id of the request this answers.
     pub id: RequestId,
-    /// The result, as JSON text.
-    pub result: Box<RawValue>,
+    /// The result.
+    pub result: ResultPayload,
 }
 
 impl JsonRpcResponse {
@@ -358,12 +357,12 @@ impl JsonRpcResponse {
     /// ```
     /// use tracksuit::protocol::{JsonRpcResponse, RequestId};
     /// let r = JsonRpcResponse::new(RequestId::from(1), &serde_json::json!({"ok": true})).unwrap();
-    /// assert_eq!(r.result.get(), r#"{"ok":true}"#);
+    /// assert_eq!(serde_json::to_string(&r.result).unwrap(), r#"{"ok":true}"#);
     /// ```
     pub fn new(id: RequestId, result: &impl Serialize) -> Result<Self, serde_json::Error> {
         Ok(JsonRpcResponse {
             id,
-            result: serde_json::value::to_raw_value(result)?,
+            result: ResultPayload::new(result)?,
         })
     }
 
@@ -376,17 +375,7 @@ impl JsonRpcResponse {
     /// assert_eq!(v["n"], 3);
     /// ```
     pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.result.get())
-    }
-}
-
-/// Equal when the ids are and the results are the same JSON (however it is spaced).
-impl PartialEq for JsonRpcResponse {
-    fn eq(&self, other: &Self) -> bool {
-        self.id == other.id
-            && (self.result.get() == other.result.get()
-                || serde_json::from_str::<Value>(self.result.get()).ok()
-                    == serde_json::from_str::<Value>(other.result.get()).ok())
+        self.result.decode()
     }
 }
 
@@ -463,18 +452,19 @@ impl JsonRpcMessage {
         })
     }
 
-    /// A result response, its result already JSON text (see [`JsonRpcResponse::new`] to
-    /// serialise one).
+    /// A result response: `result` is a tree, JSON text, or a [`ResultPayload`].
     ///
     /// ```
     /// use tracksuit::protocol::{JsonRpcMessage, RequestId};
-    /// let result = serde_json::value::to_raw_value(&serde_json::json!({})).unwrap();
-    /// let m = JsonRpcMessage::response(RequestId::from(3), result);
+    /// let m = JsonRpcMessage::response(RequestId::from(3), serde_json::json!({}));
     /// let json: serde_json::Value = serde_json::from_slice(&m.to_vec()).unwrap();
     /// assert_eq!(json["id"], 3);
     /// ```
-    pub fn response(id: RequestId, result: Box<RawValue>) -> Self {
-        JsonRpcMessage::Response(JsonRpcResponse { id, result })
+    pub fn response(id: RequestId, result: impl Into<ResultPayload>) -> Self {
+        JsonRpcMessage::Response(JsonRpcResponse {
+            id,
+            result: result.into(),
+        })
     }
 
     /// An error response.
@@ -567,7 +557,7 @@ impl JsonRpcMessage {
     /// the envelope; `otherwise` for other messages.
     pub(crate) fn encoded_len_hint(&self, otherwise: usize) -> usize {
         match self {
-            JsonRpcMessage::Response(r) => r.result.get().len() + 96,
+            JsonRpcMessage::Response(r) => r.result.encoded_len_hint() + 96,
             _ => otherwise,
         }
     }
@@ -600,7 +590,7 @@ struct RawMessage<P = Value> {
     method: Option<String>,
     params: Option<P>,
     #[serde(default, deserialize_with = "present")]
-    result: Option<Box<RawValue>>,
+    result: Option<ResultPayload>,
     error: Option<ErrorObject>,
 }
 
@@ -811,20 +801,28 @@ mod tests {
         let Ok(JsonRpcMessage::Response(from_bytes)) = JsonRpcMessage::from_slice(bytes) else {
             panic!("a response");
         };
-        assert_eq!(from_bytes.result.get(), r#"{"a": [1, 2], "b": null}"#);
+        assert_eq!(
+            from_bytes.result.to_text().expect("text").get(),
+            r#"{"a": [1, 2], "b": null}"#
+        );
         let tree: Value = serde_json::from_slice(bytes).expect("JSON");
         let Ok(JsonRpcMessage::Response(from_tree)) = serde_json::from_value(tree) else {
             panic!("a response");
         };
         // Spaced differently, the same JSON: equal.
-        assert_eq!(from_tree.result.get(), r#"{"a":[1,2],"b":null}"#);
+        assert_eq!(
+            from_tree.result.to_text().expect("text").get(),
+            r#"{"a":[1,2],"b":null}"#
+        );
         assert_eq!(from_bytes, from_tree);
         let other =
             JsonRpcResponse::new(RequestId::Number(4), &json!({"a": [2, 1]})).expect("serialised");
         assert_ne!(from_bytes, other);
         // `"result": null` is a result (of null), not a missing member.
         let null = JsonRpcMessage::from_slice(br#"{"jsonrpc":"2.0","id":1,"result":null}"#);
-        assert!(matches!(null, Ok(JsonRpcMessage::Response(r)) if r.result.get() == "null"));
+        assert!(
+            matches!(null, Ok(JsonRpcMessage::Response(r)) if r.result.to_text().expect("text").get() == "null")
+        );
         // Written back verbatim.
         let written = JsonRpcMessage::Response(from_bytes).to_vec();
         assert_eq!(

@@ -257,8 +257,8 @@ pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     /// `info` as JSON, for the `serverInfo` of every modern result.
     pub(crate) info_json: serde_json::Value,
-    /// `info` as JSON text, for the `serverInfo` of a modern tool result written directly.
-    pub(crate) info_text: Box<serde_json::value::RawValue>,
+    /// `info` as JSON text, for the `serverInfo` of a modern tool result (written with it).
+    pub(crate) info_text: Arc<serde_json::value::RawValue>,
     pub(crate) instructions: Option<String>,
     pub(crate) options: ServerOptions,
     pub(crate) tools: RwLock<Registry<Entry<ToolDescriptor, dyn ToolHandler>>>,
@@ -397,8 +397,10 @@ impl Server {
         Server {
             inner: ServerInner {
                 info_json: serde_json::to_value(&info).unwrap_or(serde_json::Value::Null),
-                info_text: crate::protocol::result_text(&info)
-                    .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()),
+                info_text: Arc::from(
+                    crate::protocol::result_text(&info)
+                        .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()),
+                ),
                 info,
                 instructions: None,
                 tools: RwLock::default(),

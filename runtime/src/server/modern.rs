@@ -9,7 +9,7 @@
 //! how questions to the client become rounds (see `context::rounds`).
 
 use super::ServerSession;
-use super::answer::{Answer, ToolJson};
+use super::answer::Answer;
 use super::session::level_index;
 use crate::context::{Carried, ClientInit, Ctx, Question, Rounds, Stuck};
 use crate::peer::Sending;
@@ -399,15 +399,18 @@ impl ServerSession {
             let answer = outcome
                 .or_else(|e| url_elicitations_as_input(e).map(Answer::Tree))
                 .map_err(modern_error)?;
-            match answer {
-                Answer::Tree(v) => result_text(&this.complete_result(v)),
-                // Written straight from the tool's result, `resultType` and `serverInfo`
-                // beside its members: no tree is built for it.
-                Answer::Tool(result) => result_text(&ToolJson::completed(
-                    &result,
-                    (keys::SERVER_INFO, &this.server.inner.info_text),
-                )),
-            }
+            Ok(match answer {
+                Answer::Tree(v) => ResultPayload::from(this.complete_result(v)),
+                // Written straight from the tool's result when the response is encoded,
+                // `resultType` and `serverInfo` beside its members: no tree is built for it.
+                Answer::Tool(result) => ResultPayload::tool(
+                    result,
+                    Some(ServerInfo {
+                        key: keys::SERVER_INFO,
+                        info: this.server.inner.info_text.clone(),
+                    }),
+                ),
+            })
         };
         self.peer
             .serve(id, cancel, super::session::traced(span, fut));

@@ -182,7 +182,7 @@ impl ServerSession {
             return self.handle_modern(id, method, params, caller);
         }
         let reply = |result: Result<Value, ErrorObject>| {
-            let message = match result.and_then(|v| result_text(&v)) {
+            let message = match result {
                 Ok(v) => JsonRpcMessage::response(id.clone(), v),
                 Err(e) => JsonRpcMessage::error(Some(id.clone()), e),
             };
@@ -225,7 +225,9 @@ impl ServerSession {
             let owner = owner.as_deref();
             let tree = match method.as_str() {
                 methods::TOOLS_LIST => this.list_tools(ctx.caller(), params),
-                methods::TOOLS_CALL => return this.call_tool(ctx, params).await?.into_text(),
+                methods::TOOLS_CALL => {
+                    return Ok(this.call_tool(ctx, params).await?.into_payload());
+                }
                 // The task methods are boxed: their states are large and rare, and a
                 // call's future (copied whole when its task is boxed) stays small.
                 methods::TASKS_GET => Box::pin(tasks.get(params, owner)).await,
@@ -248,7 +250,7 @@ impl ServerSession {
                 methods::COMPLETION_COMPLETE => this.complete(params).await,
                 other => this.extension_method(other, params.as_ref()),
             };
-            result_text(&tree?)
+            tree.map(ResultPayload::from)
         };
         self.peer.serve(id, cancel, traced(span, fut));
         Sending::done()
