@@ -664,7 +664,7 @@ impl Client {
     ) -> Result<R, RequestError> {
         let params =
             serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
-        let result = self.request_text(method, params).await?;
+        let result = self.request_payload(method, params).await?;
         result
             .into_decoded()
             .map_err(|e| RequestError::Decode(e.to_string()))
@@ -672,7 +672,7 @@ impl Client {
 
     /// Sends a request and returns its result (on 2026-07-28, the final one, after
     /// answering every `input_required` round).
-    async fn request_text(
+    async fn request_payload(
         &self,
         method: &str,
         params: Value,

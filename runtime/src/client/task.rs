@@ -594,7 +594,7 @@ impl Client {
         if kind == Kind::Core {
             params["task"] = json!(TaskMetadata { ttl });
         }
-        let result = self.request_text(methods::TOOLS_CALL, params).await?;
+        let result = self.request_payload(methods::TOOLS_CALL, params).await?;
         self.task_or_result(kind, result)
     }
 
@@ -653,7 +653,7 @@ impl Client {
         &self,
         params: Value,
     ) -> Result<CallToolResult, RequestError> {
-        let result = self.request_text(methods::TOOLS_CALL, params).await?;
+        let result = self.request_payload(methods::TOOLS_CALL, params).await?;
         self.task_or_result(Kind::Extension, result)?.result().await
     }
 }

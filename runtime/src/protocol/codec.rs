@@ -5,7 +5,6 @@ use super::ErrorObject;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// Decodes request params into their type, mapping failures to `-32602`.
 pub(crate) fn decode<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
@@ -20,12 +19,6 @@ pub(crate) fn decode_or_default<T: DeserializeOwned + Default>(
         None | Some(Value::Null) => Ok(T::default()),
         Some(v) => serde_json::from_value(v).map_err(ErrorObject::invalid_params),
     }
-}
-
-/// Writes a result as the JSON text a response carries, mapping (impossible in practice)
-/// failures to `-32603`.
-pub(crate) fn result_text<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
-    serde_json::value::to_raw_value(value).map_err(ErrorObject::internal)
 }
 
 /// Encodes a result, mapping (impossible in practice) failures to `-32603`.

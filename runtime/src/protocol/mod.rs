@@ -38,7 +38,7 @@ pub use cancellation::*;
 #[cfg(feature = "http")]
 pub(crate) use client_meta::ClientMetaParams;
 pub(crate) use client_meta::{CLIENT_CAPABILITIES, CLIENT_INFO, ClientMeta, PROTOCOL_VERSION};
-pub(crate) use codec::{decode, decode_or_default, encode, result_text};
+pub(crate) use codec::{decode, decode_or_default, encode};
 pub use completion::*;
 pub use content::*;
 pub use elicitation::*;

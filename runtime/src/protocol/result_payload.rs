@@ -88,26 +88,22 @@ impl ResultPayload {
     /// assert_eq!(result.content[0].as_text(), Some("4"));
     /// ```
     pub fn into_decoded<T: DeserializeOwned + 'static>(self) -> Result<T, serde_json::Error> {
+        let moved = std::any::TypeId::of::<T>() == std::any::TypeId::of::<CallToolResult>();
         match self.0 {
             Repr::Text(text) => serde_json::from_str(text.get()),
             Repr::Tree(value) => serde_json::from_value(value),
-            Repr::Tool(result, server_info) => {
+            Repr::Tool(result, server_info) if moved => {
                 let mut result = *result;
-                if std::any::TypeId::of::<T>() == std::any::TypeId::of::<CallToolResult>() {
-                    if let Some(info) = &server_info {
-                        complete(&mut result, info)?;
-                    }
-                    let mut slot = Some(result);
-                    return (&mut slot as &mut dyn std::any::Any)
-                        .downcast_mut::<Option<T>>()
-                        .and_then(Option::take)
-                        .ok_or_else(|| serde::de::Error::custom("a tool result, not moved"));
+                if let Some(info) = &server_info {
+                    complete(&mut result, info)?;
                 }
-                serde_json::from_value(serde_json::to_value(ToolJson {
-                    result: &result,
-                    server_info: server_info.as_ref(),
-                })?)
+                let mut slot = Some(result);
+                (&mut slot as &mut dyn std::any::Any)
+                    .downcast_mut::<Option<T>>()
+                    .and_then(Option::take)
+                    .ok_or_else(|| serde::de::Error::custom("a tool result, not moved"))
             }
+            Repr::Tool(..) => self.decode(),
         }
     }
 

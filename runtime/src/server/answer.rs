@@ -17,12 +17,6 @@ pub(crate) enum Answer {
     Tool(CallToolResult),
 }
 
-impl From<Value> for Answer {
-    fn from(value: Value) -> Self {
-        Answer::Tree(value)
-    }
-}
-
 impl Answer {
     /// The result as a tree (for a task's stored result).
     pub(crate) fn into_value(self) -> Value {

@@ -398,7 +398,7 @@ impl Server {
             inner: ServerInner {
                 info_json: serde_json::to_value(&info).unwrap_or(serde_json::Value::Null),
                 info_text: Arc::from(
-                    crate::protocol::result_text(&info)
+                    serde_json::value::to_raw_value(&info)
                         .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()),
                 ),
                 info,
