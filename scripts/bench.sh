@@ -3,14 +3,15 @@
 # driver against the tracksuit, rmcp and TypeScript SDK twins (stdio, Streamable HTTP in
 # 2025-11-25 sessions, and sessionless MCP 2026-07-28 requests with a 3-round MRTR call —
 # the TypeScript SDK does not speak 2026-07-28 and sits those rows out),
-# the in-process floor, idle-session memory, 10 000 held sessions, the robustness run, and
+# the HTTP floor of the 1-client 2026-07-28 calls (axum + serde_json, no MCP work), the
+# in-process floor, idle-session memory, 10 000 held sessions, the robustness run, and
 # the 50-tool build-time comparison, then writes docs/performance.md. The robustness run
 # is repeated against the same twin built with jemalloc (`--features jemalloc`).
 #
 #   scripts/bench.sh                 everything (about 15 minutes on 2 cores)
 #   BENCH_SKIP_BUILDTIME=1 scripts/bench.sh --scale-down 10   a quick look
 #
-# Extra arguments go to the driver (`--skip stdio,http,modern,floor,idle,hold,robust`,
+# Extra arguments go to the driver (`--skip stdio,http,modern,http-floor,floor,idle,hold,robust`,
 # `--scale-down N`, `--repeat N` runs per load scenario (default 3, median shown),
 # `--robust-rounds N` (default 10)). Nothing else should run on the machine meanwhile.
 # The task rows (scripts/bench-tasks.sh: PostgreSQL and HAProxy started there) are
@@ -54,6 +55,7 @@ echo "--- load, floor, memory and robustness runs" >&2
     --tracksuit-jemalloc target/release/tracksuit_twin_jemalloc \
     --rmcp target/release/rmcp_twin \
     --ts ts/server.mjs \
+    --http-floor target/release/http_floor \
     --machine "$work/machine.txt" \
     --out "$root/docs/performance.md" \
     "${extra[@]}" "$@"

@@ -37,6 +37,10 @@ struct Args {
     /// robustness run is repeated against it.
     #[arg(long)]
     tracksuit_jemalloc: Option<PathBuf>,
+    /// The HTTP floor (`http_floor`): if given, the 1-client MCP 2026-07-28 calls are
+    /// measured against it too, beside tracksuit and rmcp (part `http-floor`).
+    #[arg(long)]
+    http_floor: Option<PathBuf>,
     /// Rounds of the robustness run (1 000 sessions each).
     #[arg(long, default_value_t = 10)]
     robust_rounds: usize,
@@ -50,7 +54,8 @@ struct Args {
     #[arg(long)]
     fuzz: Option<PathBuf>,
     /// Skip these parts: stdio, http (2025-11-25 sessions), modern (sessionless MCP
-    /// 2026-07-28 requests and the 3-round MRTR call), floor, idle, hold, robust.
+    /// 2026-07-28 requests and the 3-round MRTR call), http-floor, floor, idle, hold,
+    /// robust.
     #[arg(long, value_delimiter = ',')]
     skip: Vec<String>,
     /// Machine description lines (`key: value`), added to the report.
@@ -277,6 +282,20 @@ async fn run(args: Args) -> std::io::Result<()> {
     }
     load_targets(&mut report);
     modern_targets(&mut report);
+
+    if let Some(program) = args.http_floor.as_ref().filter(|_| !skip("http-floor")) {
+        let floor = ServerSpec {
+            name: "HTTP floor",
+            program: program.clone(),
+            args: vec![],
+            port: 9104,
+            http_args: vec![],
+            env: vec![],
+        };
+        let per = n(16_000);
+        http_floor_section(&mut report, [&floor, &servers[0], &servers[1]], per, args.repeat)
+            .await;
+    }
 
     if !skip("floor") {
         floor_section(&mut report, &args).await;
@@ -507,6 +526,78 @@ fn modern_targets(report: &mut Report) {
 /// "echo/add", "three_rounds": the tools of a group's rows.
 fn tools_of(rows: &[&Row]) -> String {
     rows.iter().map(|r| r.tool).collect::<Vec<_>>().join("/")
+}
+
+/// The 1-client MCP 2026-07-28 calls against the HTTP floor (`http_floor`: axum and
+/// serde_json answering with no MCP work), tracksuit and rmcp, interleaved: how far above
+/// the floor each server's round trip sits, and how much room a 1.5× target leaves.
+async fn http_floor_section(
+    report: &mut Report,
+    specs: [&ServerSpec; 3],
+    calls: u64,
+    repeat: usize,
+) {
+    let mut body = String::from(
+        "| tool | floor calls/s | tracksuit | rmcp | floor ÷ rmcp | tracksuit ÷ rmcp \
+         | tracksuit's time above the floor | room above the floor at 1.5× rmcp \
+         | server CPU/call: floor, tracksuit |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for tool in [Tool::Echo, Tool::Add] {
+        let mut runs: [Vec<RunFigures>; 3] = Default::default();
+        for _ in 0..repeat.max(1) {
+            for (i, spec) in specs.iter().enumerate() {
+                let call = Call::Tool(tool);
+                match http_load::run_modern(spec, 1, call, (calls / 10).max(5), calls).await {
+                    Ok(f) => {
+                        show(spec.name, "HTTP 2026 floor, 1 client", call, &f);
+                        runs[i].push(f);
+                    }
+                    Err(e) => {
+                        let msg = format!("{} HTTP floor {}: {e}", spec.name, call.name());
+                        log(&msg);
+                        report.failures.push(msg);
+                    }
+                }
+            }
+        }
+        let [Some(floor), Some(ours), Some(rmcp)] = runs.map(|mut r| {
+            r.sort_by(|a, b| a.throughput().total_cmp(&b.throughput()));
+            let median = r.len() / 2;
+            r.into_iter().nth(median)
+        }) else {
+            continue;
+        };
+        let per_call = |f: &RunFigures| 1e6 / f.throughput().max(1e-9);
+        let above = per_call(&ours) - per_call(&floor);
+        let room = per_call(&rmcp) / 1.5 - per_call(&floor);
+        body.push_str(&format!(
+            "| {} | {:.0} | {:.0} | {:.0} | {:.2}× | {:.2}× | {above:.1} µs | {room:.1} µs | {}, {} |\n",
+            tool.name(),
+            floor.throughput(),
+            ours.throughput(),
+            rmcp.throughput(),
+            floor.throughput() / rmcp.throughput().max(1e-9),
+            ours.throughput() / rmcp.throughput().max(1e-9),
+            dur(floor.cpu_per_call()),
+            dur(ours.cpu_per_call()),
+        ));
+    }
+    body.push_str(&format!(
+        "\nThe floor (`bench/src/bin/http_floor.rs`) is not an MCP server: on the same stack \
+         as the Rust twins (tokio, hyper, axum, serde_json) it parses the driver's \
+         sessionless `echo` and `add` calls and writes a `resultType: \"complete\"` result \
+         with `serverInfo`, and does nothing else (no header or `_meta` checks, no \
+         capabilities, no tool registry, no schemas). One client makes one call at a time, \
+         so a call's time is a round trip: the driver's share, the kernel's and the wake-ups \
+         are the same for every server, and what a server adds above the floor is the part \
+         it can influence. \"Room\" is how far above the floor a server's round trip may \
+         sit and still reach 1.5× rmcp's throughput. Each server ran {} time(s), \
+         interleaved; the median run by throughput is shown.",
+        repeat.max(1)
+    ));
+    report
+        .sections
+        .push(("HTTP floor (MCP 2026-07-28, 1 client)".into(), body));
 }
 
 async fn floor_section(report: &mut Report, args: &Args) {
