@@ -293,8 +293,13 @@ async fn run(args: Args) -> std::io::Result<()> {
             env: vec![],
         };
         let per = n(16_000);
-        http_floor_section(&mut report, [&floor, &servers[0], &servers[1]], per, args.repeat)
-            .await;
+        http_floor_section(
+            &mut report,
+            [&floor, &servers[0], &servers[1]],
+            per,
+            args.repeat,
+        )
+        .await;
     }
 
     if !skip("floor") {
@@ -538,15 +543,19 @@ async fn http_floor_section(
     repeat: usize,
 ) {
     let mut body = String::from(
-        "| tool | floor calls/s | tracksuit | rmcp | floor ÷ rmcp | tracksuit ÷ rmcp \
+        "| call | floor calls/s | tracksuit | rmcp | floor ÷ rmcp | tracksuit ÷ rmcp \
          | tracksuit's time above the floor | room above the floor at 1.5× rmcp \
          | server CPU/call: floor, tracksuit |\n|---|---|---|---|---|---|---|---|---|\n",
     );
-    for tool in [Tool::Echo, Tool::Add] {
+    let rows = [
+        (Call::Tool(Tool::Echo), calls),
+        (Call::Tool(Tool::Add), calls),
+        (Call::ThreeRounds, calls / 4),
+    ];
+    for (call, calls) in rows {
         let mut runs: [Vec<RunFigures>; 3] = Default::default();
         for _ in 0..repeat.max(1) {
             for (i, spec) in specs.iter().enumerate() {
-                let call = Call::Tool(tool);
                 match http_load::run_modern(spec, 1, call, (calls / 10).max(5), calls).await {
                     Ok(f) => {
                         show(spec.name, "HTTP 2026 floor, 1 client", call, &f);
@@ -572,7 +581,7 @@ async fn http_floor_section(
         let room = per_call(&rmcp) / 1.5 - per_call(&floor);
         body.push_str(&format!(
             "| {} | {:.0} | {:.0} | {:.0} | {:.2}× | {:.2}× | {above:.1} µs | {room:.1} µs | {}, {} |\n",
-            tool.name(),
+            call.name(),
             floor.throughput(),
             ours.throughput(),
             rmcp.throughput(),
@@ -585,9 +594,10 @@ async fn http_floor_section(
     body.push_str(&format!(
         "\nThe floor (`bench/src/bin/http_floor.rs`) is not an MCP server: on the same stack \
          as the Rust twins (tokio, hyper, axum, serde_json) it parses the driver's \
-         sessionless `echo` and `add` calls and writes a `resultType: \"complete\"` result \
-         with `serverInfo`, and does nothing else (no header or `_meta` checks, no \
-         capabilities, no tool registry, no schemas). One client makes one call at a time, \
+         sessionless calls and writes their results with `resultType` and `serverInfo`, and \
+         does nothing else (no header or `_meta` checks, no capabilities, no tool registry, \
+         no schemas; `three_rounds` keeps the answers so far in `requestState` as plain \
+         JSON, neither sealed nor bound nor checked). One client makes one call at a time, \
          so a call's time is a round trip: the driver's share, the kernel's and the wake-ups \
          are the same for every server, and what a server adds above the floor is the part \
          it can influence. \"Room\" is how far above the floor a server's round trip may \

@@ -1,9 +1,11 @@
 //! The HTTP floor of the MCP 2026-07-28 rows: not an MCP server, but the least any Rust
 //! server on the same stack (tokio, hyper, axum, serde_json) must do to answer the
-//! driver's sessionless `echo` and `add` calls — read the body, parse it, write a
-//! `resultType: "complete"` result with `serverInfo` — and nothing else: no header or
-//! `_meta` checks, no capabilities, no tool registry, no schemas. What a framework spends
-//! per call above this floor is the part of a 1-client round trip it can influence.
+//! driver's sessionless `echo`, `add` and `three_rounds` calls — read the body, parse it,
+//! write the result with `resultType` and `serverInfo` — and nothing else: no header or
+//! `_meta` checks, no capabilities, no tool registry, no schemas, and for `three_rounds`
+//! a `requestState` that is the answers so far in plain JSON (not sealed, not bound, not
+//! checked). What a framework spends per call above this floor is the part of a 1-client
+//! round trip it can influence.
 //!
 //! `--port N` (Streamable HTTP on `/mcp`, TCP_NODELAY like the twins).
 
@@ -29,11 +31,18 @@ struct Call {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Params {
     name: String,
     #[serde(default)]
     arguments: Value,
+    #[serde(default)]
+    input_responses: serde_json::Map<String, Value>,
+    request_state: Option<String>,
 }
+
+/// The questions `three_rounds` asks, in order (as the twins do).
+const QUESTIONS: [&str; 3] = ["First?", "Second?", "Third?"];
 
 fn main() -> std::io::Result<()> {
     let args = Args::parse();
@@ -56,6 +65,7 @@ async fn answer(body: Bytes) -> axum::response::Response {
     };
     let args = &call.params.arguments;
     let result = match call.params.name.as_str() {
+        "three_rounds" => three_rounds(&call.params),
         "echo" => json!({
             "content": [{"type": "text", "text": args["text"].as_str().unwrap_or_default()}],
         }),
@@ -69,7 +79,9 @@ async fn answer(body: Bytes) -> axum::response::Response {
         _ => return (axum::http::StatusCode::NOT_FOUND, "no such tool").into_response(),
     };
     let mut result = result;
-    result["resultType"] = "complete".into();
+    if result.get("resultType").is_none() {
+        result["resultType"] = "complete".into();
+    }
     result["_meta"] = json!({
         "io.modelcontextprotocol/serverInfo": {"name": "http-floor", "version": "0.1.0"}
     });
@@ -79,4 +91,39 @@ async fn answer(body: Bytes) -> axum::response::Response {
         serde_json::to_vec(&response).unwrap_or_default(),
     )
         .into_response()
+}
+
+/// One round of `three_rounds`: the answers so far travel in `requestState` as a JSON
+/// list; the next question goes out until there are three answers.
+fn three_rounds(params: &Params) -> Value {
+    let mut answers: Vec<String> = params
+        .request_state
+        .as_deref()
+        .and_then(|state| serde_json::from_str(state).ok())
+        .unwrap_or_default();
+    for response in params.input_responses.values() {
+        let answer = response["content"]["answer"].as_str().unwrap_or_default();
+        answers.push(answer.to_owned());
+    }
+    let Some(question) = QUESTIONS.get(answers.len()) else {
+        return json!({"content": [{"type": "text", "text": answers.join(", ")}]});
+    };
+    json!({
+        "resultType": "input_required",
+        "inputRequests": {
+            format!("q{}", answers.len()): {
+                "method": "elicitation/create",
+                "params": {
+                    "mode": "form",
+                    "message": question,
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {"answer": {"type": "string", "description": "The answer"}},
+                        "required": ["answer"],
+                    },
+                },
+            },
+        },
+        "requestState": serde_json::to_string(&answers).unwrap_or_default(),
+    })
 }
