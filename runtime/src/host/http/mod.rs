@@ -43,7 +43,7 @@ use crate::transport::{Gone, Outlet, drive};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use memory::BurstWatch;
@@ -57,9 +57,9 @@ use tokio_util::sync::CancellationToken;
 /// An HTTP status and message for a refused request.
 type Rejection = (StatusCode, &'static str);
 
-const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
-const LAST_EVENT_ID: &str = "last-event-id";
+const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 /// Streamable HTTP settings.
 ///
@@ -654,7 +654,7 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
     let caller = caller_of(&parts);
     let headers = &parts.headers;
     let json_mode = shared.options.json_response;
-    let accept = header_str(headers, header::ACCEPT.as_str());
+    let accept = header_str(headers, header::ACCEPT);
     let accepts_json = accepts(accept, "application/json");
     let accepts_sse = accepts(accept, "text/event-stream");
     if !accepts_json || (!json_mode && !accepts_sse) {
@@ -663,7 +663,7 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
             "Not Acceptable: Accept must list application/json and text/event-stream",
         );
     }
-    let content_type = header_str(headers, header::CONTENT_TYPE.as_str());
+    let content_type = header_str(headers, header::CONTENT_TYPE);
     if !content_type
         .split(';')
         .next()
@@ -843,10 +843,7 @@ async fn dispatch_stateless(
 }
 
 fn get(shared: Arc<Shared>, headers: HeaderMap) -> Response {
-    if !accepts(
-        header_str(&headers, header::ACCEPT.as_str()),
-        "text/event-stream",
-    ) {
+    if !accepts(header_str(&headers, header::ACCEPT), "text/event-stream") {
         return http_error(
             StatusCode::NOT_ACCEPTABLE,
             "Not Acceptable: Accept must list text/event-stream",
@@ -999,7 +996,9 @@ fn strip_port(host: &str) -> &str {
     })
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
+/// A header's value as text (empty when absent or not text). Looked up by a typed
+/// [`HeaderName`]: a name given as text is parsed again at every lookup.
+fn header_str(headers: &HeaderMap, name: HeaderName) -> &str {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())

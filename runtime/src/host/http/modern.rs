@@ -11,19 +11,20 @@ use crate::protocol::{
 };
 use crate::server::{RequestMeta, ServerHandle, ServerSession, admit, requested_version};
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::sync::Arc;
 
 /// `MCP-Protocol-Version`
-const VERSION_HEADER: &str = "mcp-protocol-version";
+const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 /// `Mcp-Method`
-const METHOD_HEADER: &str = "mcp-method";
+const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
 /// `Mcp-Name`
-const NAME_HEADER: &str = "mcp-name";
+const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 /// How long a modern SSE stream may stay silent before it gets a keep-alive comment.
 const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
 /// The prefix of the headers mirroring `x-mcp-header` tool parameters.
@@ -187,9 +188,9 @@ fn numeric_eq(header: &str, body: Option<f64>) -> bool {
     }
 }
 
-/// A header value as text: plain visible ASCII, or the `=?base64?…?=` sentinel decoded as
-/// UTF-8. `None` when neither.
-pub(crate) fn decode_header(raw: &[u8]) -> Option<String> {
+/// A header value as text: plain visible ASCII (borrowed), or the `=?base64?…?=` sentinel
+/// decoded as UTF-8. `None` when neither.
+pub(crate) fn decode_header(raw: &[u8]) -> Option<Cow<'_, str>> {
     let text = std::str::from_utf8(raw).ok()?;
     if let Some(inner) = text
         .strip_prefix("=?base64?")
@@ -198,11 +199,11 @@ pub(crate) fn decode_header(raw: &[u8]) -> Option<String> {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(inner)
             .ok()?;
-        return String::from_utf8(bytes).ok();
+        return String::from_utf8(bytes).ok().map(Cow::Owned);
     }
     text.bytes()
         .all(|b| b == b'\t' || (0x20..=0x7e).contains(&b))
-        .then(|| text.to_owned())
+        .then_some(Cow::Borrowed(text))
 }
 
 /// The HTTP status of a modern error response: the statuses the revision names for its
