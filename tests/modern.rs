@@ -24,6 +24,8 @@ static HANG_DROPPED: AtomicUsize = AtomicUsize::new(0);
 static ASK_OTHER: AtomicBool = AtomicBool::new(false);
 static LINGER_STARTED: AtomicBool = AtomicBool::new(false);
 static LINGER_DROPPED: AtomicUsize = AtomicUsize::new(0);
+static WATCH_STARTED: AtomicBool = AtomicBool::new(false);
+static WATCH_CANCELLED: AtomicBool = AtomicBool::new(false);
 
 /// A word.
 #[derive(serde::Deserialize, Elicits)]
@@ -186,6 +188,24 @@ async fn hang() -> &'static str {
     run_until_dropped(&HANG_STARTED, &HANG_DROPPED).await
 }
 
+/// Hands its cancellation token to a watcher of its own, then runs until cancelled: a
+/// tool without a `Ctx`, so a modern call of it is a plain call.
+#[mcp_tool]
+async fn watch(cancel: tokio_util::sync::CancellationToken) -> &'static str {
+    tokio::spawn(async move {
+        cancel.cancelled().await;
+        WATCH_CANCELLED.store(true, Ordering::SeqCst);
+    });
+    WATCH_STARTED.store(true, Ordering::SeqCst);
+    std::future::pending().await
+}
+
+/// Panics: a plain call still answers, with the panic's message.
+#[mcp_tool]
+async fn explode() -> &'static str {
+    panic!("the tool exploded")
+}
+
 fn keys(byte: u8) -> StateKeys {
     StateKeys::from_secret(&[byte; 32]).expect("a 32-byte secret")
 }
@@ -197,6 +217,8 @@ fn server_with(options: ServerOptions) -> ServerHandle {
         .tool(counted_again)
         .tool(fickle)
         .tool(hang)
+        .tool(watch)
+        .tool(explode)
         .tool(linger)
         .tool(debate)
         .tool(recap)
@@ -456,6 +478,46 @@ async fn closing_the_response_stream_cancels_the_request() {
         "the tool's future is dropped",
     )
     .await;
+}
+
+#[tokio::test]
+async fn closing_the_stream_of_a_plain_call_fires_its_cancellation_token() {
+    let app = app();
+    let call = tokio::spawn({
+        let app = app.clone();
+        async move { app.oneshot(call(1, "watch", json!({}), json!({}))).await }
+    });
+    wait_until(|| WATCH_STARTED.load(Ordering::SeqCst), "the tool starts").await;
+    assert!(
+        !WATCH_CANCELLED.load(Ordering::SeqCst),
+        "not cancelled while it runs"
+    );
+    call.abort();
+    wait_until(
+        || WATCH_CANCELLED.load(Ordering::SeqCst),
+        "the tool's cancellation token fires",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_plain_call_that_panics_is_answered_with_the_panic_message() {
+    let (status, reply) = send(&app(), call(1, "explode", json!({}), json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert_eq!(reply["id"], 1, "{reply}");
+    let result = &reply["result"];
+    assert_eq!(result["isError"], true, "{reply}");
+    assert_eq!(result["resultType"], "complete", "{reply}");
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("the tool exploded")),
+        "{reply}"
+    );
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "modern-test",
+        "{reply}"
+    );
 }
 
 /// A modern request of `method` with `params` (the `_meta` added), headers mirroring it.

@@ -903,6 +903,22 @@ impl ServerHandle {
             .is_none_or(|entry| entry.item.asks_client())
     }
 
+    /// The task support of the tool `name` if it cannot ask the client anything (no
+    /// `Ctx` parameter); `None` for a tool that can, or no such tool.
+    #[cfg(feature = "http")]
+    pub(crate) fn plain_tool(&self, name: &str) -> Option<crate::protocol::TaskSupport> {
+        let tools = read(&self.inner.tools);
+        let entry = tools.get(name).filter(|entry| !entry.item.asks_client())?;
+        Some(
+            entry
+                .descriptor
+                .execution
+                .as_ref()
+                .and_then(|e| e.task_support)
+                .unwrap_or(crate::protocol::TaskSupport::Forbidden),
+        )
+    }
+
     /// The keys sealing modern requests' `requestState`.
     pub(crate) fn state_keys(&self) -> crate::seal::StateKeys {
         self.inner.state_keys.clone()

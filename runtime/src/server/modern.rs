@@ -348,11 +348,7 @@ impl ServerSession {
         params: Option<Value>,
         caller: crate::caller::Caller,
     ) -> Sending<'_> {
-        let progress_token = params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get("progressToken"))
-            .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
+        let progress_token = progress_token_of(params.as_ref());
         let cancel = CancellationToken::new();
         let this = self.clone();
         let request_id = id.clone();
@@ -396,25 +392,93 @@ impl ServerSession {
                     .extension_method(other, params.as_ref())
                     .map(Answer::Tree),
             };
-            let answer = outcome
-                .or_else(|e| url_elicitations_as_input(e).map(Answer::Tree))
-                .map_err(modern_error)?;
-            Ok(match answer {
-                Answer::Tree(v) => ResultPayload::from(this.complete_result(v)),
-                // Written straight from the tool's result when the response is encoded,
-                // `resultType` and `serverInfo` beside its members: no tree is built for it.
-                Answer::Tool(result) => ResultPayload::tool(
-                    result,
-                    Some(ServerInfo {
-                        key: keys::SERVER_INFO,
-                        info: this.server.inner.info_text.clone(),
-                    }),
-                ),
-            })
+            this.modern_result(outcome)
         };
         self.peer
             .serve(id, cancel, super::session::traced(span, fut));
         Sending::done()
+    }
+
+    /// A handler's outcome as a modern result: a URL elicitation the handler required
+    /// becomes an `input_required` round, and every result carries `resultType` and
+    /// `serverInfo`.
+    fn modern_result(
+        &self,
+        outcome: Result<Answer, ErrorObject>,
+    ) -> Result<ResultPayload, ErrorObject> {
+        let answer = outcome
+            .or_else(|e| url_elicitations_as_input(e).map(Answer::Tree))
+            .map_err(modern_error)?;
+        Ok(match answer {
+            Answer::Tree(v) => ResultPayload::from(self.complete_result(v)),
+            // Written straight from the tool's result when the response is encoded,
+            // `resultType` and `serverInfo` beside its members: no tree is built for it.
+            Answer::Tool(result) => ResultPayload::tool(
+                result,
+                Some(ServerInfo {
+                    key: keys::SERVER_INFO,
+                    info: self.server.inner.info_text.clone(),
+                }),
+            ),
+        })
+    }
+
+    /// Whether `request` is a plain tool call: `tools/call` of a tool that cannot ask the
+    /// client anything (no `Ctx` parameter), in a first round (no `inputResponses` or
+    /// `requestState`), that does not become a task of the tasks extension here. Such a
+    /// call needs none of what rounds, tasks or a handler on a task of its own bring, and
+    /// is served by [`ServerSession::call_plain_tool`].
+    #[cfg(feature = "http")]
+    pub(crate) fn is_plain_tool_call(&self, request: &JsonRpcRequest) -> bool {
+        if request.method != methods::TOOLS_CALL {
+            return false;
+        }
+        let Some(params) = request.params.as_ref().and_then(Value::as_object) else {
+            return false;
+        };
+        let Some(Value::String(name)) = params.get("name") else {
+            return false;
+        };
+        if params.contains_key("inputResponses") || params.contains_key("requestState") {
+            return false;
+        }
+        match self.server.plain_tool(name) {
+            Some(TaskSupport::Forbidden) => true,
+            Some(TaskSupport::Optional) => !self.declares_tasks_extension(),
+            Some(TaskSupport::Required) | None => false,
+        }
+    }
+
+    /// Serves a plain tool call (see [`ServerSession::is_plain_tool_call`]) on the caller's
+    /// own future, the way [`ServerSession::handle_modern`] would answer it: the tool's
+    /// result or error, shaped as every modern result is. Dropping the future (the client
+    /// closed the stream) cancels the call: the handler is dropped and its cancellation
+    /// token fires.
+    #[cfg(feature = "http")]
+    pub(crate) async fn call_plain_tool(
+        self: &Arc<Self>,
+        request: JsonRpcRequest,
+        caller: crate::caller::Caller,
+    ) -> Result<ResultPayload, ErrorObject> {
+        use futures::FutureExt as _;
+        let JsonRpcRequest { id, method, params } = request;
+        let mut params = params;
+        // The 2025-11-25 `task` param is tolerated and ignored, as in a round.
+        if let Some(map) = params.as_mut().and_then(Value::as_object_mut) {
+            map.remove("task");
+        }
+        let span = super::session::request_span(&method, &id, params.as_ref(), "2026");
+        let cancel = CancellationToken::new();
+        let progress_token = progress_token_of(params.as_ref());
+        let ctx = Ctx::new(self.clone(), id, progress_token, cancel.clone(), caller);
+        let cancel_if_dropped = cancel.drop_guard();
+        let call = super::session::traced(span, self.call_tool(ctx, params));
+        let outcome = std::panic::AssertUnwindSafe(call).catch_unwind().await;
+        cancel_if_dropped.disarm();
+        match outcome {
+            Ok(outcome) => self.modern_result(outcome),
+            Err(panic) => Err(ErrorObject::internal(crate::peer::panic_message(&panic))),
+        }
     }
 
     /// `subscriptions/listen`: acknowledges the filter, then stays open (its notifications
@@ -863,6 +927,14 @@ fn input_required(
     result.insert("inputRequests".to_owned(), Value::Object(requests));
     result.insert("requestState".to_owned(), Value::String(token));
     Ok(Value::Object(result))
+}
+
+/// The progress token a request's `_meta` carries, if any.
+fn progress_token_of(params: Option<&Value>) -> Option<ProgressToken> {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+        .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok())
 }
 
 fn str_param(map: &JsonObject, field: &str) -> Result<String, ErrorObject> {

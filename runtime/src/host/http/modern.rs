@@ -46,8 +46,19 @@ pub(super) async fn post(
     };
     let (tx, queue) = outbound_queue(max_queue);
     let engine = ServerSession::new_modern(server.clone(), tx, meta);
-    engine.peer().poll_handlers_first_inline();
     let guard = CancelOnDrop(engine.clone());
+    // A call that cannot ask or notify anything is answered by one JSON body: it runs
+    // right here, with no answer queue between the tool and the response.
+    if engine.is_plain_tool_call(&request) {
+        let id = request.id.clone();
+        let outcome = engine.call_plain_tool(request, caller).await;
+        drop(guard);
+        return match outcome {
+            Ok(result) => json_message(StatusCode::OK, &JsonRpcMessage::response(id, result)),
+            Err(error) => json_message(status_of(&error), &JsonRpcMessage::error(Some(id), error)),
+        };
+    }
+    engine.peer().poll_handlers_first_inline();
     engine
         .handle_from(JsonRpcMessage::Request(request), caller)
         .await;
@@ -264,13 +275,7 @@ async fn answer(mut messages: Outgoing, guard: CancelOnDrop) -> Response {
     };
     if let Some(status) = status {
         drop(guard);
-        let mut response = (
-            [(header::CONTENT_TYPE, "application/json")],
-            Bytes::from(first.to_vec()),
-        )
-            .into_response();
-        *response.status_mut() = status;
-        return response;
+        return json_message(status, &first);
     }
     let head = futures::stream::iter([Ok::<_, Infallible>(event(&first))]);
     let tail = futures::stream::unfold(
@@ -302,6 +307,17 @@ async fn answer(mut messages: Outgoing, guard: CancelOnDrop) -> Response {
         .header("x-accel-buffering", "no")
         .body(body)
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// A response of one JSON body: `message`, with `status`.
+fn json_message(status: StatusCode, message: &JsonRpcMessage) -> Response {
+    let mut response = (
+        [(header::CONTENT_TYPE, "application/json")],
+        Bytes::from(message.to_vec()),
+    )
+        .into_response();
+    *response.status_mut() = status;
+    response
 }
 
 /// One SSE event without an id (the modern revision has no resumption).
