@@ -598,7 +598,7 @@ impl<K> Ctx<K> {
         self.inner
             .session
             .client()
-            .map(|i| i.capabilities.clone())
+            .map(|i| ClientCapabilities::clone(&i.capabilities))
             .unwrap_or_default()
     }
 
@@ -613,7 +613,10 @@ impl<K> Ctx<K> {
     /// # fn main() {}
     /// ```
     pub fn client_info(&self) -> Option<Implementation> {
-        self.inner.session.client().map(|i| i.client_info.clone())
+        self.inner
+            .session
+            .client()
+            .map(|i| Implementation::clone(&i.client_info))
     }
 
     /// The protocol version agreed for this session.
@@ -628,7 +631,7 @@ impl<K> Ctx<K> {
         self.inner
             .session
             .client()
-            .map_or(LATEST_PROTOCOL_VERSION, |i| i.protocol_version.as_str())
+            .map_or(LATEST_PROTOCOL_VERSION, |i| i.protocol_version)
     }
 
     /// Continues the call as a task of the tasks extension (MCP 2026-07-28,

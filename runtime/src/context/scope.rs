@@ -10,12 +10,15 @@ use std::any::Any;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// What the client told the server about itself (in `initialize`, on a 2025 session).
+/// What the client told the server about itself (in `initialize` on a 2025 session, in
+/// every request's `_meta` on 2026-07-28). Shared, not copied: a modern request's comes
+/// from the last one the same client sent.
 #[derive(Debug, Clone)]
 pub(crate) struct ClientInit {
-    pub(crate) protocol_version: String,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Implementation,
+    /// One of the versions this crate speaks.
+    pub(crate) protocol_version: &'static str,
+    pub(crate) capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Arc<Implementation>,
 }
 
 /// The session a request is served on, as a handler's context sees it.

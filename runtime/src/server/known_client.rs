@@ -2,58 +2,52 @@
 //! request carried them: a client sends the same two `_meta` members with every request,
 //! so most requests find theirs here, compared as text, and skip the parse.
 
+use super::modern::ClientDescription;
 use crate::peer::sync::{read, write};
-use crate::protocol::{ClientCapabilities, ClientMeta, Implementation};
-use std::sync::{Arc, RwLock};
+use crate::protocol::ClientMeta;
+use std::sync::RwLock;
 
 /// One client's description: the raw text it came as, and what it says.
 struct Known {
     capabilities_text: Box<str>,
     info_text: Option<Box<str>>,
-    capabilities: ClientCapabilities,
-    info: Option<Implementation>,
+    description: ClientDescription,
 }
 
 /// The last client description parsed (see the module docs).
 #[derive(Default)]
-pub(crate) struct KnownClient(RwLock<Option<Arc<Known>>>);
+pub(crate) struct KnownClient(RwLock<Option<Known>>);
 
 impl KnownClient {
     /// What `client` says, when its capabilities (and info) are the ones last seen.
-    pub(crate) fn get(
-        &self,
-        client: ClientMeta<'_>,
-    ) -> Option<(ClientCapabilities, Option<Implementation>)> {
+    pub(crate) fn get(&self, client: ClientMeta<'_>) -> Option<ClientDescription> {
         let capabilities = client.capabilities?.get();
         let info = client.info.map(|i| i.get());
-        let known = read(&self.0).clone()?;
+        let known = read(&self.0);
+        let known = known.as_ref()?;
         (*known.capabilities_text == *capabilities && known.info_text.as_deref() == info)
-            .then(|| (known.capabilities.clone(), known.info.clone()))
+            .then(|| known.description.clone())
     }
 
     /// Remembers what `client` says (just parsed from it).
-    pub(crate) fn remember(
-        &self,
-        client: ClientMeta<'_>,
-        capabilities: &ClientCapabilities,
-        info: Option<&Implementation>,
-    ) {
+    pub(crate) fn remember(&self, client: ClientMeta<'_>, description: &ClientDescription) {
         let Some(text) = client.capabilities else {
             return;
         };
-        *write(&self.0) = Some(Arc::new(Known {
+        *write(&self.0) = Some(Known {
             capabilities_text: text.get().into(),
             info_text: client.info.map(|i| i.get().into()),
-            capabilities: capabilities.clone(),
-            info: info.cloned(),
-        }));
+            description: description.clone(),
+        });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::{ClientCapabilities, Implementation};
     use serde_json::value::RawValue;
+    use std::sync::Arc;
 
     fn raw(text: &str) -> Box<RawValue> {
         RawValue::from_string(text.to_owned()).expect("JSON")
@@ -74,10 +68,11 @@ mod tests {
         };
         assert!(known.get(client).is_none());
         let typed: ClientCapabilities = serde_json::from_str(caps.get()).expect("caps");
-        known.remember(client, &typed, Some(&Implementation::new("c", "1")));
+        let info_typed = Arc::new(Implementation::new("c", "1"));
+        known.remember(client, &(Arc::new(typed.clone()), Some(info_typed)));
         let (got, got_info) = known.get(client).expect("known now");
-        assert_eq!(got, typed);
-        assert_eq!(got_info.map(|i| i.version), Some("1".to_owned()));
+        assert_eq!(*got, typed);
+        assert_eq!(got_info.map(|i| i.version.clone()), Some("1".to_owned()));
         // Another version, or no info at all, is another client.
         for info in [Some(&*other), None] {
             let client = ClientMeta {

@@ -131,9 +131,10 @@ pub(crate) fn requested_version<'a>(
 /// What a modern request says about its client, from its `_meta`.
 #[derive(Debug, Clone)]
 pub(crate) struct RequestMeta {
-    pub(crate) version: String,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<Implementation>,
+    /// One of [`MODERN_PROTOCOL_VERSIONS`].
+    pub(crate) version: &'static str,
+    pub(crate) capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) log_level: Option<LoggingLevel>,
 }
 
@@ -150,14 +151,23 @@ pub(crate) fn read_meta(
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
         .ok_or_else(|| ErrorObject::invalid_params("params._meta is required"))?;
+    let not_text = || {
+        ErrorObject::invalid_params(format!(
+            "_meta[\"{}\"] must be a string",
+            keys::PROTOCOL_VERSION
+        ))
+    };
+    let unescaped;
     let version = match (client.version, meta.get(keys::PROTOCOL_VERSION)) {
-        (Some(raw), _) => serde_json::from_str::<String>(raw.get()).map_err(|_| {
-            ErrorObject::invalid_params(format!(
-                "_meta[\"{}\"] must be a string",
-                keys::PROTOCOL_VERSION
-            ))
-        })?,
-        (None, Some(Value::String(v))) => v.clone(),
+        // Borrowed from the request's text, unless it is written with escapes.
+        (Some(raw), _) => match serde_json::from_str::<&str>(raw.get()) {
+            Ok(v) => v,
+            Err(_) => {
+                unescaped = serde_json::from_str::<String>(raw.get()).map_err(|_| not_text())?;
+                unescaped.as_str()
+            }
+        },
+        (None, Some(Value::String(v))) => v.as_str(),
         (None, Some(_)) => {
             return Err(ErrorObject::invalid_params(format!(
                 "_meta[\"{}\"] must be a string",
@@ -171,14 +181,18 @@ pub(crate) fn read_meta(
             )));
         }
     };
-    if !MODERN_PROTOCOL_VERSIONS.contains(&version.as_str()) {
-        return Err(unsupported_version(&version));
-    }
+    let Some(version) = MODERN_PROTOCOL_VERSIONS
+        .iter()
+        .find(|v| **v == version)
+        .copied()
+    else {
+        return Err(unsupported_version(version));
+    };
     let (capabilities, client_info) = match known.get(client) {
         Some(typed) => typed,
         None => {
             let typed = client_description(meta, client)?;
-            known.remember(client, &typed.0, typed.1.as_ref());
+            known.remember(client, &typed);
             typed
         }
     };
@@ -202,7 +216,7 @@ pub(crate) fn read_meta(
 fn client_description(
     meta: &JsonObject,
     client: ClientMeta<'_>,
-) -> Result<(ClientCapabilities, Option<Implementation>), ErrorObject> {
+) -> Result<ClientDescription, ErrorObject> {
     let invalid = |key: &str, e: serde_json::Error| {
         ErrorObject::invalid_params(format!("_meta[\"{key}\"] is not valid: {e}"))
     };
@@ -231,8 +245,11 @@ fn client_description(
         }
         (None, None) => None,
     };
-    Ok((capabilities, client_info))
+    Ok((Arc::new(capabilities), client_info.map(Arc::new)))
 }
+
+/// A client's capabilities and info, shared by every request that carries the same.
+pub(crate) type ClientDescription = (Arc<ClientCapabilities>, Option<Arc<Implementation>>);
 
 /// Admits a modern request: its `_meta` (see [`read_meta`]) and its method (`-32601` for
 /// one the modern revision does not have, `initialize` and `ping` included).
@@ -324,9 +341,13 @@ impl ServerSession {
         let _ = session.init.set(ClientInit {
             protocol_version: meta.version,
             capabilities: meta.capabilities,
-            client_info: meta
-                .client_info
-                .unwrap_or_else(|| Implementation::new("unknown-client", "0")),
+            client_info: meta.client_info.unwrap_or_else(|| {
+                static UNKNOWN: std::sync::LazyLock<Arc<Implementation>> =
+                    std::sync::LazyLock::new(|| {
+                        Arc::new(Implementation::new("unknown-client", "0"))
+                    });
+                UNKNOWN.clone()
+            }),
         });
         // Logs only when the request asks for them (`_meta` log level).
         let level = meta.log_level.map_or(u8::MAX, level_index);
@@ -798,8 +819,8 @@ impl ServerSession {
             json!({
                 "name": name,
                 "arguments": params.get("arguments").cloned().unwrap_or(Value::Null),
-                "capabilities": init.map(|i| serde_json::to_value(&i.capabilities).unwrap_or(Value::Null)),
-                "clientInfo": init.map(|i| serde_json::to_value(&i.client_info).unwrap_or(Value::Null)),
+                "capabilities": init.map(|i| serde_json::to_value(&*i.capabilities).unwrap_or(Value::Null)),
+                "clientInfo": init.map(|i| serde_json::to_value(&*i.client_info).unwrap_or(Value::Null)),
             })
         });
         let ctx = Ctx::for_rounds(

@@ -36,11 +36,14 @@ impl crate::task::Resumer for Resume {
         // A tool that is gone cannot be resumed.
         server.inner.tools.read().ok()?.get(&name)?;
         let meta = RequestMeta {
-            version: super::MODERN_PROTOCOL_VERSIONS.first()?.to_string(),
-            capabilities: serde_json::from_value(call.get("capabilities")?.clone()).ok()?,
+            version: super::MODERN_PROTOCOL_VERSIONS.first()?,
+            capabilities: std::sync::Arc::new(
+                serde_json::from_value(call.get("capabilities")?.clone()).ok()?,
+            ),
             client_info: call
                 .get("clientInfo")
-                .and_then(|i| serde_json::from_value::<Implementation>(i.clone()).ok()),
+                .and_then(|i| serde_json::from_value::<Implementation>(i.clone()).ok())
+                .map(std::sync::Arc::new),
             log_level: None,
         };
         // Its messages have no client to go to: they are drained and dropped.

@@ -70,9 +70,9 @@ impl ServerSession {
     pub fn new_stateless(server: ServerHandle, tx: OutboundSender) -> Arc<Self> {
         let session = Self::build(server, tx, true);
         let _ = session.init.set(ClientInit {
-            protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
-            capabilities: ClientCapabilities::default(),
-            client_info: Implementation::new("stateless-client", "0"),
+            protocol_version: LATEST_PROTOCOL_VERSION,
+            capabilities: Arc::default(),
+            client_info: Arc::new(Implementation::new("stateless-client", "0")),
         });
         session.initialized.store(true, Ordering::Release);
         session
@@ -118,7 +118,7 @@ impl ServerSession {
     #[cfg(feature = "http")]
     /// The protocol version agreed in `initialize`.
     pub fn protocol_version(&self) -> Option<&str> {
-        self.init.get().map(|i| i.protocol_version.as_str())
+        self.init.get().map(|i| i.protocol_version)
     }
 
     /// Subscribes to resource updates of `uri` (a modern listen request's filter).
@@ -258,15 +258,15 @@ impl ServerSession {
 
     fn initialize(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let p: InitializeRequestParams = decode(params)?;
-        let version = if SUPPORTED_PROTOCOL_VERSIONS.contains(&p.protocol_version.as_str()) {
-            p.protocol_version.clone()
-        } else {
-            LATEST_PROTOCOL_VERSION.to_owned()
-        };
+        let version = SUPPORTED_PROTOCOL_VERSIONS
+            .iter()
+            .find(|v| **v == p.protocol_version)
+            .copied()
+            .unwrap_or(LATEST_PROTOCOL_VERSION);
         let init = ClientInit {
-            protocol_version: version.clone(),
-            capabilities: p.capabilities,
-            client_info: p.client_info,
+            protocol_version: version,
+            capabilities: Arc::new(p.capabilities),
+            client_info: Arc::new(p.client_info),
         };
         if self.init.set(init).is_err() && !self.stateless {
             return Err(ErrorObject::invalid_request(
@@ -274,7 +274,7 @@ impl ServerSession {
             ));
         }
         let result = InitializeResult {
-            protocol_version: version,
+            protocol_version: version.to_owned(),
             capabilities: self.capabilities(),
             server_info: self.server.inner.info.clone(),
             instructions: self.server.inner.instructions.clone(),
