@@ -276,6 +276,9 @@ pub(crate) struct ServerInner {
     /// calls have no `Mcp-Param-*` headers to check).
     #[cfg(feature = "http")]
     pub(crate) mirrored_headers: std::sync::atomic::AtomicBool,
+    /// Whether any item registered so far requires scopes: most servers have none, and
+    /// then no request needs its item looked up for them.
+    scoped_items: std::sync::atomic::AtomicBool,
     /// The bus shared with the other replicas, if any.
     pub(crate) bus: Option<events::Bus>,
     /// The skills served (SEP-2640), if any.
@@ -414,6 +417,7 @@ impl Server {
                 known_client: known_client::KnownClient::default(),
                 #[cfg(feature = "http")]
                 mirrored_headers: std::sync::atomic::AtomicBool::new(false),
+                scoped_items: std::sync::atomic::AtomicBool::new(false),
                 bus: None,
                 #[cfg(feature = "skills")]
                 skills: None,
@@ -710,6 +714,15 @@ impl ServerInner {
         })
     }
 
+    /// An item's scopes, noting that some item requires scopes.
+    fn scopes_of(&self, scopes: Vec<String>) -> Arc<[String]> {
+        if !scopes.is_empty() {
+            self.scoped_items
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        scopes.into()
+    }
+
     fn insert_tool(&self, item: Arc<dyn ToolHandler>) -> Result<(), ServerError> {
         let mut descriptor = item.descriptor();
         if self.options.strict_schemas {
@@ -726,7 +739,7 @@ impl ServerInner {
             descriptor.name.clone(),
             Entry {
                 descriptor,
-                scopes: item.scopes().into(),
+                scopes: self.scopes_of(item.scopes()),
                 item,
             },
         )
@@ -740,7 +753,7 @@ impl ServerInner {
             descriptor.name.clone(),
             Entry {
                 descriptor,
-                scopes: item.scopes().into(),
+                scopes: self.scopes_of(item.scopes()),
                 item,
             },
         )
@@ -754,7 +767,7 @@ impl ServerInner {
             descriptor.uri.clone(),
             Entry {
                 descriptor,
-                scopes: item.scopes().into(),
+                scopes: self.scopes_of(item.scopes()),
                 item,
             },
         )
@@ -769,7 +782,7 @@ impl ServerInner {
             key,
             Entry {
                 descriptor,
-                scopes: item.scopes().into(),
+                scopes: self.scopes_of(item.scopes()),
                 item,
             },
         )
@@ -854,6 +867,15 @@ impl ServerHandle {
         method: &str,
         params: Option<&serde_json::Value>,
     ) -> Arc<[String]> {
+        static NONE: std::sync::LazyLock<Arc<[String]>> =
+            std::sync::LazyLock::new(|| Arc::from(Vec::new()));
+        if !self
+            .inner
+            .scoped_items
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return NONE.clone();
+        }
         let field = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
         let found = match method {
             methods::TOOLS_CALL => {
@@ -874,7 +896,7 @@ impl ServerHandle {
             }),
             _ => None,
         };
-        found.unwrap_or_else(|| Arc::from(Vec::new()))
+        found.unwrap_or_else(|| NONE.clone())
     }
 
     /// The `x-mcp-header` parameters of tool `name`: each one's path of `properties` keys
