@@ -279,6 +279,8 @@ pub(crate) struct ServerInner {
     /// Whether any item registered so far requires scopes: most servers have none, and
     /// then no request needs its item looked up for them.
     scoped_items: std::sync::atomic::AtomicBool,
+    /// An outbound queue nobody reads: what is sent on it is drained and dropped.
+    discarding: std::sync::OnceLock<crate::peer::OutboundSender>,
     /// The bus shared with the other replicas, if any.
     pub(crate) bus: Option<events::Bus>,
     /// The skills served (SEP-2640), if any.
@@ -418,6 +420,7 @@ impl Server {
                 #[cfg(feature = "http")]
                 mirrored_headers: std::sync::atomic::AtomicBool::new(false),
                 scoped_items: std::sync::atomic::AtomicBool::new(false),
+                discarding: std::sync::OnceLock::new(),
                 bus: None,
                 #[cfg(feature = "skills")]
                 skills: None,
@@ -939,6 +942,20 @@ impl ServerHandle {
                 .and_then(|e| e.task_support)
                 .unwrap_or(crate::protocol::TaskSupport::Forbidden),
         )
+    }
+
+    /// A sender on an outbound queue whose messages go nowhere (drained and dropped by a
+    /// task of its own, spawned on first use): for a session whose messages have no client
+    /// to go to, or that sends none. Needs a tokio runtime.
+    pub(crate) fn discarding_outbound(&self) -> crate::peer::OutboundSender {
+        self.inner
+            .discarding
+            .get_or_init(|| {
+                let (tx, mut rx) = crate::peer::outbound_queue(16);
+                tokio::spawn(async move { while rx.recv().await.is_some() {} });
+                tx
+            })
+            .clone()
     }
 
     /// The keys sealing modern requests' `requestState`.

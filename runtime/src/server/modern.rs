@@ -444,33 +444,7 @@ impl ServerSession {
         })
     }
 
-    /// Whether `request` is a plain tool call: `tools/call` of a tool that cannot ask the
-    /// client anything (no `Ctx` parameter), in a first round (no `inputResponses` or
-    /// `requestState`), that does not become a task of the tasks extension here. Such a
-    /// call needs none of what rounds, tasks or a handler on a task of its own bring, and
-    /// is served by [`ServerSession::call_plain_tool`].
-    #[cfg(feature = "http")]
-    pub(crate) fn is_plain_tool_call(&self, request: &JsonRpcRequest) -> bool {
-        if request.method != methods::TOOLS_CALL {
-            return false;
-        }
-        let Some(params) = request.params.as_ref().and_then(Value::as_object) else {
-            return false;
-        };
-        let Some(Value::String(name)) = params.get("name") else {
-            return false;
-        };
-        if params.contains_key("inputResponses") || params.contains_key("requestState") {
-            return false;
-        }
-        match self.server.plain_tool(name) {
-            Some(TaskSupport::Forbidden) => true,
-            Some(TaskSupport::Optional) => !self.declares_tasks_extension(),
-            Some(TaskSupport::Required) | None => false,
-        }
-    }
-
-    /// Serves a plain tool call (see [`ServerSession::is_plain_tool_call`]) on the caller's
+    /// Serves a plain tool call (see [`ServerHandle::is_plain_tool_call`]) on the caller's
     /// own future, the way [`ServerSession::handle_modern`] would answer it: the tool's
     /// result or error, shaped as every modern result is. Dropping the future (the client
     /// closed the stream) cancels the call: the handler is dropped and its cancellation
@@ -948,6 +922,39 @@ fn input_required(
     result.insert("inputRequests".to_owned(), Value::Object(requests));
     result.insert("requestState".to_owned(), Value::String(token));
     Ok(Value::Object(result))
+}
+
+impl super::ServerHandle {
+    /// Whether `request`, from a client declaring `capabilities`, is a plain tool call:
+    /// `tools/call` of a tool that cannot ask the client anything (no `Ctx` parameter), in
+    /// a first round (no `inputResponses` or `requestState`), that does not become a task
+    /// of the tasks extension here. Such a call needs none of what rounds, tasks or a
+    /// handler on a task of its own bring, sends the client nothing but its result, and is
+    /// served by [`ServerSession::call_plain_tool`].
+    #[cfg(feature = "http")]
+    pub(crate) fn is_plain_tool_call(
+        &self,
+        request: &JsonRpcRequest,
+        capabilities: &ClientCapabilities,
+    ) -> bool {
+        if request.method != methods::TOOLS_CALL {
+            return false;
+        }
+        let Some(params) = request.params.as_ref().and_then(Value::as_object) else {
+            return false;
+        };
+        let Some(Value::String(name)) = params.get("name") else {
+            return false;
+        };
+        if params.contains_key("inputResponses") || params.contains_key("requestState") {
+            return false;
+        }
+        match self.plain_tool(name) {
+            Some(TaskSupport::Forbidden) => true,
+            Some(TaskSupport::Optional) => !crate::task::extension_declared(capabilities),
+            Some(TaskSupport::Required) | None => false,
+        }
+    }
 }
 
 /// The progress token a request's `_meta` carries, if any.

@@ -47,8 +47,7 @@ impl crate::task::Resumer for Resume {
             log_level: None,
         };
         // Its messages have no client to go to: they are drained and dropped.
-        let (tx, mut rx) = crate::peer::outbound_queue(16);
-        tokio::spawn(async move { while rx.recv().await.is_some() {} });
+        let tx = server.discarding_outbound();
         let session = ServerSession::new_modern(server, tx, meta);
         let id = RequestId::String(format!("resumed:{name}"));
         let ctx = Ctx::for_rounds(

@@ -44,12 +44,11 @@ pub(super) async fn post(
         Ok(meta) => meta,
         Err(error) => return rpc_error(status_of(&error), id, error),
     };
-    let (tx, queue) = outbound_queue(max_queue);
-    let engine = ServerSession::new_modern(server.clone(), tx, meta);
-    let guard = CancelOnDrop(engine.clone());
     // A call that cannot ask or notify anything is answered by one JSON body: it runs
-    // right here, with no answer queue between the tool and the response.
-    if engine.is_plain_tool_call(&request) {
+    // right here, with no answer queue of its own between the tool and the response.
+    if server.is_plain_tool_call(&request, &meta.capabilities) {
+        let engine = ServerSession::new_modern(server.clone(), server.discarding_outbound(), meta);
+        let guard = CancelOnDrop(engine.clone());
         let id = request.id.clone();
         let outcome = engine.call_plain_tool(request, caller).await;
         drop(guard);
@@ -58,6 +57,9 @@ pub(super) async fn post(
             Err(error) => json_message(status_of(&error), &JsonRpcMessage::error(Some(id), error)),
         };
     }
+    let (tx, queue) = outbound_queue(max_queue);
+    let engine = ServerSession::new_modern(server.clone(), tx, meta);
+    let guard = CancelOnDrop(engine.clone());
     engine.peer().poll_handlers_first_inline();
     engine
         .handle_from(JsonRpcMessage::Request(request), caller)
