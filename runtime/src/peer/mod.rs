@@ -403,12 +403,25 @@ impl Peer {
 
     /// The connection is gone: fail pending requests and cancel every handler.
     pub fn close(&self) {
+        self.close_and_wake(true);
+    }
+
+    /// [`Peer::close`] for a peer that no driver reads for (its queue is the server's
+    /// discarding one): nothing is queued to wake one.
+    #[cfg(feature = "http")]
+    pub(crate) fn close_undriven(&self) {
+        self.close_and_wake(false);
+    }
+
+    fn close_and_wake(&self, wake_driver: bool) {
         if self.closed.swap(true, Ordering::AcqRel) {
             return;
         }
         // Wakes a driver waiting on an empty queue; a full queue means it is busy and
         // checks the shutdown token after each message.
-        let _ = self.tx.try_send(Outbound::Shutdown);
+        if wake_driver {
+            let _ = self.tx.try_send(Outbound::Shutdown);
+        }
         lock(&self.outgoing).clear();
         for (_, token) in lock(&self.incoming).drain() {
             token.cancel();

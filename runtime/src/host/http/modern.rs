@@ -48,10 +48,11 @@ pub(super) async fn post(
     // right here, with no answer queue of its own between the tool and the response.
     if server.is_plain_tool_call(&request, &meta.capabilities) {
         let engine = ServerSession::new_modern(server.clone(), server.discarding_outbound(), meta);
-        let guard = CancelOnDrop(engine.clone());
         let id = request.id.clone();
         let outcome = engine.call_plain_tool(request, caller).await;
-        drop(guard);
+        // No driver reads the discarding queue: closing queues nothing to wake one (a
+        // dropped future needs no close at all: nothing else holds the session).
+        engine.peer().close_undriven();
         return match outcome {
             Ok(result) => json_message(StatusCode::OK, &JsonRpcMessage::response(id, result)),
             Err(error) => json_message(status_of(&error), &JsonRpcMessage::error(Some(id), error)),
