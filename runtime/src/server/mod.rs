@@ -243,6 +243,17 @@ pub(crate) struct Entry<D, T: ?Sized> {
     pub(crate) scopes: Arc<[String]>,
 }
 
+impl<T: ?Sized> Entry<crate::protocol::Tool, T> {
+    /// The tool's `execution.taskSupport` (`forbidden` when it sets none).
+    pub(crate) fn task_support(&self) -> crate::protocol::TaskSupport {
+        self.descriptor
+            .execution
+            .as_ref()
+            .and_then(|e| e.task_support)
+            .unwrap_or(crate::protocol::TaskSupport::Forbidden)
+    }
+}
+
 impl<D: Clone, T: ?Sized> Clone for Entry<D, T> {
     fn clone(&self) -> Self {
         Entry {
@@ -934,14 +945,7 @@ impl ServerHandle {
     pub(crate) fn plain_tool(&self, name: &str) -> Option<crate::protocol::TaskSupport> {
         let tools = read(&self.inner.tools);
         let entry = tools.get(name).filter(|entry| !entry.item.asks_client())?;
-        Some(
-            entry
-                .descriptor
-                .execution
-                .as_ref()
-                .and_then(|e| e.task_support)
-                .unwrap_or(crate::protocol::TaskSupport::Forbidden),
-        )
+        Some(entry.task_support())
     }
 
     /// A sender on an outbound queue whose messages go nowhere (drained and dropped by a

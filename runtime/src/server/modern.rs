@@ -10,7 +10,7 @@
 
 use super::ServerSession;
 use super::answer::Answer;
-use super::session::level_index;
+use super::session::{level_index, progress_token_of};
 use crate::context::{Carried, ClientInit, Ctx, Question, Rounds, Stuck};
 use crate::peer::Sending;
 use crate::protocol::*;
@@ -456,8 +456,11 @@ impl ServerSession {
         caller: crate::caller::Caller,
     ) -> Result<ResultPayload, ErrorObject> {
         use futures::FutureExt as _;
-        let JsonRpcRequest { id, method, params } = request;
-        let mut params = params;
+        let JsonRpcRequest {
+            id,
+            method,
+            mut params,
+        } = request;
         // The 2025-11-25 `task` param is tolerated and ignored, as in a round.
         if let Some(map) = params.as_mut().and_then(Value::as_object_mut) {
             map.remove("task");
@@ -955,14 +958,6 @@ impl super::ServerHandle {
             Some(TaskSupport::Required) | None => false,
         }
     }
-}
-
-/// The progress token a request's `_meta` carries, if any.
-fn progress_token_of(params: Option<&Value>) -> Option<ProgressToken> {
-    params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get("progressToken"))
-        .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok())
 }
 
 fn str_param(map: &JsonObject, field: &str) -> Result<String, ErrorObject> {

@@ -204,11 +204,7 @@ impl ServerSession {
             };
             return reply(Err(error));
         }
-        let progress_token = params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get("progressToken"))
-            .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
+        let progress_token = progress_token_of(params.as_ref());
         let cancel = CancellationToken::new();
         let owner = caller.owner();
         let ctx = Ctx::new(
@@ -432,15 +428,9 @@ impl ServerSession {
     /// ([`ToolHandler::input_before_task`](super::ToolHandler::input_before_task)), and its
     /// task support.
     pub(super) fn task_support(&self, name: &str) -> Option<(bool, TaskSupport)> {
-        read(&self.server.inner.tools).get(name).map(|entry| {
-            let support = entry
-                .descriptor
-                .execution
-                .as_ref()
-                .and_then(|e| e.task_support)
-                .unwrap_or(TaskSupport::Forbidden);
-            (entry.item.input_before_task(), support)
-        })
+        read(&self.server.inner.tools)
+            .get(name)
+            .map(|entry| (entry.item.input_before_task(), entry.task_support()))
     }
 
     pub(super) async fn call_tool(
@@ -471,13 +461,11 @@ impl ServerSession {
         // Only the handler and its task support leave the lock: cloning the descriptor
         // (schemas included) per call was a tenth of the in-memory call cost.
         let found = read(&self.server.inner.tools).get(&p.name).map(|entry| {
-            let support = entry
-                .descriptor
-                .execution
-                .as_ref()
-                .and_then(|e| e.task_support)
-                .unwrap_or(TaskSupport::Forbidden);
-            (entry.item.clone(), support, entry.scopes.clone())
+            (
+                entry.item.clone(),
+                entry.task_support(),
+                entry.scopes.clone(),
+            )
         });
         let Some((tool, support, scopes)) = found else {
             return Err(ErrorObject::invalid_params(format!(
@@ -740,6 +728,14 @@ fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
 /// The span a request's handler runs in: `mcp.request` with the method, the request id, the
 /// protocol era and, for `tools/call` / `prompts/get` / `resources/read`, the tool, prompt
 /// or resource. DEBUG level, so it costs nothing unless a subscriber wants it.
+/// The progress token a request's `_meta` carries, if any.
+pub(super) fn progress_token_of(params: Option<&Value>) -> Option<ProgressToken> {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+        .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok())
+}
+
 pub(crate) fn request_span(
     method: &str,
     id: &RequestId,
