@@ -26,6 +26,8 @@ static LINGER_STARTED: AtomicBool = AtomicBool::new(false);
 static LINGER_DROPPED: AtomicUsize = AtomicUsize::new(0);
 static WATCH_STARTED: AtomicBool = AtomicBool::new(false);
 static WATCH_CANCELLED: AtomicBool = AtomicBool::new(false);
+static STALL_STARTED: AtomicBool = AtomicBool::new(false);
+static STALL_CANCELLED: AtomicBool = AtomicBool::new(false);
 
 /// A word.
 #[derive(serde::Deserialize, Elicits)]
@@ -206,6 +208,36 @@ async fn explode() -> &'static str {
     panic!("the tool exploded")
 }
 
+/// Reports progress twice, then answers: an asking tool (it has a `Ctx`) whose modern call
+/// streams its notifications before its result.
+#[mcp_tool]
+async fn chatty(ctx: &Ctx) -> &'static str {
+    ctx.progress(1.0, Some(2.0), Some("half")).await;
+    ctx.progress(2.0, Some(2.0), None).await;
+    "done talking"
+}
+
+/// Waits for its cancellation, watched from a task of its own: an asking tool.
+#[mcp_tool]
+async fn stall(ctx: &Ctx) -> &'static str {
+    let cancel = ctx.cancellation_token();
+    tokio::spawn(async move {
+        cancel.cancelled().await;
+        STALL_CANCELLED.store(true, Ordering::SeqCst);
+    });
+    STALL_STARTED.store(true, Ordering::SeqCst);
+    std::future::pending().await
+}
+
+/// Panics before it asks anything: an asking tool.
+#[mcp_tool]
+async fn implode(ctx: &Ctx) -> &'static str {
+    if ctx.is_cancelled() {
+        return "cancelled";
+    }
+    panic!("the tool imploded")
+}
+
 fn keys(byte: u8) -> StateKeys {
     StateKeys::from_secret(&[byte; 32]).expect("a 32-byte secret")
 }
@@ -219,6 +251,9 @@ fn server_with(options: ServerOptions) -> ServerHandle {
         .tool(hang)
         .tool(watch)
         .tool(explode)
+        .tool(chatty)
+        .tool(stall)
+        .tool(implode)
         .tool(linger)
         .tool(debate)
         .tool(recap)
@@ -518,6 +553,83 @@ async fn a_plain_call_that_panics_is_answered_with_the_panic_message() {
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "modern-test",
         "{reply}"
     );
+}
+
+#[tokio::test]
+async fn closing_the_stream_of_an_asking_call_fires_its_cancellation_token() {
+    let app = app();
+    let call = tokio::spawn({
+        let app = app.clone();
+        async move { app.oneshot(call(1, "stall", json!({}), json!({}))).await }
+    });
+    wait_until(|| STALL_STARTED.load(Ordering::SeqCst), "the tool starts").await;
+    assert!(
+        !STALL_CANCELLED.load(Ordering::SeqCst),
+        "not cancelled while it runs"
+    );
+    call.abort();
+    wait_until(
+        || STALL_CANCELLED.load(Ordering::SeqCst),
+        "the tool's cancellation token fires",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn an_asking_call_that_panics_is_answered_with_the_panic_message() {
+    let (status, reply) = send(&app(), call(3, "implode", json!({}), json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert_eq!(reply["id"], 3, "{reply}");
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .or_else(|| reply["error"]["message"].as_str())
+        .unwrap_or_default();
+    assert!(text.contains("the tool imploded"), "{reply}");
+}
+
+#[tokio::test]
+async fn notifications_before_the_result_turn_the_response_into_an_sse_stream() {
+    use futures::StreamExt;
+    let token = json!({"progressToken": "p1"});
+    let mut req = call(5, "chatty", json!({}), json!({}));
+    // The progress token goes into the request's `_meta` beside the modern fields.
+    let body = within(
+        "the body",
+        axum::body::to_bytes(std::mem::take(req.body_mut()), 1 << 20),
+    )
+    .await
+    .expect("body");
+    let mut body: Value = serde_json::from_slice(&body).expect("JSON");
+    body["params"]["_meta"]["progressToken"] = token["progressToken"].clone();
+    *req.body_mut() = Body::from(body.to_string());
+    let resp = within("the response", app().oneshot(req))
+        .await
+        .expect("infallible");
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(resp.headers()["content-type"], "text/event-stream");
+    let mut chunks = resp.into_body().into_data_stream();
+    let mut events = Vec::new();
+    // The stream ends after the result: collecting it finishes.
+    while let Some(chunk) = within("a chunk", chunks.next()).await {
+        let chunk = chunk.expect("chunk");
+        let text = String::from_utf8_lossy(&chunk).into_owned();
+        for line in text.lines().filter_map(|l| l.strip_prefix("data: ")) {
+            events.push(serde_json::from_str::<Value>(line).expect("JSON event"));
+        }
+    }
+    assert_eq!(events.len(), 3, "{events:?}");
+    for (event, progress) in events.iter().zip([1.0, 2.0]) {
+        assert_eq!(event["method"], "notifications/progress", "{event}");
+        assert_eq!(event["params"]["progressToken"], "p1", "{event}");
+        assert_eq!(event["params"]["progress"], progress, "{event}");
+    }
+    let last = &events[2];
+    assert_eq!(last["id"], 5, "{last}");
+    assert_eq!(
+        last["result"]["content"][0]["text"], "done talking",
+        "{last}"
+    );
+    assert_eq!(last["result"]["resultType"], "complete", "{last}");
 }
 
 /// A modern request of `method` with `params` (the `_meta` added), headers mirroring it.

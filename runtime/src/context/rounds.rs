@@ -185,14 +185,18 @@ impl Carried {
     }
 }
 
-/// `{"method": method, "params": params}`, as it goes into `inputRequests` (the params
-/// moved in: `json!` would copy them through a serializer).
-fn request_value(method: &str, params: &str) -> Value {
-    let params: Value = serde_json::from_str(params).unwrap_or(Value::Null);
-    let mut request = JsonObject::with_capacity(2);
-    request.insert("method".to_owned(), Value::String(method.to_owned()));
-    request.insert("params".to_owned(), params);
-    Value::Object(request)
+/// `{"method": method, "params": params}`, as it goes into `inputRequests`: written as text
+/// around the params' text, no tree built.
+fn request_text(method: &str, params: &str) -> Box<RawValue> {
+    let mut text = String::with_capacity(params.len() + method.len() + 24);
+    text.push_str("{\"method\":");
+    // A string always serialises.
+    text.push_str(&serde_json::to_string(method).unwrap_or_default());
+    text.push_str(",\"params\":");
+    text.push_str(params);
+    text.push('}');
+    // The params are JSON text the server wrote; the default (`null`) is never taken.
+    RawValue::from_string(text).unwrap_or_default()
 }
 
 /// A client's result as JSON text.
@@ -207,7 +211,7 @@ pub(crate) struct Question {
     pub(crate) key: String,
     pub(crate) digest: Digest,
     /// `{ "method": ..., "params": ... }`, as it goes into `inputRequests`.
-    pub(crate) request: Value,
+    pub(crate) request: Box<RawValue>,
 }
 
 /// How a round ended without the handler finishing.
@@ -401,7 +405,7 @@ impl Rounds {
                     }
                     None => {
                         if !inner.outstanding.iter().any(|q| q.key == key) {
-                            let request = request_value(method, params);
+                            let request = request_text(method, params);
                             inner.outstanding.push(Question {
                                 key: key.clone(),
                                 digest,
@@ -454,7 +458,7 @@ impl Rounds {
             None => {
                 let mut inner = lock(&self.inner);
                 if !inner.asked.iter().any(|q| q.key == key) {
-                    let request = request_value(method, params);
+                    let request = request_text(method, params);
                     inner.asked.push(Question {
                         key: key.to_owned(),
                         digest,
@@ -633,7 +637,7 @@ mod tests {
         rounds.expect(vec![Question {
             key: "k".into(),
             digest,
-            request: json!({}),
+            request: RawValue::from_string("{}".into()).unwrap(),
         }]);
         let answer: JsonObject =
             serde_json::from_value(json!({"k": {"action": "decline"}})).unwrap();

@@ -15,6 +15,9 @@ pub(crate) enum Answer {
     Tree(Value),
     /// A tool's result.
     Tool(CallToolResult),
+    /// A modern result written whole, `resultType` and `_meta` included (an
+    /// `input_required` round).
+    Shaped(Box<serde_json::value::RawValue>),
 }
 
 impl Answer {
@@ -23,6 +26,7 @@ impl Answer {
         match self {
             Answer::Tree(value) => value,
             Answer::Tool(result) => Value::from(result),
+            Answer::Shaped(text) => serde_json::from_str(text.get()).unwrap_or(Value::Null),
         }
     }
 
@@ -31,6 +35,7 @@ impl Answer {
         match self {
             Answer::Tree(value) => ResultPayload::from(value),
             Answer::Tool(result) => ResultPayload::tool(result, None),
+            Answer::Shaped(text) => ResultPayload::from(text),
         }
     }
 }

@@ -360,8 +360,8 @@ impl ServerSession {
         session
     }
 
-    /// Serves one modern request on its own task; its result (or error) is shaped for
-    /// the modern revision.
+    /// Serves one modern request on its own task (the stdio engine, where requests share
+    /// one stream); its result (or error) is shaped for the modern revision.
     pub(super) fn handle_modern(
         self: &Arc<Self>,
         id: RequestId,
@@ -369,11 +369,27 @@ impl ServerSession {
         params: Option<Value>,
         caller: crate::caller::Caller,
     ) -> Sending<'_> {
-        let progress_token = progress_token_of(params.as_ref());
         let cancel = CancellationToken::new();
+        let fut = self.modern_request(id.clone(), method, params, caller, cancel.clone());
+        self.peer.serve(id, cancel, fut);
+        Sending::done()
+    }
+
+    /// One modern request, served by whoever polls the returned future: the stdio engine
+    /// spawns it ([`ServerSession::handle_modern`]), the HTTP host polls it on the POST's
+    /// own future. `cancel` is the token a handler sees cancelled when the request is.
+    pub(crate) fn modern_request(
+        self: &Arc<Self>,
+        id: RequestId,
+        method: String,
+        params: Option<Value>,
+        caller: crate::caller::Caller,
+        cancel: CancellationToken,
+    ) -> impl std::future::Future<Output = Result<ResultPayload, ErrorObject>> + Send + 'static
+    {
+        let progress_token = progress_token_of(params.as_ref());
         let this = self.clone();
         let request_id = id.clone();
-        let token = cancel.clone();
         let span = super::session::request_span(&method, &id, params.as_ref(), "2026");
         let fut = async move {
             let cacheable = |v: Value| Answer::Tree(this.cacheable(v));
@@ -396,11 +412,11 @@ impl ServerSession {
                         .map(Answer::Tree)
                 }
                 methods::TOOLS_CALL | methods::PROMPTS_GET => {
-                    this.in_rounds(&method, request_id, progress_token, token, params, caller)
+                    this.in_rounds(&method, request_id, progress_token, cancel, params, caller)
                         .await
                 }
                 methods::RESOURCES_READ => this
-                    .in_rounds(&method, request_id, progress_token, token, params, caller)
+                    .in_rounds(&method, request_id, progress_token, cancel, params, caller)
                     .await
                     .map(|answer| match answer {
                         Answer::Tree(v) if v.get("resultType").is_none() => cacheable(v),
@@ -415,9 +431,7 @@ impl ServerSession {
             };
             this.modern_result(outcome)
         };
-        self.peer
-            .serve(id, cancel, super::session::traced(span, fut));
-        Sending::done()
+        super::session::traced(span, fut)
     }
 
     /// A handler's outcome as a modern result: a URL elicitation the handler required
@@ -441,6 +455,7 @@ impl ServerSession {
                     info: self.server.inner.info_text.clone(),
                 }),
             ),
+            Answer::Shaped(text) => ResultPayload::from(text),
         })
     }
 
@@ -855,7 +870,8 @@ impl ServerSession {
                 let carried = rounds.carry(&questions);
                 let ttl = self.server.inner.options.request_state_ttl;
                 let bound = bound.unwrap_or_else(|| binding.bound());
-                input_required(&keys, &bound, questions, &carried, ttl).map(Answer::Tree)
+                let info = &self.server.inner.info_text;
+                input_required(&keys, &bound, &questions, &carried, ttl, info).map(Answer::Shaped)
             }
         }
     }
@@ -904,27 +920,55 @@ where
     .await
 }
 
-/// The `input_required` result of a round that ended on `questions`.
+/// The `input_required` result of a round that ended on `questions`, written whole: the
+/// questions go in as the text they were asked as, beside the server's info.
 fn input_required(
     keys: &StateKeys,
     bound: &Bound,
-    questions: Vec<Question>,
+    questions: &[Question],
     carried: &Carried,
     ttl: Duration,
-) -> Result<Value, ErrorObject> {
+    server_info: &serde_json::value::RawValue,
+) -> Result<Box<serde_json::value::RawValue>, ErrorObject> {
+    use serde::ser::{SerializeMap, Serializer};
+    /// `inputRequests`: the questions by key.
+    struct Requests<'a>(&'a [Question]);
+    impl serde::Serialize for Requests<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut map = s.serialize_map(Some(self.0.len()))?;
+            for q in self.0 {
+                map.serialize_entry(&q.key, &q.request)?;
+            }
+            map.end()
+        }
+    }
+    #[derive(serde::Serialize)]
+    struct Meta<'a> {
+        #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+        server_info: &'a serde_json::value::RawValue,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct InputRequired<'a> {
+        result_type: &'static str,
+        input_requests: Requests<'a>,
+        request_state: &'a str,
+        #[serde(rename = "_meta")]
+        meta: Meta<'a>,
+    }
     let payload = carried
         .to_json()
         .map_err(|e| ErrorObject::internal(format!("could not serialise the call state: {e}")))?;
     let token = keys
         .seal_bound(bound, ttl, SystemTime::now(), &payload)
         .map_err(|e| ErrorObject::internal(format!("could not seal the call state: {e}")))?;
-    let requests: JsonObject = questions.into_iter().map(|q| (q.key, q.request)).collect();
-    // Built in place: `json!` would copy the requests through a serializer.
-    let mut result = JsonObject::with_capacity(5);
-    result.insert("resultType".to_owned(), "input_required".into());
-    result.insert("inputRequests".to_owned(), Value::Object(requests));
-    result.insert("requestState".to_owned(), Value::String(token));
-    Ok(Value::Object(result))
+    serde_json::value::to_raw_value(&InputRequired {
+        result_type: "input_required",
+        input_requests: Requests(questions),
+        request_state: &token,
+        meta: Meta { server_info },
+    })
+    .map_err(|e| ErrorObject::internal(format!("could not write the round's result: {e}")))
 }
 
 impl super::ServerHandle {

@@ -335,7 +335,7 @@ impl TaskEngine {
             pending
                 .into_iter()
                 .filter_map(|(key, digest)| {
-                    let request = shown.get(&key)?.clone();
+                    let request = serde_json::value::to_raw_value(shown.get(&key)?).ok()?;
                     Some(Question {
                         key,
                         digest,
@@ -430,7 +430,10 @@ impl TaskEngine {
         let outstanding = running.rounds.outstanding();
         let requests: JsonObject = outstanding
             .iter()
-            .map(|q| (q.key.clone(), q.request.clone()))
+            .map(|q| {
+                let request = serde_json::from_str(q.request.get()).unwrap_or(Value::Null);
+                (q.key.clone(), request)
+            })
             .collect();
         let (status, requests) = if requests.is_empty() {
             (TaskStatus::Working, None)

@@ -17,7 +17,11 @@ use base64::Engine as _;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use tokio_util::sync::CancellationToken;
 
 /// `MCP-Protocol-Version`
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -58,14 +62,29 @@ pub(super) async fn post(
             Err(error) => json_message(status_of(&error), &JsonRpcMessage::error(Some(id), error)),
         };
     }
+    // Any other request runs on this future too, its answer queue read beside it: the
+    // response is one JSON body if the answer comes first, else an SSE stream.
     let (tx, queue) = outbound_queue(max_queue);
     let engine = ServerSession::new_modern(server.clone(), tx, meta);
-    let guard = CancelOnDrop(engine.clone());
-    engine.peer().poll_handlers_first_inline();
-    engine
-        .handle_from(JsonRpcMessage::Request(request), caller)
-        .await;
-    answer(Outgoing(queue), guard).await
+    let JsonRpcRequest { id, method, params } = request;
+    let cancel = CancellationToken::new();
+    let work = engine.modern_request(id.clone(), method, params, caller, cancel.clone());
+    let work = Box::pin(async move {
+        use futures::FutureExt as _;
+        // Dropped unfinished (the client closed the stream), the request is cancelled.
+        let cancel_if_dropped = cancel.drop_guard();
+        let outcome = std::panic::AssertUnwindSafe(work).catch_unwind().await;
+        cancel_if_dropped.disarm();
+        match outcome {
+            Ok(Ok(result)) => JsonRpcMessage::response(id, result),
+            Ok(Err(error)) => JsonRpcMessage::error(Some(id), error),
+            Err(panic) => JsonRpcMessage::error(
+                Some(id),
+                crate::protocol::ErrorObject::internal(crate::peer::panic_message(&panic)),
+            ),
+        }
+    });
+    answer(work, Outgoing(queue), CloseOnDrop(engine)).await
 }
 
 /// Checks what the transport must check before anything runs: the mirrored headers, the
@@ -239,77 +258,157 @@ fn status_of(error: &ErrorObject) -> StatusCode {
 struct Outgoing(OutboundReceiver);
 
 impl Outgoing {
-    /// The next message for the client; `None` once the request ended without one more
-    /// (it was abandoned, or the engine shut down).
-    async fn next(&mut self) -> Option<JsonRpcMessage> {
+    /// The next message for the client; `None` once the engine shut down.
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<JsonRpcMessage>> {
         loop {
-            match self.0.recv().await? {
-                Outbound::Message { message, .. } => return Some(message),
-                Outbound::Abandoned(_) | Outbound::Shutdown => return None,
-                Outbound::CloseStream(_) => {}
+            match std::task::ready!(self.0.poll_recv(cx)) {
+                Some(Outbound::Message { message, .. }) => return Poll::Ready(Some(message)),
+                None | Some(Outbound::Abandoned(_) | Outbound::Shutdown) => {
+                    return Poll::Ready(None);
+                }
+                Some(Outbound::CloseStream(_)) => {}
             }
         }
     }
 }
 
-/// Closes the request's engine (cancelling its handler) when the response is dropped: the
-/// client closed the stream, or the answer is complete.
-struct CancelOnDrop(Arc<ServerSession>);
+/// A modern request's handler, run by its response: its answer, as the message to send.
+type Work = Pin<Box<dyn Future<Output = JsonRpcMessage> + Send>>;
 
-impl Drop for CancelOnDrop {
+/// Closes the request's engine when the response is dropped: the client closed the
+/// stream, or the answer is complete. Nothing drives its queue but the response itself:
+/// closing queues nothing.
+struct CloseOnDrop(Arc<ServerSession>);
+
+impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        self.0.close();
+        self.0.peer().close_undriven();
     }
 }
 
-/// The response: one JSON body when the result comes first, else an SSE stream of the
-/// notifications and then the result.
-async fn answer(mut messages: Outgoing, guard: CancelOnDrop) -> Response {
-    let Some(first) = messages.next().await else {
-        return super::http_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the request ended without a response",
-        );
-    };
-    let status = match &first {
-        JsonRpcMessage::Response(_) => Some(StatusCode::OK),
-        JsonRpcMessage::Error(e) => Some(status_of(&e.error)),
-        _ => None,
-    };
-    if let Some(status) = status {
-        drop(guard);
-        return json_message(status, &first);
-    }
-    let head = futures::stream::iter([Ok::<_, Infallible>(event(&first))]);
-    let tail = futures::stream::unfold(
-        (messages, Some(guard)),
-        |(mut messages, guard)| async move {
-            let guard = guard?;
-            // A quiet stream (a long call, a `subscriptions/listen`) gets an SSE comment
-            // now and then, so intermediaries and client timeouts keep it open.
-            let message = match tokio::time::timeout(KEEP_ALIVE, messages.next()).await {
-                Err(_) => {
-                    let comment = Bytes::from_static(b":\n\n");
-                    return Some((Ok(comment), (messages, Some(guard))));
-                }
-                Ok(message) => message?,
+/// What a request's handler produced first.
+enum First {
+    /// Its answer, with nothing queued before it.
+    Answer(JsonRpcMessage),
+    /// A message it queued, and its answer if it has one already.
+    Message(JsonRpcMessage, Option<JsonRpcMessage>),
+    /// The engine shut down (the server is closing) before it answered.
+    Ended,
+}
+
+/// The response: one JSON body when the answer comes first, else an SSE stream of what
+/// the handler queues and then its answer. The handler is polled here, then by the stream.
+async fn answer(mut work: Work, mut messages: Outgoing, guard: CloseOnDrop) -> Response {
+    let first = std::future::poll_fn(|cx| {
+        let answer = match work.as_mut().poll(cx) {
+            Poll::Ready(answer) => Some(answer),
+            Poll::Pending => None,
+        };
+        // What the handler queued (even while finishing) goes out before its answer.
+        match messages.poll_next(cx) {
+            Poll::Ready(Some(message)) => Poll::Ready(First::Message(message, answer)),
+            Poll::Ready(None) => Poll::Ready(answer.map_or(First::Ended, First::Answer)),
+            Poll::Pending => answer.map_or(Poll::Pending, |a| Poll::Ready(First::Answer(a))),
+        }
+    })
+    .await;
+    let (first, answer) = match first {
+        First::Answer(answer) => {
+            let status = match &answer {
+                JsonRpcMessage::Error(e) => status_of(&e.error),
+                _ => StatusCode::OK,
             };
-            let last = matches!(
-                message,
-                JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)
+            drop(guard);
+            return json_message(status, &answer);
+        }
+        First::Ended => {
+            return super::http_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the request ended without a response",
             );
-            let bytes = event(&message);
-            Some((Ok(bytes), (messages, (!last).then_some(guard))))
-        },
-    );
-    let body = Body::from_stream(futures::StreamExt::chain(head, tail));
+        }
+        First::Message(first, answer) => (first, answer),
+    };
+    let stream = Streamed {
+        first: Some(first),
+        work: answer.is_none().then_some(work),
+        answer,
+        messages,
+        keep_alive: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
+        guard: Some(guard),
+    };
     Response::builder()
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, "text/event-stream")
         .header(header::CACHE_CONTROL, "no-cache")
         .header("x-accel-buffering", "no")
-        .body(body)
+        .body(Body::from_stream(stream))
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// The SSE body of a request whose handler queued a message before its answer: the
+/// messages as events, then the answer. It drives the handler (dropping it cancels the
+/// request). A quiet stream (a long call, a `subscriptions/listen`) gets an SSE comment
+/// now and then, so intermediaries and client timeouts keep it open.
+struct Streamed {
+    first: Option<JsonRpcMessage>,
+    /// The handler, until it answers.
+    work: Option<Work>,
+    /// Its answer, sent once everything it queued before is out.
+    answer: Option<JsonRpcMessage>,
+    messages: Outgoing,
+    keep_alive: Pin<Box<tokio::time::Sleep>>,
+    /// `None` once the answer is sent (the engine closed): the stream has ended.
+    guard: Option<CloseOnDrop>,
+}
+
+impl Streamed {
+    fn emit(&mut self, message: &JsonRpcMessage) -> Poll<Option<Result<Bytes, Infallible>>> {
+        let deadline = tokio::time::Instant::now() + KEEP_ALIVE;
+        self.keep_alive.as_mut().reset(deadline);
+        Poll::Ready(Some(Ok(event(message))))
+    }
+}
+
+impl futures::Stream for Streamed {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.guard.is_none() {
+            return Poll::Ready(None);
+        }
+        if let Some(first) = this.first.take() {
+            return this.emit(&first);
+        }
+        if let Some(work) = this.work.as_mut()
+            && let Poll::Ready(answer) = work.as_mut().poll(cx)
+        {
+            this.work = None;
+            this.answer = Some(answer);
+        }
+        match this.messages.poll_next(cx) {
+            Poll::Ready(Some(message)) => return this.emit(&message),
+            Poll::Ready(None) if this.answer.is_none() => {
+                // The engine shut down: the stream ends without an answer.
+                this.work = None;
+                this.guard = None;
+                return Poll::Ready(None);
+            }
+            Poll::Ready(None) | Poll::Pending => {}
+        }
+        if let Some(answer) = this.answer.take() {
+            let sent = this.emit(&answer);
+            this.guard = None;
+            return sent;
+        }
+        if this.keep_alive.as_mut().poll(cx).is_ready() {
+            let deadline = tokio::time::Instant::now() + KEEP_ALIVE;
+            this.keep_alive.as_mut().reset(deadline);
+            return Poll::Ready(Some(Ok(Bytes::from_static(b":\n\n"))));
+        }
+        Poll::Pending
+    }
 }
 
 /// A response of one JSON body: `message`, with `status`.
