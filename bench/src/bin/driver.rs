@@ -175,10 +175,12 @@ async fn run(args: Args) -> std::io::Result<()> {
              no session and no `initialize`; every POST carries `MCP-Protocol-Version`, \
              `Mcp-Method` and `Mcp-Name`, and `params._meta` the protocol version, the \
              client's capabilities and its identity; one keep-alive connection per client. \
-             The 3-round MRTR row calls `three_rounds`, which asks the client three \
+             The 3-round MRTR rows call `three_rounds`, which asks the client three \
              questions one after the other: the call is four POSTs (three `input_required` \
              results, each answered with `inputResponses` and the `requestState` echoed, \
-             then the result), counted as one call in calls/s, latency and CPU per call."
+             then the result), counted as one call in calls/s, latency and CPU per call; \
+             with one client each round trip is waited for, with 16 the servers' CPU per \
+             call sets the pace."
         ));
         // The same calls as the HTTP rows, as sessionless MCP 2026-07-28 requests: no
         // initialize, each POST carrying the version, method and tool name in headers and
@@ -197,16 +199,24 @@ async fn run(args: Args) -> std::io::Result<()> {
                 }),
             ));
         }
-        // One client; a call is four POSTs (three `input_required` rounds, then the result).
-        let per = n(4_000);
-        scenarios.push((
-            format!("{MODERN}, 3-round MRTR call"),
-            &[Call::ThreeRounds],
-            Box::new(move |spec| match modern_unsupported(spec) {
-                Some(why) => Scenario::Unsupported(why),
-                None => Scenario::Modern(1, (per / 10).max(5), per.max(10)),
-            }),
-        ));
+        // A call is four POSTs (three `input_required` rounds, then the result): one
+        // client waiting on each round trip, and 16 at once, where the servers' CPU per
+        // call rather than the round trip sets the pace.
+        for clients in [1usize, 16] {
+            let per = n(4_000) / clients as u64;
+            scenarios.push((
+                if clients == 1 {
+                    format!("{MODERN}, 3-round MRTR call")
+                } else {
+                    format!("{MODERN}, 3-round MRTR call, {clients} clients")
+                },
+                &[Call::ThreeRounds],
+                Box::new(move |spec| match modern_unsupported(spec) {
+                    Some(why) => Scenario::Unsupported(why),
+                    None => Scenario::Modern(clients, (per / 10).max(5), per.max(10)),
+                }),
+            ));
+        }
     }
     for (name, calls, make) in &scenarios {
         for &call in *calls {
