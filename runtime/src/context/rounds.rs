@@ -29,14 +29,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Notify, watch};
 
 /// SHA-256 of the `{method, params}` of a request the handler asked
-/// ([`crate::seal::digest_request`]). Kept as bytes; written as 64 lowercase hex digits.
+/// ([`crate::seal::digest_request`]), its first 128 bits (SHA-256/128): the digest tells a
+/// replay that asks something else at a logged key, inside a state nobody but the server
+/// can write, so 128 bits are ample and every digest in a `requestState` is half as long.
+/// Written as 22 base64url digits; the 64 hex digits of a full digest (states written by
+/// earlier builds) are read as their first 128 bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Digest(pub(crate) [u8; 32]);
+pub(crate) struct Digest(pub(crate) [u8; 16]);
 
 impl Digest {
     /// The digest of asking `method` with `params` (JSON text).
     pub(crate) fn of(method: &str, params: &str) -> Self {
-        Digest(crate::seal::digest_request(method, params))
+        let full = crate::seal::digest_request(method, params);
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&full[..16]);
+        Digest(out)
     }
 }
 
@@ -44,11 +51,14 @@ impl Digest {
 /// question has claimed yet, written as `""`.
 mod answer_digest {
     use super::Digest;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
     use serde::de::{Error, Visitor};
     use serde::{Deserializer, Serializer};
     use std::fmt;
 
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    /// base64url digits of 16 bytes, unpadded.
+    const WRITTEN_LEN: usize = 22;
 
     pub(super) fn serialize<S: Serializer>(d: &Option<Digest>, s: S) -> Result<S::Ok, S::Error> {
         match d {
@@ -58,45 +68,60 @@ mod answer_digest {
     }
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Digest>, D::Error> {
-        struct Hex;
-        impl Visitor<'_> for Hex {
+        struct Text;
+        impl Visitor<'_> for Text {
             type Value = Option<Digest>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("64 hex digits or an empty string")
+                f.write_str("22 base64url digits, 64 hex digits or an empty string")
             }
             fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
-                if v.is_empty() {
-                    return Ok(None);
-                }
                 let bytes = v.as_bytes();
-                if bytes.len() != 64 {
-                    return Err(E::invalid_length(bytes.len(), &self));
-                }
-                let mut out = [0u8; 32];
-                for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
-                    let nibble = |c: u8| match c {
-                        b'0'..=b'9' => Ok(c - b'0'),
-                        b'a'..=b'f' => Ok(c - b'a' + 10),
-                        _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &Hex)),
-                    };
-                    *o = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+                let invalid = || E::invalid_value(serde::de::Unexpected::Str(v), &Text);
+                let mut out = [0u8; 16];
+                match bytes.len() {
+                    0 => return Ok(None),
+                    WRITTEN_LEN => {
+                        // Room for the decoder's estimate; exactly 16 bytes must come out.
+                        let mut buf = [0u8; 18];
+                        let n = URL_SAFE_NO_PAD
+                            .decode_slice(bytes, &mut buf)
+                            .map_err(|_| invalid())?;
+                        if n != out.len() {
+                            return Err(invalid());
+                        }
+                        out.copy_from_slice(&buf[..16]);
+                    }
+                    64 => {
+                        // A full SHA-256 in hex (an earlier build's state): its first half.
+                        let nibble = |c: u8| match c {
+                            b'0'..=b'9' => Ok(c - b'0'),
+                            b'a'..=b'f' => Ok(c - b'a' + 10),
+                            _ => Err(invalid()),
+                        };
+                        for (i, pair) in bytes.chunks_exact(2).enumerate() {
+                            let byte = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+                            if let Some(o) = out.get_mut(i) {
+                                *o = byte;
+                            }
+                        }
+                    }
+                    n => return Err(E::invalid_length(n, &self)),
                 }
                 Ok(Some(Digest(out)))
             }
         }
-        d.deserialize_str(Hex)
+        d.deserialize_str(Text)
     }
 
-    /// As hex text, without allocating.
+    /// As base64url text, without allocating.
     impl serde::Serialize for Digest {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut text = [0u8; 64];
-            for (pair, b) in text.chunks_exact_mut(2).zip(self.0) {
-                pair[0] = DIGITS[usize::from(b >> 4)];
-                pair[1] = DIGITS[usize::from(b & 0xf)];
-            }
-            // Hex digits are ASCII.
-            s.serialize_str(std::str::from_utf8(&text).unwrap_or_default())
+            let mut text = [0u8; WRITTEN_LEN];
+            let n = URL_SAFE_NO_PAD
+                .encode_slice(self.0, &mut text)
+                .map_err(serde::ser::Error::custom)?;
+            // base64url digits are ASCII.
+            s.serialize_str(std::str::from_utf8(&text[..n]).unwrap_or_default())
         }
     }
 
@@ -675,11 +700,17 @@ mod tests {
     }
 
     #[test]
-    fn the_carried_state_is_written_as_before() {
-        // Digests as 64 hex digits ("" for an answer no question claimed yet), results as
-        // the JSON they were: states sealed by earlier builds still open.
+    fn the_carried_state_is_written_compactly_and_earlier_states_still_read() {
+        // Digests as 22 base64url digits ("" for an answer no question claimed yet),
+        // results as the JSON they were.
         let digest = Digest::of("elicitation/create", r#"{"m":1}"#);
-        let hex: String = digest.0.iter().map(|b| format!("{b:02x}")).collect();
+        let full = crate::seal::digest_request("elicitation/create", r#"{"m":1}"#);
+        assert_eq!(digest.0[..], full[..16]);
+        let b64 = {
+            use base64::Engine as _;
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest.0)
+        };
+        assert_eq!(b64.len(), 22);
         let mut carried = Carried::default();
         carried.answers.insert(
             "k".into(),
@@ -700,7 +731,7 @@ mod tests {
         assert_eq!(
             written,
             format!(
-                r#"{{"a":{{"first":{{"d":"","r":{{"action":"decline"}}}},"k":{{"d":"{hex}","r":{{"action":"accept","content":{{"b":1,"a":"x"}}}}}}}},"p":{{"p":"{hex}"}}}}"#
+                r#"{{"a":{{"first":{{"d":"","r":{{"action":"decline"}}}},"k":{{"d":"{b64}","r":{{"action":"accept","content":{{"b":1,"a":"x"}}}}}}}},"p":{{"p":"{b64}"}}}}"#
             )
         );
         let read: Carried = serde_json::from_str(&written).unwrap();
@@ -708,17 +739,31 @@ mod tests {
         assert_eq!(read.answers["first"].digest, None);
         assert_eq!(read.pending["p"], digest);
         assert_eq!(serde_json::to_string(&read).unwrap(), written);
+        // A state written by an earlier build (full digests in hex) still opens, and its
+        // digests match the ones a replay takes now.
+        let hex: String = full.iter().map(|b| format!("{b:02x}")).collect();
+        let earlier = format!(
+            r#"{{"a":{{"k":{{"d":"{hex}","r":{{"action":"decline"}}}}}},"p":{{"p":"{hex}"}}}}"#
+        );
+        let read: Carried = serde_json::from_str(&earlier).unwrap();
+        assert_eq!(read.answers["k"].digest, Some(digest));
+        assert_eq!(read.pending["p"], digest);
         // Anything else where a digest belongs is not a call state.
-        for bad in [
-            r#"{"p":{"p":"zz"}}"#,
-            r#"{"p":{"p":""}}"#,
-            r#"{"a":{"k":{"d":1,"r":null}}}"#,
-        ] {
-            assert!(serde_json::from_str::<Carried>(bad).is_err(), "{bad}");
+        let upper = hex.to_uppercase();
+        let mut bad = vec![
+            r#"{"p":{"p":"zz"}}"#.to_owned(),
+            r#"{"p":{"p":""}}"#.to_owned(),
+            r#"{"a":{"k":{"d":1,"r":null}}}"#.to_owned(),
+            // 22 digits, but not base64url.
+            r#"{"p":{"p":"!!!!!!!!!!!!!!!!!!!!!!"}}"#.to_owned(),
+            // 22 digits whose last one carries bits past the 16 bytes.
+            format!(r#"{{"p":{{"p":"{}B"}}}}"#, &b64[..21]),
+        ];
+        if hex != upper {
+            bad.push(format!(r#"{{"p":{{"p":"{upper}"}}}}"#));
         }
-        let upper = format!(r#"{{"p":{{"p":"{}"}}}}"#, hex.to_uppercase());
-        if hex != hex.to_uppercase() {
-            assert!(serde_json::from_str::<Carried>(&upper).is_err());
+        for bad in bad {
+            assert!(serde_json::from_str::<Carried>(&bad).is_err(), "{bad}");
         }
     }
 }
