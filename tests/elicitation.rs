@@ -377,4 +377,11 @@ fn a_derived_form_makes_its_schema_once_and_lends_it() {
         _ => panic!("a derived form lends its schema"),
     }
     assert_eq!(*first, Order::requested_schema());
+    // Its JSON text is written once too, byte for byte what the schema writes: a question
+    // written from the text is the question written from the schema (same digest).
+    let text = <Order as ElicitForm>::requested_schema_text().expect("a derived form's text");
+    let again = <Order as ElicitForm>::requested_schema_text().expect("a derived form's text");
+    assert!(std::ptr::eq(text, again), "the same text both times");
+    let written = serde_json::to_string(&Order::requested_schema()).expect("json");
+    assert_eq!(text.get(), written);
 }

@@ -185,6 +185,18 @@ fn form(cx: &Ctxt, input: &DeriveInput, fields: &Fields, krate: &TokenStream) ->
                     <Self as #krate::elicitation::ElicitForm>::requested_schema,
                 ))
             }
+
+            // ... and written as JSON text once, which every question then takes.
+            fn requested_schema_text() -> ::core::option::Option<&'static #krate::serde_json::value::RawValue> {
+                static TEXT: ::std::sync::OnceLock<::std::boxed::Box<#krate::serde_json::value::RawValue>> =
+                    ::std::sync::OnceLock::new();
+                let text = TEXT.get_or_init(|| {
+                    let schema = <Self as #krate::elicitation::ElicitForm>::requested_schema_cached();
+                    // A schema always serialises; the default (`null`) is never taken.
+                    #krate::serde_json::value::to_raw_value(&*schema).unwrap_or_default()
+                });
+                ::core::option::Option::Some(&**text)
+            }
         }
     }
 }

@@ -159,6 +159,8 @@ mod tests {
     }
 
     #[test]
+    // The update fills the fields other features add (`http`: the request head).
+    #[allow(clippy::needless_update)]
     fn missing_scopes_without_a_principal_are_all_of_them() {
         let required = vec!["a".to_owned(), "b".to_owned()];
         assert_eq!(Caller::default().missing_scopes(&required), ["a", "b"]);

@@ -137,6 +137,14 @@ pub trait ElicitForm: DeserializeOwned + 'static {
     fn requested_schema_cached() -> std::borrow::Cow<'static, ElicitationSchema> {
         std::borrow::Cow::Owned(Self::requested_schema())
     }
+
+    /// [`ElicitForm::requested_schema`] as JSON text, for a form whose schema is fixed: the
+    /// derive writes it once, and each question takes the text instead of writing the
+    /// schema again. `None` (the default): written with each question.
+    #[doc(hidden)]
+    fn requested_schema_text() -> Option<&'static serde_json::value::RawValue> {
+        None
+    }
 }
 
 /// A keyed elicitation set: the enum deriving `Elicits` whose variants carry
@@ -492,7 +500,10 @@ impl<K> Ctx<K> {
         // The request `create_elicitation` sends for these form params, with the schema
         // borrowed: a derived form's is made once, not per question.
         let schema = T::requested_schema_cached();
-        let params = ElicitRequestFormParams::borrowed(&message, &schema, None, meta.as_ref());
+        let mut params = ElicitRequestFormParams::borrowed(&message, &schema, None, meta.as_ref());
+        if let Some(text) = T::requested_schema_text() {
+            params = params.with_schema_text(text);
+        }
         let result = self.create_form_elicitation(params).await?;
         match result.action {
             ElicitAction::Decline => Ok(Elicited::Decline),

@@ -647,7 +647,7 @@ pub enum ElicitRequestParams {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct FormOut<'a> {
     message: &'a str,
-    requested_schema: &'a ElicitationSchema,
+    requested_schema: SchemaOut<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     task: Option<&'a TaskMetadata>,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
@@ -666,10 +666,35 @@ impl ElicitRequestFormParams {
     ) -> FormOut<'a> {
         FormOut {
             message,
-            requested_schema,
+            requested_schema: SchemaOut::Tree(requested_schema),
             task,
             meta,
             mode: "form",
+        }
+    }
+}
+
+impl<'a> FormOut<'a> {
+    /// The same params with the schema written as `text`: the schema's own JSON, written
+    /// once for a form whose schema is fixed (`ElicitForm::requested_schema_text`).
+    pub(crate) fn with_schema_text(mut self, text: &'a serde_json::value::RawValue) -> Self {
+        self.requested_schema = SchemaOut::Text(text);
+        self
+    }
+}
+
+/// A form's `requestedSchema` as it goes out: the schema, or its JSON text written before.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SchemaOut<'a> {
+    Tree(&'a ElicitationSchema),
+    Text(&'a serde_json::value::RawValue),
+}
+
+impl Serialize for SchemaOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SchemaOut::Tree(schema) => schema.serialize(s),
+            SchemaOut::Text(text) => text.serialize(s),
         }
     }
 }
