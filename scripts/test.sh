@@ -22,8 +22,8 @@ python3 scripts/check_layers.py
 
 section "cargo clippy (-D warnings)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-# A stdio-only build (no `http`) must be as clean as the default one.
-cargo clippy -p tracksuit --no-default-features --quiet -- -D warnings
+# A stdio-only build (no `http`) must be as clean as the default one, its tests included.
+cargo clippy -p tracksuit --no-default-features --all-targets --quiet -- -D warnings
 
 section "cargo test"
 cargo test --workspace --quiet
