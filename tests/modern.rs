@@ -229,12 +229,9 @@ async fn stall(ctx: &Ctx) -> &'static str {
     std::future::pending().await
 }
 
-/// Panics before it asks anything: an asking tool.
+/// Panics before it asks anything: an asking tool (its `Ctx` is what makes it one).
 #[mcp_tool]
-async fn implode(ctx: &Ctx) -> &'static str {
-    if ctx.is_cancelled() {
-        return "cancelled";
-    }
+async fn implode(_ctx: &Ctx) -> &'static str {
     panic!("the tool imploded")
 }
 
@@ -515,24 +512,34 @@ async fn closing_the_response_stream_cancels_the_request() {
     .await;
 }
 
-#[tokio::test]
-async fn closing_the_stream_of_a_plain_call_fires_its_cancellation_token() {
+/// Calls `tool` (which sets `started`, then runs until cancelled, setting `cancelled` when
+/// its token fires), closes the response stream, and waits for the token to fire.
+async fn closing_the_stream_fires_the_token(
+    tool: &'static str,
+    started: &'static AtomicBool,
+    cancelled: &'static AtomicBool,
+) {
     let app = app();
     let call = tokio::spawn({
         let app = app.clone();
-        async move { app.oneshot(call(1, "watch", json!({}), json!({}))).await }
+        async move { app.oneshot(call(1, tool, json!({}), json!({}))).await }
     });
-    wait_until(|| WATCH_STARTED.load(Ordering::SeqCst), "the tool starts").await;
+    wait_until(|| started.load(Ordering::SeqCst), "the tool starts").await;
     assert!(
-        !WATCH_CANCELLED.load(Ordering::SeqCst),
+        !cancelled.load(Ordering::SeqCst),
         "not cancelled while it runs"
     );
     call.abort();
     wait_until(
-        || WATCH_CANCELLED.load(Ordering::SeqCst),
+        || cancelled.load(Ordering::SeqCst),
         "the tool's cancellation token fires",
     )
     .await;
+}
+
+#[tokio::test]
+async fn closing_the_stream_of_a_plain_call_fires_its_cancellation_token() {
+    closing_the_stream_fires_the_token("watch", &WATCH_STARTED, &WATCH_CANCELLED).await;
 }
 
 #[tokio::test]
@@ -557,22 +564,7 @@ async fn a_plain_call_that_panics_is_answered_with_the_panic_message() {
 
 #[tokio::test]
 async fn closing_the_stream_of_an_asking_call_fires_its_cancellation_token() {
-    let app = app();
-    let call = tokio::spawn({
-        let app = app.clone();
-        async move { app.oneshot(call(1, "stall", json!({}), json!({}))).await }
-    });
-    wait_until(|| STALL_STARTED.load(Ordering::SeqCst), "the tool starts").await;
-    assert!(
-        !STALL_CANCELLED.load(Ordering::SeqCst),
-        "not cancelled while it runs"
-    );
-    call.abort();
-    wait_until(
-        || STALL_CANCELLED.load(Ordering::SeqCst),
-        "the tool's cancellation token fires",
-    )
-    .await;
+    closing_the_stream_fires_the_token("stall", &STALL_STARTED, &STALL_CANCELLED).await;
 }
 
 #[tokio::test]
