@@ -25,7 +25,8 @@ import tempfile
 # Top-level module -> layer, lowest first. Layer 8 is the crate root: lib.rs (exempt from
 # every rule), its inline `__private` re-exports, and private.rs behind them.
 LAYERS = {
-    "capacity": 0, "on_demand": 0, "seal": 0, "events": 0, "caller": 0,  # support: leaf helpers
+    "capacity": 0, "on_demand": 0, "seal": 0, "events": 0, "caller": 0,
+    "idempotency": 0,  # support: leaf helpers
     "protocol": 1,                               # wire types
     "peer": 2,                                   # JSON-RPC engine (incl. peer::sync)
     "transport": 3, "client": 3,                 # framing; a client on peer + transport

@@ -21,6 +21,9 @@ cargo test --quiet -p tracksuit --features postgres
 echo "--- docs/scaling.md doctests"
 cargo test --quiet -p tracksuit-tests --features postgres --doc
 
+echo "--- tests/postgres_rounds.rs (idempotent rounds across two replicas)"
+cargo test --quiet -p tracksuit-tests --features postgres --test postgres_rounds
+
 echo "--- tests/postgres.rs"
 out=$(mktemp)
 status=0

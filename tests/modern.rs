@@ -4,17 +4,19 @@
 //! `requestState`, and cancellation by closing the response stream.
 
 use axum::body::Body;
-use axum::http::{Request, Response, StatusCode};
+use axum::http::{Request, StatusCode};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 use tower::ServiceExt;
 use tracksuit::host::http::{HttpOptions, StreamableHttp};
 use tracksuit::protocol::*;
-use tracksuit::{
-    Ctx, Elicits, PhaseCtx, Server, ServerHandle, ServerOptions, StateKeys, ToolError, mcp_tool,
-};
+use tracksuit::{Ctx, Elicits, PhaseCtx, Server, ServerHandle, ServerOptions, ToolError, mcp_tool};
 use tracksuit_tests::support::{wait_until, within};
+
+#[path = "mrtr.rs"]
+mod mrtr;
+use mrtr::{asked, call, keys, send, word};
 
 static BEFORE: AtomicUsize = AtomicUsize::new(0);
 static AFTER: AtomicUsize = AtomicUsize::new(0);
@@ -235,10 +237,6 @@ async fn implode(_ctx: &Ctx) -> &'static str {
     panic!("the tool imploded")
 }
 
-fn keys(byte: u8) -> StateKeys {
-    StateKeys::from_secret(&[byte; 32]).expect("a 32-byte secret")
-}
-
 fn server_with(options: ServerOptions) -> ServerHandle {
     Server::with_options(Implementation::new("modern-test", "1"), options)
         .tool(Three)
@@ -266,63 +264,6 @@ fn app_with(options: ServerOptions) -> axum::Router {
 
 fn app() -> axum::Router {
     app_with(ServerOptions::default().state_keys(keys(1)))
-}
-
-/// A modern `tools/call` of `name` with `extra` params merged in (`inputResponses`,
-/// `requestState`), its headers mirroring the body.
-fn call(id: i64, name: &str, arguments: Value, extra: Value) -> Request<Body> {
-    let mut params = json!({
-        "name": name,
-        "arguments": arguments,
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {
-                "elicitation": {"form": {}, "url": {}},
-                "sampling": {},
-            },
-            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-        },
-    });
-    if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
-        p.extend(e.clone());
-    }
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
-    Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", name)
-        .body(Body::from(body.to_string()))
-        .expect("request")
-}
-
-async fn send(app: &axum::Router, req: Request<Body>) -> (StatusCode, Value) {
-    let resp: Response<Body> = within("the response", app.clone().oneshot(req))
-        .await
-        .expect("infallible");
-    let status = resp.status();
-    let bytes = within("the body", axum::body::to_bytes(resp.into_body(), 1 << 22))
-        .await
-        .expect("body");
-    (status, serde_json::from_slice(&bytes).expect("a JSON body"))
-}
-
-/// The single input request of an `input_required` result: its key, message and the state.
-fn asked(v: &Value) -> (String, String, String) {
-    let result = &v["result"];
-    assert_eq!(result["resultType"], "input_required", "{v}");
-    let requests = result["inputRequests"].as_object().expect("inputRequests");
-    assert_eq!(requests.len(), 1, "{v}");
-    let (key, request) = requests.iter().next().expect("one request");
-    let message = request["params"]["message"].as_str().unwrap_or_default();
-    let state = result["requestState"].as_str().expect("requestState");
-    (key.clone(), message.to_owned(), state.to_owned())
-}
-
-fn word(w: &str) -> Value {
-    json!({"action": "accept", "content": {"word": w}})
 }
 
 #[tokio::test]

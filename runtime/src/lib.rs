@@ -66,6 +66,7 @@ pub mod events;
 pub mod guide;
 pub mod handoff;
 pub mod host;
+pub mod idempotency;
 mod on_demand;
 mod peer;
 mod private;
@@ -83,7 +84,7 @@ pub use authoring::{
     PromptParameter, ToolError, ToolParameter, schema_for, strict_schema,
 };
 pub use caller::Principal;
-pub use context::{Ctx, LoggedExchange};
+pub use context::{Ctx, LoggedExchange, MAX_ONCE_LEN, OnceError};
 pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
 pub use handoff::PhaseCtx;
 pub use peer::RequestError;

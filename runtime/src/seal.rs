@@ -270,6 +270,38 @@ pub(crate) fn digest_json(value: &serde_json::Value) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// The identity of one MRTR round as a client sends it: SHA-256/128 of the `requestState`
+/// it presents, and SHA-256/128 of the answers it gives to that state's questions (by key,
+/// in key order, each value in canonical JSON; a missing answer counts as one).
+pub(crate) fn digest_round<'a>(
+    token: &str,
+    answers: impl Iterator<Item = (&'a str, Option<&'a serde_json::Value>)>,
+) -> ([u8; 16], [u8; 16]) {
+    let half = |full: [u8; 32]| {
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&full[..16]);
+        out
+    };
+    let state = half(Sha256::digest(token.as_bytes()).into());
+    let mut h = Sha256::new();
+    for (key, answer) in answers {
+        h.update((key.len() as u64).to_be_bytes());
+        h.update(key.as_bytes());
+        match answer {
+            None => h.update([0]),
+            Some(value) => {
+                h.update([1]);
+                let mut out = HashWriter::new(&mut h);
+                write_canonical(&mut out, value);
+                out.finish();
+                // A separator no canonical JSON text ends with.
+                h.update([0xff]);
+            }
+        }
+    }
+    (state, half(h.finalize().into()))
+}
+
 /// SHA-256 of `{"method": method, "params": params}`, `params` being JSON text taken as it
 /// is (key order as written), without building that object.
 ///

@@ -2,10 +2,13 @@
 //! logging, progress, cancellation, and raw server→client requests (sampling, elicitation,
 //! roots, ping) that check the client's declared capabilities first.
 
+mod once;
 mod rounds;
 mod scope;
 
-pub(crate) use rounds::{Carried, Question, Rounds, Stuck};
+pub use once::{MAX_ONCE_LEN, OnceError};
+
+pub(crate) use rounds::{Carried, Digest, Question, Rounds, Stuck};
 pub(crate) use scope::{ClientInit, SessionScope, TaskScope};
 
 use crate::caller::Caller;
@@ -135,6 +138,7 @@ impl Flow {
             methods::SAMPLING_CREATE_MESSAGE => "sample",
             methods::ELICITATION_CREATE => "elicit",
             methods::ROOTS_LIST => "roots",
+            once::ONCE => "once",
             _ => "ask",
         };
         numbered(&self.path, kind, n)

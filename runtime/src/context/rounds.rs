@@ -156,6 +156,11 @@ pub(crate) struct Carried {
     /// State kept by the handler across rounds (a handoff tool's `before` state).
     #[serde(default, rename = "s", skip_serializing_if = "Option::is_none")]
     pub(crate) kept: Option<Value>,
+    /// Results of the side effects the handler ran once (`Ctx::once`, `now`, `random`), by
+    /// key, each with the digest of its name. Only the server writes them: unlike answers,
+    /// a client can never supply one.
+    #[serde(default, rename = "e", skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) effects: BTreeMap<String, Answer>,
 }
 
 impl Carried {
@@ -169,7 +174,12 @@ impl Carried {
             .sum();
         let pending: usize = self.pending.keys().map(|key| key.len() + 72).sum();
         let kept = if self.kept.is_some() { 256 } else { 0 };
-        let mut out = Vec::with_capacity(16 + answers + pending + kept);
+        let effects: usize = self
+            .effects
+            .iter()
+            .map(|(key, effect)| key.len() + effect.result.get().len() + 48)
+            .sum();
+        let mut out = Vec::with_capacity(16 + answers + pending + kept + effects);
         serde_json::to_writer(&mut out, self)?;
         Ok(out)
     }
@@ -280,6 +290,21 @@ struct Inner {
     confirmed: BTreeMap<String, Digest>,
     failure: Option<ErrorObject>,
     kept: Option<Value>,
+    /// Side effects run in this round (or, live, since the task started), by key.
+    effects: BTreeMap<String, Answer>,
+    /// Side effects under way: a round does not end while one runs.
+    running_effects: usize,
+}
+
+/// What the log holds for a side effect about to run (see [`Rounds::recall`]).
+#[derive(Debug)]
+pub(crate) enum Recall {
+    /// It ran in an earlier round: its result.
+    Logged(Box<RawValue>),
+    /// Something else ran at this key: the handler is not deterministic.
+    Diverged,
+    /// It has not run: run it now, then [`Rounds::record`] it.
+    Fresh,
 }
 
 impl Rounds {
@@ -400,6 +425,8 @@ impl Rounds {
         let inner = lock(&self.inner);
         let mut answers = self.carried.answers.clone();
         answers.extend(inner.delivered.clone());
+        let mut effects = self.carried.effects.clone();
+        effects.extend(inner.effects.clone());
         Carried {
             answers,
             pending: inner
@@ -408,6 +435,7 @@ impl Rounds {
                 .map(|q| (q.key.clone(), q.digest))
                 .collect(),
             kept: inner.kept.clone(),
+            effects,
         }
     }
 
@@ -495,6 +523,56 @@ impl Rounds {
         std::future::pending().await
     }
 
+    /// What the log holds for the side effect `key`, whose name has the digest `digest`.
+    /// A fresh effect counts as under way until [`Rounds::record`] or [`Rounds::abandon`].
+    pub(crate) fn recall(&self, key: &str, digest: Digest) -> Recall {
+        let mut inner = lock(&self.inner);
+        let logged = self
+            .carried
+            .effects
+            .get(key)
+            .or_else(|| inner.effects.get(key));
+        match logged {
+            Some(effect) if effect.digest == Some(digest) => Recall::Logged(effect.result.clone()),
+            Some(_) => Recall::Diverged,
+            None => {
+                inner.running_effects += 1;
+                Recall::Fresh
+            }
+        }
+    }
+
+    /// Logs the result of the side effect `key` that just ran. Live (a task), the change
+    /// is announced so the task's replay record takes it.
+    pub(crate) fn record(&self, key: String, digest: Digest, result: Box<RawValue>) {
+        let mut inner = lock(&self.inner);
+        inner.running_effects = inner.running_effects.saturating_sub(1);
+        inner.effects.insert(
+            key,
+            Answer {
+                digest: Some(digest),
+                result,
+            },
+        );
+        drop(inner);
+        if self.is_live() {
+            self.changed.notify_one();
+        }
+    }
+
+    /// A fresh side effect ended without a result to log (its future was dropped, or its
+    /// result could not be logged).
+    pub(crate) fn abandon(&self) {
+        let mut inner = lock(&self.inner);
+        inner.running_effects = inner.running_effects.saturating_sub(1);
+    }
+
+    /// Whether a side effect ran (and was logged) in this round: the round cannot be
+    /// repeated without repeating it, so its outcome is what a re-sent round gets.
+    pub(crate) fn ran_effects(&self) -> bool {
+        !lock(&self.inner).effects.is_empty()
+    }
+
     /// Ends the call with `error` (the asking code never resumes).
     pub(crate) fn fail(&self, error: ErrorObject) {
         let mut inner = lock(&self.inner);
@@ -524,7 +602,9 @@ impl Rounds {
         if let Some(error) = &inner.failure {
             return Some(Stuck::Failed(error.clone()));
         }
-        if inner.asked.is_empty() {
+        // A side effect under way finishes first (its result goes into the state), even
+        // when another branch already waits on a question.
+        if inner.asked.is_empty() || inner.running_effects > 0 {
             return None;
         }
         Some(Stuck::Input(std::mem::take(&mut inner.asked)))
@@ -532,7 +612,12 @@ impl Rounds {
 
     /// What the next round carries after this one ended asking `questions`.
     pub(crate) fn carry(&self, questions: &[Question]) -> Carried {
-        let confirmed = lock(&self.inner).confirmed.clone();
+        let (confirmed, ran) = {
+            let inner = lock(&self.inner);
+            (inner.confirmed.clone(), inner.effects.clone())
+        };
+        let mut effects = self.carried.effects.clone();
+        effects.extend(ran);
         let answers = self
             .carried
             .answers
@@ -557,6 +642,7 @@ impl Rounds {
                 .map(|q| (q.key.clone(), q.digest))
                 .collect(),
             kept: self.kept(),
+            effects,
         }
     }
 

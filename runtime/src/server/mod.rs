@@ -3,6 +3,7 @@
 
 mod answer;
 mod events;
+mod idempotent;
 mod known_client;
 mod modern;
 mod prompt;
@@ -294,6 +295,8 @@ pub(crate) struct ServerInner {
     discarding: std::sync::OnceLock<crate::peer::OutboundSender>,
     /// The bus shared with the other replicas, if any.
     pub(crate) bus: Option<events::Bus>,
+    /// Where later MRTR rounds are claimed and their outcomes kept for re-sends.
+    pub(crate) rounds_store: Arc<dyn crate::idempotency::IdempotencyStore>,
     /// The skills served (SEP-2640), if any.
     #[cfg(feature = "skills")]
     pub(crate) skills: Option<Arc<crate::skills::Skills>>,
@@ -433,6 +436,7 @@ impl Server {
                 scoped_items: std::sync::atomic::AtomicBool::new(false),
                 discarding: std::sync::OnceLock::new(),
                 bus: None,
+                rounds_store: Arc::new(crate::idempotency::MemoryIdempotencyStore::new()),
                 #[cfg(feature = "skills")]
                 skills: None,
                 task_notices: Mutex::default(),
@@ -495,6 +499,28 @@ impl Server {
     /// ```
     pub fn event_bus(mut self, bus: Arc<dyn crate::events::EventBus>) -> Self {
         self.inner.bus = Some(events::Bus::new(bus));
+        self
+    }
+
+    /// Where later rounds of MCP 2026-07-28 multi round-trip calls are claimed and their
+    /// outcomes kept, so that a round re-sent verbatim gets its first outcome and runs
+    /// nothing again (see [`idempotency`](crate::idempotency)). The default is a
+    /// [`MemoryIdempotencyStore`](crate::idempotency::MemoryIdempotencyStore); replicas
+    /// behind one endpoint share a `PgIdempotencyStore` (feature `postgres`).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tracksuit::{Server, idempotency::MemoryIdempotencyStore};
+    /// let store = Arc::new(MemoryIdempotencyStore::new().max_records(1_000));
+    /// let server = Server::new(tracksuit::crate_info!()).idempotency_store(store).build()?;
+    /// # let _ = server;
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn idempotency_store(
+        mut self,
+        store: Arc<dyn crate::idempotency::IdempotencyStore>,
+    ) -> Self {
+        self.inner.rounds_store = store;
         self
     }
 

@@ -10,6 +10,7 @@
 
 use super::ServerSession;
 use super::answer::Answer;
+use super::idempotent::{self, Admission};
 use super::session::{level_index, progress_token_of};
 use crate::context::{Carried, ClientInit, Ctx, Question, Rounds, Stuck};
 use crate::peer::Sending;
@@ -796,6 +797,20 @@ impl ServerSession {
                 })?
             }
         };
+        let ttl = self.server.inner.options.request_state_ttl;
+        // A later round is claimed before it runs: a re-sent one gets its first outcome.
+        let held = match &state {
+            None => None,
+            Some(token) => {
+                let store = &self.server.inner.rounds_store;
+                match idempotent::admit(store, token, &carried.pending, responses.as_ref(), ttl)
+                    .await?
+                {
+                    Admission::Serve(held) => Some(held),
+                    Admission::Replay(outcome) => return outcome,
+                }
+            }
+        };
         carried.absorb(responses.as_ref(), state.is_none());
         let rounds = Arc::new(Rounds::new(target, carried));
         // A call that may become a task gets a token of its own: the task's, cancelled by
@@ -847,18 +862,21 @@ impl ServerSession {
             None => one_round(std::pin::pin!(handler()), &rounds, false).await,
             Some(before_task) => {
                 let mut handler: futures::future::BoxFuture<'static, _> = Box::pin(handler());
-                if !before_task {
+                let ended = match before_task {
                     // The call is a task before the tool runs.
-                    return start_task(tasks, rounds, cancel, handler, call, owner).await;
-                }
-                let ended = one_round(handler.as_mut(), &rounds, true).await;
+                    false => None,
+                    true => one_round(handler.as_mut(), &rounds, true).await,
+                };
                 if ended.is_none() {
-                    return start_task(tasks, rounds, cancel, handler, call, owner).await;
+                    let outcome = start_task(tasks, rounds, cancel, handler, call, owner).await;
+                    return settled(held, outcome, true).await;
                 }
                 ended
             }
         };
-        match ended {
+        // A round that finished, or ran a side effect, must not run again.
+        let commit = matches!(ended, Some(Ok(_))) || rounds.ran_effects();
+        let outcome = match ended {
             // Only a call that may become a task ends a round asking for it (handled above).
             None => Err(ErrorObject::internal("the call asked to become a task")),
             Some(Ok(outcome)) => outcome,
@@ -868,13 +886,25 @@ impl ServerSession {
             )),
             Some(Err(Stuck::Input(questions))) => {
                 let carried = rounds.carry(&questions);
-                let ttl = self.server.inner.options.request_state_ttl;
                 let bound = bound.unwrap_or_else(|| binding.bound());
                 let info = &self.server.inner.info_text;
                 input_required(&keys, &bound, &questions, &carried, ttl, info).map(Answer::Shaped)
             }
-        }
+        };
+        settled(held, outcome, commit).await
     }
+}
+
+/// `outcome`, after the round's claim (if it has one) is settled with it.
+async fn settled(
+    held: Option<idempotent::Held>,
+    outcome: Result<Answer, ErrorObject>,
+    commit: bool,
+) -> Result<Answer, ErrorObject> {
+    if let Some(held) = held {
+        held.settle(&outcome, commit).await;
+    }
+    outcome
 }
 
 /// Continues a call as a task of the tasks extension (its result kept as a tree).

@@ -1,0 +1,326 @@
+//! [`MemoryIdempotencyStore`]: the rounds one process served, in memory, bounded.
+
+use super::{Claim, IdempotencyError, IdempotencyStore, RoundKey};
+use futures::future::BoxFuture;
+use serde_json::value::RawValue;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+/// The default idempotency store: records in this process's memory, kept for their ttl and
+/// bounded in number and in bytes (the oldest records go first when full, with a warning:
+/// a round whose record was evicted runs again if re-sent).
+///
+/// Replicas behind one endpoint need a shared store instead
+/// ([`PgIdempotencyStore`](super::PgIdempotencyStore), feature `postgres`): a re-send may
+/// reach another replica.
+///
+/// ```
+/// use tracksuit::idempotency::MemoryIdempotencyStore;
+/// let store = MemoryIdempotencyStore::new().max_records(10_000).max_bytes(16 << 20);
+/// let server = tracksuit::Server::new(tracksuit::crate_info!())
+///     .idempotency_store(std::sync::Arc::new(store))
+///     .build()?;
+/// # let _ = server;
+/// # Ok::<(), tracksuit::ServerError>(())
+/// ```
+#[derive(Debug)]
+pub struct MemoryIdempotencyStore {
+    map: Mutex<Records>,
+    max_records: usize,
+    max_bytes: usize,
+}
+
+/// The map's lock; a panic elsewhere while it was held leaves the records consistent (every
+/// change is made in one step), so a poisoned lock is taken as it is.
+fn lock(map: &Mutex<Records>) -> std::sync::MutexGuard<'_, Records> {
+    map.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[derive(Debug, Default)]
+struct Records {
+    slots: HashMap<[u8; 16], Slot>,
+    /// Finished records, oldest first: `(state, token)`.
+    order: VecDeque<([u8; 16], u64)>,
+    /// Bytes of the outcomes held.
+    bytes: usize,
+    next_token: u64,
+}
+
+#[derive(Debug)]
+enum Slot {
+    /// Being served; dropping the sender (finish or release) wakes the waiters.
+    Running {
+        token: u64,
+        _served: watch::Sender<()>,
+        served: watch::Receiver<()>,
+    },
+    Done {
+        token: u64,
+        answers: [u8; 16],
+        outcome: Arc<RawValue>,
+        expires: Instant,
+    },
+}
+
+impl Default for MemoryIdempotencyStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MemoryIdempotencyStore {
+    /// A store holding at most 100 000 records and 64 MiB of outcomes.
+    pub fn new() -> Self {
+        MemoryIdempotencyStore {
+            map: Mutex::default(),
+            max_records: 100_000,
+            max_bytes: 64 << 20,
+        }
+    }
+
+    /// At most `n` records (at least 1).
+    pub fn max_records(mut self, n: usize) -> Self {
+        self.max_records = n.max(1);
+        self
+    }
+
+    /// At most `n` bytes of recorded outcomes.
+    pub fn max_bytes(mut self, n: usize) -> Self {
+        self.max_bytes = n;
+        self
+    }
+
+    /// How many finished rounds are recorded now.
+    ///
+    /// ```
+    /// assert_eq!(tracksuit::idempotency::MemoryIdempotencyStore::new().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        lock(&self.map).order.len()
+    }
+
+    /// Whether no finished round is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Decides a claim under the lock: `Err(receiver)` to wait on a running claim.
+    fn try_claim(&self, key: RoundKey) -> Result<Claim, watch::Receiver<()>> {
+        let mut map = lock(&self.map);
+        let now = Instant::now();
+        match map.slots.get(&key.state) {
+            Some(Slot::Running { served, .. }) => return Err(served.clone()),
+            Some(Slot::Done {
+                answers,
+                outcome,
+                expires,
+                ..
+            }) if *expires > now => {
+                return Ok(if *answers == key.answers {
+                    Claim::Done((**outcome).to_owned())
+                } else {
+                    Claim::Conflict
+                });
+            }
+            _ => {}
+        }
+        map.next_token += 1;
+        let token = map.next_token;
+        let (tx, rx) = watch::channel(());
+        if let Some(Slot::Done { outcome, .. }) = map.slots.insert(
+            key.state,
+            Slot::Running {
+                token,
+                _served: tx,
+                served: rx,
+            },
+        ) {
+            // An expired record, replaced.
+            map.bytes = map.bytes.saturating_sub(outcome.get().len());
+        }
+        Ok(Claim::Won(token))
+    }
+
+    /// Drops expired records from the front, then the oldest while over the bounds.
+    fn trim(&self, map: &mut Records) {
+        let now = Instant::now();
+        while let Some(&(state, token)) = map.order.front() {
+            let over = map.order.len() > self.max_records || map.bytes > self.max_bytes;
+            let slot = map.slots.get(&state);
+            let current = matches!(slot, Some(Slot::Done { token: t, .. }) if *t == token);
+            let expired = matches!(slot, Some(Slot::Done { expires, .. }) if *expires <= now);
+            if current && !expired && !over {
+                break;
+            }
+            map.order.pop_front();
+            if !current {
+                continue;
+            }
+            if let Some(Slot::Done { outcome, .. }) = map.slots.remove(&state) {
+                map.bytes = map.bytes.saturating_sub(outcome.get().len());
+            }
+            if !expired {
+                tracing::warn!(
+                    "idempotency store full: the oldest round's record was dropped before its state expired; raise MemoryIdempotencyStore::max_records / max_bytes"
+                );
+            }
+        }
+    }
+}
+
+impl IdempotencyStore for MemoryIdempotencyStore {
+    fn claim(
+        &self,
+        key: RoundKey,
+        _ttl: Duration,
+    ) -> BoxFuture<'_, Result<Claim, IdempotencyError>> {
+        Box::pin(async move {
+            loop {
+                match self.try_claim(key) {
+                    Ok(claim) => return Ok(claim),
+                    // Ends (with an error) when the claim is finished or released.
+                    Err(mut served) => while served.changed().await.is_ok() {},
+                }
+            }
+        })
+    }
+
+    fn finish(
+        &self,
+        key: RoundKey,
+        token: u64,
+        outcome: Box<RawValue>,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<bool, IdempotencyError>> {
+        let mut map = lock(&self.map);
+        let ours = matches!(map.slots.get(&key.state), Some(Slot::Running { token: t, .. }) if *t == token);
+        if ours {
+            map.bytes += outcome.get().len();
+            map.slots.insert(
+                key.state,
+                Slot::Done {
+                    token,
+                    answers: key.answers,
+                    outcome: Arc::from(outcome),
+                    expires: Instant::now() + ttl,
+                },
+            );
+            map.order.push_back((key.state, token));
+            self.trim(&mut map);
+        }
+        Box::pin(std::future::ready(Ok(ours)))
+    }
+
+    fn release(&self, key: RoundKey, token: u64) {
+        let mut map = lock(&self.map);
+        if matches!(map.slots.get(&key.state), Some(Slot::Running { token: t, .. }) if *t == token)
+        {
+            map.slots.remove(&key.state);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::FutureExt;
+
+    fn key(state: u8, answers: u8) -> RoundKey {
+        RoundKey {
+            state: [state; 16],
+            answers: [answers; 16],
+        }
+    }
+
+    fn text(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_owned()).unwrap()
+    }
+
+    const TTL: Duration = Duration::from_secs(60);
+
+    #[tokio::test(start_paused = true)]
+    async fn a_finished_round_is_replayed_and_other_answers_refused() {
+        let store = MemoryIdempotencyStore::new();
+        let Ok(Claim::Won(token)) = store.claim(key(1, 1), TTL).await else {
+            panic!("the first claim wins");
+        };
+        assert!(
+            store
+                .finish(key(1, 1), token, text("{\"x\":1}"), TTL)
+                .await
+                .unwrap()
+        );
+        match store.claim(key(1, 1), TTL).await.unwrap() {
+            Claim::Done(outcome) => assert_eq!(outcome.get(), "{\"x\":1}"),
+            other => panic!("expected the outcome, got {other:?}"),
+        }
+        assert!(matches!(
+            store.claim(key(1, 2), TTL).await.unwrap(),
+            Claim::Conflict
+        ));
+        // After the ttl the state could not be presented anyway: the record is gone.
+        tokio::time::advance(TTL + Duration::from_secs(1)).await;
+        assert!(matches!(
+            store.claim(key(1, 2), TTL).await.unwrap(),
+            Claim::Won(_)
+        ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn duplicates_wait_for_the_first_and_a_release_lets_one_in() {
+        let store = Arc::new(MemoryIdempotencyStore::new());
+        let Ok(Claim::Won(first)) = store.claim(key(2, 1), TTL).await else {
+            panic!("the first claim wins");
+        };
+        let waiting = {
+            let store = store.clone();
+            tokio::spawn(async move { store.claim(key(2, 1), TTL).await })
+        };
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        store.release(key(2, 1), first);
+        let Ok(Claim::Won(second)) = waiting.await.unwrap() else {
+            panic!("a released state is claimed again");
+        };
+        assert_ne!(first, second);
+        // A stale token cannot finish or release the new claim.
+        assert!(
+            !store
+                .finish(key(2, 1), first, text("1"), TTL)
+                .await
+                .unwrap()
+        );
+        store.release(key(2, 1), first);
+        assert!(store.claim(key(2, 1), TTL).now_or_never().is_none());
+        assert!(
+            store
+                .finish(key(2, 1), second, text("2"), TTL)
+                .await
+                .unwrap()
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_oldest_records_go_when_full() {
+        let store = MemoryIdempotencyStore::new().max_records(2);
+        for s in 0..3u8 {
+            let Ok(Claim::Won(t)) = store.claim(key(s, 0), TTL).await else {
+                panic!("won");
+            };
+            store.finish(key(s, 0), t, text("0"), TTL).await.unwrap();
+        }
+        assert_eq!(store.len(), 2);
+        assert!(matches!(
+            store.claim(key(0, 0), TTL).await.unwrap(),
+            Claim::Won(_)
+        ));
+        assert!(matches!(
+            store.claim(key(2, 0), TTL).await.unwrap(),
+            Claim::Done(_)
+        ));
+    }
+}
