@@ -346,6 +346,29 @@ impl Branch {
     pub fn is_cancelled(&self) -> bool {
         self.ctx.is_cancelled()
     }
+
+    /// Runs a side effect once per call, numbered in this branch's own line (see
+    /// [`Ctx::once`]): a replayed round gets its logged result.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError, mcp_tool};
+    /// /// Reserves a seat in a branch.
+    /// #[mcp_tool]
+    /// async fn reserve(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     let seat = ctx
+    ///         .branch(|b| async move { b.once("reserve", async { 12u32 }).await })
+    ///         .await??;
+    ///     Ok(format!("seat {seat}"))
+    /// }
+    /// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).tool(reserve).build().unwrap();
+    /// ```
+    pub async fn once<T, F>(&self, name: &str, effect: F) -> Result<T, crate::context::OnceError>
+    where
+        T: Serialize + serde::de::DeserializeOwned,
+        F: std::future::IntoFuture<Output = T>,
+    {
+        self.ctx.once(name, effect).await
+    }
 }
 
 impl<K> Ctx<K> {
