@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-cargo build --quiet -p tracksuit-examples --bin conformance --bin tictactoe
+cargo build --quiet -p tracksuit-examples --bin conformance --bin tictactoe --bin ledger
 bin="$root/target/debug"
 for suite in node2 python2 rmcp; do
     runner="tests/interop/$suite/run.sh"

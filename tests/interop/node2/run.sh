@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The TypeScript SDK v2 client (@modelcontextprotocol/client, pinned in package-lock.json)
 # against tracksuit's examples in MCP 2026-07-28, over Streamable HTTP and stdio.
-# Usage: tests/interop/node2/run.sh <directory holding the conformance and tictactoe binaries>
+# Usage: tests/interop/node2/run.sh <directory holding the conformance, tictactoe and ledger binaries>
 set -euo pipefail
-if [ $# -ne 1 ] || [ ! -x "$1/conformance" ] || [ ! -x "$1/tictactoe" ]; then
-    echo "usage: $0 <dir with the conformance and tictactoe binaries>" >&2
+if [ $# -ne 1 ] || [ ! -x "$1/conformance" ] || [ ! -x "$1/tictactoe" ] || [ ! -x "$1/ledger" ]; then
+    echo "usage: $0 <dir with the conformance, tictactoe and ledger binaries>" >&2
     exit 2
 fi
 bin=$(cd "$1" && pwd)
@@ -46,7 +46,7 @@ start_http() {
 }
 
 failed=0
-for pair in client.mjs:conformance tictactoe.mjs:tictactoe; do
+for pair in client.mjs:conformance tictactoe.mjs:tictactoe ledger.mjs:ledger; do
     script=${pair%%:*}
     binary="$bin/${pair##*:}"
     echo "--- $script over Streamable HTTP"
