@@ -10,6 +10,8 @@ cd "$root"
 
 cargo build --quiet -p tracksuit-examples --bin conformance --bin tictactoe --bin ledger
 bin="$root/target/debug"
+echo "--- the ledger demo (tracksuit's own client, both eras; fails on a double delete)"
+"$bin/ledger"
 for suite in node2 python2 rmcp; do
     runner="tests/interop/$suite/run.sh"
     if [ -x "$runner" ]; then
