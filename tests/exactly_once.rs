@@ -91,6 +91,17 @@ async fn hoard(ctx: &Ctx) -> Result<String, ToolError> {
     Ok(rows.len().to_string())
 }
 
+/// Runs `blocks` once blocks (each logging `1`), then asks: its state's size shows what a
+/// once block costs.
+#[mcp_tool]
+async fn padded(ctx: &Ctx, blocks: u32) -> Result<String, ToolError> {
+    for _ in 0..blocks {
+        ctx.once("pad", async { 1u8 }).await?;
+    }
+    ctx.elicit_form::<Confirm>("done?").await?;
+    Ok("padded".into())
+}
+
 /// Moves money after asking: `after` is the effect.
 struct Transfer;
 
@@ -132,6 +143,7 @@ fn server() -> Server {
     .tool(draw)
     .tool(renamed)
     .tool(hoard)
+    .tool(padded)
     .tool(Transfer)
 }
 
@@ -313,4 +325,33 @@ async fn a_result_too_large_to_log_is_a_clear_error_in_both_eras() {
     let result = client.call_tool("hoard", json!({})).await.expect("call");
     assert_eq!(result.is_error, Some(true));
     assert!(text(&result).contains("65536"), "{}", text(&result));
+}
+
+#[tokio::test]
+async fn a_once_block_adds_its_result_and_a_few_dozen_bytes_to_the_state() {
+    let app = app();
+    let mut sizes = Vec::new();
+    for blocks in [0, 10, 100] {
+        let (_, v) = send(
+            &app,
+            call(1, "padded", json!({"blocks": blocks}), json!({})),
+        )
+        .await;
+        let (_, _, state) = asked(&v);
+        sizes.push(state.len());
+    }
+    let per_block = |from: usize, to: usize, n: usize| (sizes[to] - sizes[from]) as f64 / n as f64;
+    let (ten, hundred) = (per_block(0, 1, 10), per_block(0, 2, 100));
+    eprintln!(
+        "requestState: {sizes:?} bytes for 0/10/100 once blocks logging `1`: {ten:.1} / {hundred:.1} bytes each"
+    );
+    // `"once-N":{"d":"…","r":1}` sealed and base64url-encoded: a few dozen bytes, linear.
+    assert!(
+        (20.0..=80.0).contains(&hundred),
+        "{hundred} bytes per once block"
+    );
+    assert!(
+        (ten - hundred).abs() < 8.0,
+        "{ten} vs {hundred}: not linear"
+    );
 }
