@@ -19,3 +19,7 @@ pub struct AuthGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/client.md")]
 pub struct ClientGuide;
+/// The code in `docs/deploying.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/deploying.md")]
+pub struct DeployingGuide;

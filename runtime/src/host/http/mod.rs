@@ -23,6 +23,7 @@
 #[cfg(feature = "auth")]
 pub mod auth;
 mod challenge;
+mod connections;
 mod memory;
 mod modern;
 
@@ -87,6 +88,20 @@ pub struct HttpOptions {
     pub sse_retry: Duration,
     /// Largest accepted POST body, in bytes (larger → 413).
     pub max_body_size: usize,
+    /// How long a POST body may take to arrive, from its request head (default 30 s;
+    /// later → `408 Request Timeout`, and the connection is closed).
+    pub request_body_timeout: Duration,
+    /// How long a connection may take to send a complete request head, counted from when
+    /// it opens or its previous response ended (default 10 s): a slow head (slowloris) or
+    /// an idle keep-alive connection is closed after this long. Applies where
+    /// [`serve_with`] (or `serve_http`) accepts the connections.
+    pub header_read_timeout: Duration,
+    /// The most connections [`serve_with`] keeps open (default: no cap but the process's
+    /// file descriptors). A new connection over the cap closes the idle connection that
+    /// waited longest (one that never sent a request first); with none idle, the new one
+    /// is closed. Running out of file descriptors does the same, so a flood of half-open
+    /// connections cannot lock new clients out.
+    pub max_connections: Option<usize>,
     /// Events kept on the standalone stream for `Last-Event-ID` replay.
     pub replay_buffer: usize,
     /// Once a burst of sessions (64 or more open at once) has closed down to a quarter and
@@ -109,6 +124,9 @@ impl Default for HttpOptions {
             session_idle_timeout: Duration::from_secs(30 * 60),
             sse_retry: Duration::from_millis(1000),
             max_body_size: 4 * 1024 * 1024,
+            request_body_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: None,
             replay_buffer: 256,
             release_memory_after_bursts: true,
             #[cfg(feature = "auth")]
@@ -173,6 +191,43 @@ impl HttpOptions {
     /// ```
     pub fn max_body_size(mut self, bytes: usize) -> Self {
         self.max_body_size = bytes;
+        self
+    }
+
+    /// Sets how long a POST body may take to arrive (at least 1 ms).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = tracksuit::host::http::HttpOptions::default().request_body_timeout(Duration::from_secs(5));
+    /// assert_eq!(o.request_body_timeout, Duration::from_secs(5));
+    /// ```
+    pub fn request_body_timeout(mut self, timeout: Duration) -> Self {
+        self.request_body_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Sets how long a connection may take to send a request head, and stay idle between
+    /// requests (at least 1 ms).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = tracksuit::host::http::HttpOptions::default().header_read_timeout(Duration::from_secs(3));
+    /// assert_eq!(o.header_read_timeout, Duration::from_secs(3));
+    /// ```
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Caps the connections [`serve_with`] keeps open (`None`: no cap but the file
+    /// descriptors; `Some(0)` is taken as 1).
+    ///
+    /// ```
+    /// let o = tracksuit::host::http::HttpOptions::default().max_connections(Some(900));
+    /// assert_eq!(o.max_connections, Some(900));
+    /// ```
+    pub fn max_connections(mut self, max: Option<usize>) -> Self {
+        self.max_connections = max.map(|m| m.max(1));
         self
     }
 
@@ -674,9 +729,11 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
             "Unsupported Media Type: Content-Type must be application/json",
         );
     }
-    let bytes = match axum::body::to_bytes(body, shared.options.max_body_size).await {
-        Ok(b) => b,
-        Err(_) => {
+    let read = axum::body::to_bytes(body, shared.options.max_body_size);
+    let bytes = match tokio::time::timeout(shared.options.request_body_timeout, read).await {
+        Ok(Ok(b)) => b,
+        Err(_) => return body_timeout(shared.options.request_body_timeout),
+        Ok(Err(_)) => {
             return rpc_error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 None,
@@ -1094,17 +1151,14 @@ impl ServerHandle {
         addr: impl tokio::net::ToSocketAddrs,
         options: HttpOptions,
     ) -> std::io::Result<()> {
-        let app = StreamableHttp::new(self, options).router("/mcp");
-        serve(tokio::net::TcpListener::bind(addr).await?, app).await
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let app = StreamableHttp::new(self, options.clone()).router("/mcp");
+        serve_with(listener, app, &options).await
     }
 }
 
 /// Serves `app` (e.g. a [`StreamableHttp::router`] merged with your own routes) on
-/// `listener`, with `TCP_NODELAY` on every accepted connection.
-///
-/// Without `TCP_NODELAY`, a response written in two parts (SSE headers first, the result
-/// once a slow call finishes) can wait for the client's delayed ACK: ~40 ms per call.
-/// Plain `axum::serve` leaves Nagle's algorithm on.
+/// `listener` with the default connection limits of [`HttpOptions`]: see [`serve_with`].
 ///
 /// ```no_run
 /// use tracksuit::host::http::{HttpOptions, StreamableHttp, serve};
@@ -1116,11 +1170,51 @@ impl ServerHandle {
 /// # }
 /// ```
 pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, app).await
+    serve_with(listener, app, &HttpOptions::default()).await
+}
+
+/// Serves `app` on `listener` with the connection limits of `options`
+/// ([`header_read_timeout`](HttpOptions::header_read_timeout),
+/// [`max_connections`](HttpOptions::max_connections)), `TCP_NODELAY` on every connection.
+///
+/// Plain `axum::serve` has neither: a connection that sends its head one byte at a time
+/// stays open for as long as it likes, and once the process is out of file descriptors no
+/// one else gets in. Without `TCP_NODELAY`, a response written in two parts (SSE headers
+/// first, the result once a slow call finishes) can wait ~40 ms for the client's delayed ACK.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use tracksuit::host::http::{HttpOptions, StreamableHttp, serve_with};
+/// # async fn run(server: tracksuit::ServerHandle) -> std::io::Result<()> {
+/// let options = HttpOptions::default()
+///     .header_read_timeout(Duration::from_secs(5))
+///     .max_connections(Some(900)); // below `ulimit -n`
+/// let app = StreamableHttp::new(server, options.clone()).router("/mcp");
+/// serve_with(tokio::net::TcpListener::bind("127.0.0.1:8000").await?, app, &options).await
+/// # }
+/// ```
+pub async fn serve_with(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    options: &HttpOptions,
+) -> std::io::Result<()> {
+    let limits = connections::Limits {
+        header_read_timeout: options.header_read_timeout,
+        max_connections: options.max_connections,
+    };
+    connections::serve(listener, app, limits).await
+}
+
+/// `408 Request Timeout` for a body that did not arrive in time; the connection closes.
+fn body_timeout(after: Duration) -> Response {
+    let mut response = http_error(
+        StatusCode::REQUEST_TIMEOUT,
+        &format!("Request Timeout: the body did not arrive within {after:?}"),
+    );
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 #[cfg(test)]

@@ -1,0 +1,276 @@
+//! The accept loop behind [`serve_with`](super::serve_with): connections with a deadline for
+//! their request headers, a cap on how many are open, and room made for new ones when the
+//! cap or the process's file descriptors run out.
+//!
+//! A connection is *idle* while no request is in flight on it (before its first request,
+//! and between keep-alive requests); a request stays in flight until its response body has
+//! ended, so an open SSE stream keeps its connection busy. hyper's header-read timer runs
+//! from the moment a connection waits for a request head, so it bounds both a slow head
+//! (slowloris) and an idle keep-alive connection. When a new connection needs room (at
+//! `max_connections`, or when `accept` fails for want of file descriptors), the idle
+//! connection that has waited longest is closed, one that never sent a request before one
+//! that did; with none idle, the new connection is closed at once.
+
+use axum::Router;
+use axum::body::Body;
+use http_body_util::BodyExt;
+use hyper::body::Body as _;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
+use tower::ServiceExt;
+
+use crate::peer::sync::lock;
+
+/// The limits one listener applies to its connections.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    pub header_read_timeout: Duration,
+    pub max_connections: Option<usize>,
+}
+
+/// What a connection is doing, in counters its requests keep.
+#[derive(Default)]
+struct Activity {
+    /// Requests in flight (from their head until their response body ends).
+    busy: AtomicUsize,
+    /// Requests in flight whose body has not fully arrived.
+    receiving: AtomicUsize,
+    /// Requests it carried, ever.
+    served: AtomicUsize,
+}
+
+impl Activity {
+    /// Whether closing it loses no request being handled, and how much it is worth
+    /// keeping if so: a connection that never sent a complete head goes first, then one
+    /// stuck sending a body, then an idle keep-alive connection.
+    fn idle_rank(&self) -> Option<u8> {
+        let busy = self.busy.load(Ordering::Acquire);
+        let receiving = self.receiving.load(Ordering::Acquire);
+        if busy > receiving {
+            None
+        } else if self.served.load(Ordering::Acquire) == 0 {
+            Some(0)
+        } else if receiving > 0 {
+            Some(1)
+        } else {
+            Some(2)
+        }
+    }
+}
+
+/// One open connection, as the table of open connections sees it.
+struct Open {
+    activity: Arc<Activity>,
+    /// When it opened (oldest idle goes first).
+    opened: Instant,
+    /// Closes it.
+    close: Arc<Notify>,
+}
+
+/// The open connections of one listener.
+#[derive(Default)]
+struct Table {
+    open: Mutex<HashMap<u64, Open>>,
+    next: AtomicUsize,
+}
+
+impl Table {
+    fn len(&self) -> usize {
+        lock(&self.open).len()
+    }
+
+    /// Closes the idle connection that has waited longest (never-served ones first).
+    /// Whether there was one.
+    fn evict_one(&self) -> bool {
+        let open = lock(&self.open);
+        let victim = open
+            .iter()
+            .filter_map(|(id, c)| c.activity.idle_rank().map(|rank| (rank, c.opened, id, c)))
+            .min_by_key(|(rank, opened, _, _)| (*rank, *opened))
+            .map(|(_, _, id, c)| (*id, c.close.clone()));
+        drop(open);
+        match victim {
+            Some((id, close)) => {
+                tracing::debug!(connection = id, "closing an idle connection to make room");
+                close.notify_one();
+                lock(&self.open).remove(&id);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Serves `app` on `listener` until accepting fails for good.
+pub(super) async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: Limits,
+) -> std::io::Result<()> {
+    let table = Arc::new(Table::default());
+    loop {
+        let tcp = match listener.accept().await {
+            Ok((tcp, _)) => tcp,
+            Err(e) if out_of_descriptors(&e) => {
+                // The backlog holds the connection until a descriptor is free: make one.
+                if !table.evict_one() {
+                    tracing::warn!(error = %e, "accept: out of file descriptors and no idle connection to close");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                tokio::task::yield_now().await;
+                continue;
+            }
+            Err(e) if transient(&e) => continue,
+            Err(e) => return Err(e),
+        };
+        if limits.max_connections.is_some_and(|max| table.len() >= max) && !table.evict_one() {
+            tracing::warn!("at max_connections with every connection busy: refusing one");
+            drop(tcp);
+            continue;
+        }
+        let _ = tcp.set_nodelay(true);
+        spawn_connection(&table, tcp, app.clone(), limits);
+    }
+}
+
+/// Registers `tcp` in the table and serves it on a task of its own.
+fn spawn_connection(table: &Arc<Table>, tcp: TcpStream, app: Router, limits: Limits) {
+    let id = table.next.fetch_add(1, Ordering::Relaxed) as u64;
+    let activity = Arc::new(Activity::default());
+    let close = Arc::new(Notify::new());
+    lock(&table.open).insert(
+        id,
+        Open {
+            activity: activity.clone(),
+            opened: Instant::now(),
+            close: close.clone(),
+        },
+    );
+    let table = table.clone();
+    tokio::spawn(async move {
+        let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+            let in_flight = InFlight::start(&activity);
+            let request = request.map(|body| Body::new(Arriving::new(body, &activity)));
+            let response = app.clone().oneshot(request);
+            async move {
+                let response = match response.await {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                };
+                // The request stays in flight until its body ends (an SSE stream: while open).
+                Ok::<_, Infallible>(response.map(|body| {
+                    Body::new(body.map_frame(move |frame| {
+                        let _ = &in_flight;
+                        frame
+                    }))
+                }))
+            }
+        });
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(limits.header_read_timeout);
+        let connection = http.serve_connection(TokioIo::new(tcp), service);
+        tokio::select! {
+            result = connection => {
+                if let Err(e) = result {
+                    tracing::debug!(connection = id, error = %e, "connection ended");
+                }
+            }
+            _ = close.notified() => {}
+        }
+        lock(&table.open).remove(&id);
+    });
+}
+
+/// One request in flight on a connection, until dropped.
+struct InFlight(Arc<Activity>);
+
+impl InFlight {
+    fn start(activity: &Arc<Activity>) -> Self {
+        activity.busy.fetch_add(1, Ordering::AcqRel);
+        activity.served.fetch_add(1, Ordering::AcqRel);
+        InFlight(activity.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A request body, counted as arriving on its connection until it has ended (or is
+/// dropped unread).
+struct Arriving {
+    body: Incoming,
+    activity: Option<Arc<Activity>>,
+}
+
+impl Arriving {
+    fn new(body: Incoming, activity: &Arc<Activity>) -> Self {
+        let activity = (!body.is_end_stream()).then(|| {
+            activity.receiving.fetch_add(1, Ordering::AcqRel);
+            activity.clone()
+        });
+        Arriving { body, activity }
+    }
+
+    fn arrived(&mut self) {
+        if let Some(activity) = self.activity.take() {
+            activity.receiving.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl Drop for Arriving {
+    fn drop(&mut self) {
+        self.arrived();
+    }
+}
+
+impl hyper::body::Body for Arriving {
+    type Data = bytes::Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        let polled = Pin::new(&mut self.body).poll_frame(cx);
+        if matches!(polled, Poll::Ready(None | Some(Err(_)))) || self.body.is_end_stream() {
+            self.arrived();
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// `EMFILE` / `ENFILE`: the process (or the system) is out of file descriptors.
+fn out_of_descriptors(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(24 | 23))
+}
+
+/// Errors about the one connection being accepted (it went away first): try the next.
+fn transient(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionRefused | ConnectionAborted | ConnectionReset | Interrupted | WouldBlock
+    )
+}
