@@ -664,3 +664,101 @@ async fn error_bodies_carry_the_request_id_when_it_can_be_read_and_null_otherwis
     // The session still serves.
     assert_eq!(call_hello(&app, &session).await, "hello");
 }
+
+/// `app()` behind a stand-in for an authentication layer: the `x-user` header becomes the
+/// request's `Principal`.
+fn app_with_users() -> axum::Router {
+    app().layer(tower::util::MapRequestLayer::new(
+        |mut req: Request<Body>| {
+            let user = req.headers().get("x-user").and_then(|v| v.to_str().ok());
+            if let Some(user) = user.map(str::to_owned) {
+                req.extensions_mut()
+                    .insert(tracksuit::Principal::new(user).with_issuer("https://issuer.test"));
+            }
+            req
+        },
+    ))
+}
+
+/// `request` as `user` sends it.
+fn as_user(mut request: Request<Body>, user: &str) -> Request<Body> {
+    let value = user.parse().expect("header value");
+    request.headers_mut().insert("x-user", value);
+    request
+}
+
+#[tokio::test]
+async fn a_session_belongs_to_the_principal_that_opened_it() {
+    let app = app_with_users();
+    let opened = send(&app, as_user(post(&init_body(), None), "alice")).await;
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let sent = send(&app, as_user(post(note, Some(&session)), "alice")).await;
+    assert_eq!(sent.status(), StatusCode::ACCEPTED);
+    // Alice's call asks her for roots; the question waits on her POST's stream.
+    let call = json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{}}});
+    let resp = send(
+        &app,
+        as_user(post(&call.to_string(), Some(&session)), "alice"),
+    )
+    .await;
+    let mut stream = resp.into_body().into_data_stream();
+    let mut seen = String::new();
+    let asked = loop {
+        let chunk = within("the roots/list request", stream.next())
+            .await
+            .expect("open");
+        seen.push_str(&String::from_utf8_lossy(&chunk.expect("chunk")));
+        if let Some(line) = seen.lines().find(|l| l.contains("roots/list")) {
+            break serde_json::from_str::<Value>(line.trim_start_matches("data: ")).expect("json");
+        }
+    };
+    let answer = |n: usize| {
+        let roots: Vec<Value> = (0..n)
+            .map(|i| json!({"uri": format!("file:///r{i}")}))
+            .collect();
+        json!({"jsonrpc":"2.0","id":asked["id"],"result":{"roots": roots}}).to_string()
+    };
+    // Bob, with a valid identity of his own and Alice's session id, finds no session: he
+    // cannot answer her question, replay her streams or end her session. Nor can a
+    // request with no identity.
+    for request in [
+        as_user(post(&answer(5), Some(&session)), "bob"),
+        post(&answer(5), Some(&session)),
+        as_user(post(&call.to_string(), Some(&session)), "bob"),
+        as_user(
+            Request::get("/mcp")
+                .header("host", "localhost")
+                .header("accept", "text/event-stream")
+                .header("mcp-session-id", &session)
+                .header("last-event-id", format!("{session}-0"))
+                .body(Body::empty())
+                .expect("request"),
+            "bob",
+        ),
+        as_user(delete(&session), "bob"),
+    ] {
+        let (method, status) = (request.method().clone(), send(&app, request).await.status());
+        assert_eq!(
+            status,
+            StatusCode::NOT_FOUND,
+            "{method} by another principal"
+        );
+    }
+    // Alice's session is intact: her answer is the one her call gets.
+    let sent = send(&app, as_user(post(&answer(1), Some(&session)), "alice")).await;
+    assert_eq!(sent.status(), StatusCode::ACCEPTED);
+    let rest = within("the call's result", stream.next())
+        .await
+        .expect("open")
+        .expect("chunk");
+    assert!(
+        String::from_utf8_lossy(&rest).contains("1 roots"),
+        "{rest:?}"
+    );
+    let ended = send(&app, as_user(delete(&session), "alice")).await;
+    assert_eq!(ended.status(), StatusCode::OK);
+}

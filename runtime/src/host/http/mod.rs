@@ -266,6 +266,9 @@ impl HttpOptions {
 
 struct HttpSession {
     engine: Arc<ServerSession>,
+    /// Who opened it (the principal's `binding_key`; `None` without authentication): a
+    /// request from anyone else does not find it.
+    owner: Option<String>,
     streams: Mutex<Streams>,
     last_active: Mutex<Instant>,
 }
@@ -450,7 +453,12 @@ impl Shared {
         });
     }
 
-    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Rejection> {
+    /// The session a request names, if `owner` (the caller's binding key) opened it.
+    fn session(
+        &self,
+        headers: &HeaderMap,
+        owner: Option<&str>,
+    ) -> Result<Arc<HttpSession>, Rejection> {
         let Some(id) = headers.get(SESSION_HEADER) else {
             return Err((
                 StatusCode::BAD_REQUEST,
@@ -459,15 +467,16 @@ impl Shared {
         };
         let id = id.to_str().unwrap_or_default();
         match lock(&self.sessions).get(id) {
-            Some(s) => {
+            // Another principal's session is not found, as if it did not exist.
+            Some(s) if s.owner.as_deref() == owner => {
                 s.touch();
                 Ok(s.clone())
             }
-            None => Err((StatusCode::NOT_FOUND, "Session not found")),
+            _ => Err((StatusCode::NOT_FOUND, "Session not found")),
         }
     }
 
-    fn create_session(self: &Arc<Self>) -> (String, Arc<HttpSession>) {
+    fn create_session(self: &Arc<Self>, owner: Option<String>) -> (String, Arc<HttpSession>) {
         let id = format!("{:032x}", rand::random::<u128>());
         let (tx, rx) = outbound_queue(self.server.options().outbound_queue);
         let engine = ServerSession::new(self.server.clone(), tx);
@@ -478,6 +487,7 @@ impl Shared {
         let shutdown = engine.peer().shutdown_token().clone();
         let session = Arc::new(HttpSession {
             engine,
+            owner,
             streams: Mutex::new(Streams::new(self.options.replay_buffer)),
             last_active: Mutex::new(Instant::now()),
         });
@@ -639,8 +649,14 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     }
     match parts.method {
         Method::POST => post(shared, Arc::new(parts), body).await,
-        Method::GET => get(shared, parts.headers),
-        Method::DELETE => delete(shared, parts.headers),
+        Method::GET => {
+            let owner = owner_of(&parts);
+            get(shared, parts.headers, owner.as_deref())
+        }
+        Method::DELETE => {
+            let owner = owner_of(&parts);
+            delete(shared, parts.headers, owner.as_deref())
+        }
         _ => {
             let mut r = http_error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
             r.headers_mut()
@@ -653,15 +669,25 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
 /// Who made the request: the principal an authentication layer (or the application's own
 /// middleware) put into its extensions, and its head.
 fn caller_of(parts: &Arc<axum::http::request::Parts>) -> Caller {
-    let principal = parts
+    Caller {
+        principal: principal_of(parts),
+        http: Some(parts.clone()),
+    }
+}
+
+/// The principal an authentication layer (or the application's middleware) put into the
+/// request's extensions.
+fn principal_of(parts: &axum::http::request::Parts) -> Option<Arc<Principal>> {
+    parts
         .extensions
         .get::<Arc<Principal>>()
         .cloned()
-        .or_else(|| parts.extensions.get::<Principal>().cloned().map(Arc::new));
-    Caller {
-        principal,
-        http: Some(parts.clone()),
-    }
+        .or_else(|| parts.extensions.get::<Principal>().cloned().map(Arc::new))
+}
+
+/// What a session is bound to: the caller's [`Principal::binding_key`], if any.
+fn owner_of(parts: &axum::http::request::Parts) -> Option<String> {
+    principal_of(parts).as_deref().map(Principal::binding_key)
 }
 
 /// The refusal of a call of a tool, prompt or resource whose scopes the caller lacks, made
@@ -809,10 +835,10 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
                 ErrorObject::invalid_request("initialize must not carry Mcp-Session-Id"),
             );
         }
-        let (id, s) = shared.create_session();
+        let (id, s) = shared.create_session(caller.owner());
         (Some(id), s)
     } else {
-        match shared.session(headers) {
+        match shared.session(headers, caller.owner().as_deref()) {
             Ok(s) => (None, s),
             Err((status, message)) => {
                 return rpc_error(
@@ -899,7 +925,7 @@ async fn dispatch_stateless(
     }
 }
 
-fn get(shared: Arc<Shared>, headers: HeaderMap) -> Response {
+fn get(shared: Arc<Shared>, headers: HeaderMap, owner: Option<&str>) -> Response {
     if !accepts(header_str(&headers, header::ACCEPT), "text/event-stream") {
         return http_error(
             StatusCode::NOT_ACCEPTABLE,
@@ -912,7 +938,7 @@ fn get(shared: Arc<Shared>, headers: HeaderMap) -> Response {
             "Method Not Allowed: stateless server has no standalone stream",
         );
     }
-    let session = match shared.session(&headers) {
+    let session = match shared.session(&headers, owner) {
         Ok(s) => s,
         Err((status, message)) => return http_error(status, message),
     };
@@ -932,7 +958,7 @@ fn get(shared: Arc<Shared>, headers: HeaderMap) -> Response {
     sse_body(replay, rx)
 }
 
-fn delete(shared: Arc<Shared>, headers: HeaderMap) -> Response {
+fn delete(shared: Arc<Shared>, headers: HeaderMap, owner: Option<&str>) -> Response {
     if shared.options.stateless {
         return http_error(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -946,7 +972,13 @@ fn delete(shared: Arc<Shared>, headers: HeaderMap) -> Response {
         );
     };
     // Not in the `match` itself: the lock guard would live to its end, and closing takes it.
-    let removed = crate::capacity::remove(&mut lock(&shared.sessions), id);
+    let removed = {
+        let mut sessions = lock(&shared.sessions);
+        match sessions.get(id) {
+            Some(s) if s.owner.as_deref() == owner => crate::capacity::remove(&mut sessions, id),
+            _ => None,
+        }
+    };
     match removed {
         Some(session) => {
             session.engine.close();
