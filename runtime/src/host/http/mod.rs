@@ -1046,16 +1046,29 @@ fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Rejectio
         return Ok(());
     };
     let ok = |host: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(host));
-    if let Some(host) = headers.get(header::HOST) {
-        let host = host.to_str().unwrap_or_default();
-        if !ok(strip_port(host)) {
-            return Err((
-                StatusCode::FORBIDDEN,
-                "Forbidden: Host not allowed (a server reached under another name lists it in HttpOptions::allowed_hosts)",
-            ));
-        }
+    // One Host, always (RFC 9112 §3.2): a second one could be read by something else in
+    // front of the server, and none at all cannot be checked.
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let (Some(host), None) = (hosts.next(), hosts.next()) else {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "Bad Request: exactly one Host header is required",
+        ));
+    };
+    if !ok(strip_port(host.to_str().unwrap_or_default())) {
+        return Err((
+            StatusCode::FORBIDDEN,
+            "Forbidden: Host not allowed (a server reached under another name lists it in HttpOptions::allowed_hosts)",
+        ));
     }
-    if let Some(origin) = headers.get(header::ORIGIN) {
+    let mut origins = headers.get_all(header::ORIGIN).iter();
+    let (origin, None) = (origins.next(), origins.next()) else {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "Bad Request: more than one Origin header",
+        ));
+    };
+    if let Some(origin) = origin {
         let origin = origin.to_str().unwrap_or_default();
         let host = origin
             .split_once("://")
@@ -1273,6 +1286,34 @@ mod tests {
         assert!(check_host(&opts, &h).is_ok());
         h.insert(header::HOST, HeaderValue::from_static("evil.example"));
         assert!(check_host(&opts, &h).is_err());
+        // One Host, one Origin at most.
+        h.insert(header::HOST, HeaderValue::from_static("localhost"));
+        h.append(header::HOST, HeaderValue::from_static("localhost"));
+        assert_eq!(
+            check_host(&opts, &h).map_err(|e| e.0),
+            Err(StatusCode::BAD_REQUEST)
+        );
+        h.remove(header::HOST);
+        assert_eq!(
+            check_host(&opts, &h).map_err(|e| e.0),
+            Err(StatusCode::BAD_REQUEST)
+        );
+        h.insert(header::HOST, HeaderValue::from_static("localhost"));
+        h.append(header::ORIGIN, HeaderValue::from_static("http://localhost"));
+        assert_eq!(
+            check_host(&opts, &h).map_err(|e| e.0),
+            Err(StatusCode::BAD_REQUEST)
+        );
+        h.remove(header::ORIGIN);
+        assert!(check_host(&opts, &h).is_ok());
+        // Without an allow-list nothing is checked.
+        assert!(
+            check_host(
+                &HttpOptions::default().allowed_hosts(None),
+                &HeaderMap::new()
+            )
+            .is_ok()
+        );
     }
 
     #[test]
