@@ -469,13 +469,16 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
-/// The text of a panic payload.
+/// What the client is told of a handler's panic: that it happened, not what it said (a
+/// panic message can carry anything from the server's internals). The payload is logged.
 pub(crate) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        format!("handler panicked: {s}")
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        format!("handler panicked: {s}")
-    } else {
-        "handler panicked".to_owned()
-    }
+    let payload = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+    tracing::error!(
+        panic = payload.unwrap_or("(not text)"),
+        "a handler panicked"
+    );
+    "the handler panicked (the server logged what it said)".to_owned()
 }
