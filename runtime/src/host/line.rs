@@ -81,10 +81,13 @@ impl ServerHandle {
                 None => session.handle(message).await,
             }
         }
-        // Handlers are cancelled; what was already queued is written before the writer stops.
-        if let Some(line) = modern {
-            line.close();
+        // The input ended: every request received is answered (one waiting on the client
+        // fails at once, as nothing can answer it any more), then the session closes and
+        // what was queued is written before the writer stops.
+        if let Some(line) = &modern {
+            line.finish().await;
         }
+        session.peer().finish_incoming().await;
         session.close();
         drop(session);
         drop(tx);
@@ -188,14 +191,14 @@ impl ModernLine {
         }
     }
 
-    /// The connection ended: every request still running is cancelled.
-    fn close(self) {
-        let in_flight = self
-            .in_flight
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner());
-        for session in in_flight.into_values().filter_map(|s| s.upgrade()) {
-            session.close();
+    /// The input ended: waits for every request still running to be answered.
+    async fn finish(&self) {
+        let running: Vec<_> = lock(&self.in_flight)
+            .drain()
+            .filter_map(|(_, s)| s.upgrade())
+            .collect();
+        for session in running {
+            session.peer().finish_incoming().await;
         }
     }
 }

@@ -133,6 +133,10 @@ pub struct Peer {
     shutdown: CancellationToken,
     /// See [`Peer::poll_handlers_first_inline`].
     first_poll_inline: AtomicBool,
+    /// Set by [`Peer::finish_incoming`]: the other side sends nothing more.
+    input_ended: AtomicBool,
+    /// Woken when the last incoming request finishes after the input ended.
+    idle: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for Peer {
@@ -156,6 +160,8 @@ impl Peer {
             closed: Arc::new(AtomicBool::new(false)),
             shutdown: CancellationToken::new(),
             first_poll_inline: AtomicBool::new(false),
+            input_ended: AtomicBool::new(false),
+            idle: tokio::sync::Notify::new(),
         }
     }
 
@@ -249,6 +255,11 @@ impl Peer {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (done, answer) = oneshot::channel();
         lock(&self.outgoing).insert(id.clone(), done);
+        // Checked after the insert `finish_incoming` clears: no answer can come any more.
+        if self.input_ended.load(Ordering::Acquire) {
+            crate::capacity::remove(&mut lock(&self.outgoing), &id);
+            return Err(RequestError::Closed);
+        }
         let mut guard = PendingGuard {
             peer: self,
             id: Some(id.clone()),
@@ -334,7 +345,7 @@ impl Peer {
                 _ = cancel.cancelled() => None,
                 r = AssertUnwindSafe(handler).catch_unwind() => Some(r),
             };
-            crate::capacity::remove(&mut lock(&peer.incoming), &id);
+            peer.done_incoming(&id);
             let message = match outcome {
                 None => {
                     peer.queue(Outbound::Abandoned(id)).await;
@@ -370,7 +381,7 @@ impl Peer {
 
     /// Cancels an incoming request: its handler future is dropped and no response is sent.
     pub fn cancel_incoming(&self, id: &RequestId) -> bool {
-        let removed = crate::capacity::remove(&mut lock(&self.incoming), id);
+        let removed = self.done_incoming(id);
         match removed {
             Some(token) => {
                 token.cancel();
@@ -393,6 +404,34 @@ impl Peer {
     /// Number of incoming requests being served.
     pub fn in_flight(&self) -> usize {
         lock(&self.incoming).len()
+    }
+
+    /// Forgets incoming request `id` (it finished or was cancelled); its token, if it was
+    /// still there.
+    fn done_incoming(&self, id: &RequestId) -> Option<CancellationToken> {
+        let mut incoming = lock(&self.incoming);
+        let removed = crate::capacity::remove(&mut incoming, id);
+        if incoming.is_empty() && self.input_ended.load(Ordering::Acquire) {
+            self.idle.notify_waiters();
+        }
+        removed
+    }
+
+    /// The other side will send nothing more (its input ended): requests to it fail at
+    /// once with [`RequestError::Closed`], since nothing can answer them, and the handlers
+    /// already running go on. Resolves when none is left; then [`Peer::close`].
+    pub(crate) async fn finish_incoming(&self) {
+        self.input_ended.store(true, Ordering::Release);
+        lock(&self.outgoing).clear();
+        loop {
+            let idle = self.idle.notified();
+            tokio::pin!(idle);
+            idle.as_mut().enable();
+            if self.in_flight() == 0 || self.is_closed() {
+                return;
+            }
+            idle.await;
+        }
     }
 
     /// A token cancelled when the connection closes; the outbound driver writes what was
@@ -426,6 +465,7 @@ impl Peer {
         for (_, token) in lock(&self.incoming).drain() {
             token.cancel();
         }
+        self.idle.notify_waiters();
         self.shutdown.cancel();
     }
 
