@@ -374,7 +374,14 @@ fn phase_method<'s>(
     };
     let found = scope.method(path);
     if found.is_none() {
-        cx.error_spanned_by(path, format!("`{key} = ..` names a method of this `#[mcp_server]` block (`method` or `Self::method`); there is no such method here"));
+        let written = path.segments.last().map(|s| s.ident.to_string());
+        let names: Vec<String> = scope.sigs.iter().map(|s| s.ident.to_string()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let hint = written
+            .and_then(|w| crate::internals::check::suggest(&w, &names))
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        cx.error_spanned_by(path, format!("`{key} = ..` names a method of this `#[mcp_server]` block (`method` or `Self::method`); there is no such method here{hint}"));
     }
     found
 }
