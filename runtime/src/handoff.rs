@@ -15,6 +15,12 @@
 //!
 //! A phase that fails ends the call with an `isError` result naming the phase.
 //!
+//! Shared state: each phase may take `&self` (the value registered with `Server::tool`;
+//! inside an `#[mcp_server]` block, where `#[mcp_tool(client = .., after = ..)]` on a
+//! method makes it the `before` phase of a handoff tool, the server), and
+//! [`PhaseCtx::state`] / [`Ctx::state`](crate::Ctx::state) read the app state given to
+//! `Server::state`.
+//!
 //! ```
 //! use serde_json::json;
 //! use tracksuit::{Ctx, PhaseCtx, Server, ToolError, client::Client, mcp_tool};
