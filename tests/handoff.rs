@@ -169,6 +169,10 @@ struct Plan {
     run: usize,
 }
 
+/// Some text, kept between phases.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Text(String);
+
 /// A library whose handoff tool deletes the duplicates the user confirms: its phases count
 /// on the server's own fields.
 #[derive(Default)]
@@ -223,15 +227,15 @@ impl Library {
 
     /// Counts a title's words; only `before` and `after` take `&self`.
     #[mcp_tool(name = "words", client = Self::count, after = report)]
-    async fn words_before(&self, args: Titles, _ctx: &PhaseCtx) -> Result<String, ToolError> {
-        Ok(args.titles.join(" "))
+    async fn words_before(&self, args: Titles, _ctx: &PhaseCtx) -> Result<Text, ToolError> {
+        Ok(Text(args.titles.join(" ")))
     }
 
-    async fn count(text: &String, _ctx: &Ctx) -> Result<usize, ToolError> {
-        Ok(text.split_whitespace().count())
+    async fn count(text: &Text, _ctx: &Ctx) -> Result<usize, ToolError> {
+        Ok(text.0.split_whitespace().count())
     }
 
-    async fn report(&self, _text: String, n: usize, _ctx: &PhaseCtx) -> String {
+    async fn report(&self, _text: Text, n: usize, _ctx: &PhaseCtx) -> String {
         format!("{n} words, {} deleted so far", self.deleted().len())
     }
 }
@@ -334,18 +338,18 @@ struct Journal(Mutex<Vec<String>>);
 /// Stamps a word.
 #[mcp_tool(name = "stamp")]
 impl Stamp {
-    async fn before(&self, args: Titles, _ctx: &PhaseCtx) -> Result<String, ToolError> {
-        Ok(format!("{}{}", self.prefix, args.titles.join("")))
+    async fn before(&self, args: Titles, _ctx: &PhaseCtx) -> Result<Text, ToolError> {
+        Ok(Text(format!("{}{}", self.prefix, args.titles.join(""))))
     }
 
-    async fn client(&self, word: &String, _ctx: &Ctx) -> Result<usize, ToolError> {
-        Ok(word.len() + self.prefix.len())
+    async fn client(&self, word: &Text, _ctx: &Ctx) -> Result<usize, ToolError> {
+        Ok(word.0.len() + self.prefix.len())
     }
 
-    async fn after(word: String, n: usize, ctx: &PhaseCtx) -> Result<String, ToolError> {
+    async fn after(word: Text, n: usize, ctx: &PhaseCtx) -> Result<String, ToolError> {
         let journal = ctx.state::<Journal>()?;
-        journal.0.lock().expect("lock").push(word.clone());
-        Ok(format!("{word} {n}"))
+        journal.0.lock().expect("lock").push(word.0.clone());
+        Ok(format!("{} {n}", word.0))
     }
 }
 
