@@ -227,3 +227,14 @@ pub fn ctx_by_type(ty: &syn::Type, krate: &TokenStream) -> TokenStream {
     quote::quote_spanned!(syn::spanned::Spanned::span(inner)=>
         &<#inner as #krate::FromCtx>::from_ctx(&__ctx))
 }
+
+/// The call of a completer named by `complete = path` outside an `#[mcp_server]` block:
+/// through `__private::complete_with`, which takes the `(argument, value)` and
+/// `(ctx, argument, value)` forms alike (told apart by the function's type), spanned at the
+/// path so a function of neither form is one error there.
+pub fn free_completer(krate: &TokenStream) -> impl Fn(&syn::Path) -> TokenStream + '_ {
+    move |path| {
+        quote::quote_spanned!(syn::spanned::Spanned::span(path)=>
+            #krate::__private::complete_with(#path, __ctx, argument, value))
+    }
+}

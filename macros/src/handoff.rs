@@ -4,7 +4,7 @@
 
 use crate::common::with_errors;
 use crate::internals::ast::{Handoff, Phase, PhaseParam};
-use crate::internals::attr::{Args, NAME, TOOL_KEYS, ToolAttrs};
+use crate::internals::attr::{AFTER, Args, CLIENT, NAME, TOOL_KEYS, ToolAttrs};
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -16,6 +16,11 @@ use syn::spanned::Spanned;
 pub fn expand(attr: TokenStream, block: ItemImpl) -> TokenStream {
     let cx = Ctxt::new();
     let args = Args::parse(attr, TOOL_KEYS, &cx);
+    for key in [CLIENT, AFTER] {
+        if let Some((k, _)) = args.get(key) {
+            cx.error_spanned_by(k, format!("a handoff `impl`'s phases are its methods `before`, `client` and `after`; `{key} = ..` names a phase of a handoff tool inside an `#[mcp_server]` block"));
+        }
+    }
     let handoff = Handoff::from_impl(&cx, &block);
     let attrs = handoff.as_ref().map(|h| {
         let mut attrs = ToolAttrs::from_args(&cx, &args, &h.ident, h.docs.as_ref());
@@ -52,16 +57,32 @@ fn call_args(phase: &Phase, ctx: TokenStream, state: TokenStream) -> Vec<TokenSt
         .collect()
 }
 
-/// `Self::phase(args)`, boxed as a `Send` future, spanned at the phase's name.
+/// How the generated handler reaches a phase: `Self::phase(..)` / `self.phase(..)` on a
+/// handoff `impl`, `Server::phase(..)` / `self.0.phase(..)` in an `#[mcp_server]` block
+/// (whose handler wraps an `Arc` of the server).
+pub enum Owner {
+    /// The handler is the tool's own type.
+    Itself,
+    /// The handler wraps an `Arc` of the `#[mcp_server]` type.
+    Server,
+}
+
+/// The phase's call, boxed as a `Send` future, spanned at the phase's name.
 fn phase_call(
     h: &Handoff,
     phase: &Phase,
     args: &[TokenStream],
     krate: &TokenStream,
+    owner: &Owner,
 ) -> TokenStream {
     let self_ty = &h.self_ty;
     let ident = &phase.ident;
-    quote_spanned!(ident.span()=> #krate::__private::box_send_future(#self_ty::#ident(#(#args),*)))
+    let call = match (phase.receiver, owner) {
+        (false, _) => quote_spanned!(ident.span()=> #self_ty::#ident(#(#args),*)),
+        (true, Owner::Itself) => quote_spanned!(ident.span()=> self.#ident(#(#args),*)),
+        (true, Owner::Server) => quote_spanned!(ident.span()=> self.0.#ident(#(#args),*)),
+    };
+    quote_spanned!(ident.span()=> #krate::__private::box_send_future(#call))
 }
 
 /// The arguments type and, when `before` takes none, an empty struct standing for it.
@@ -108,7 +129,27 @@ fn output(h: &Handoff, krate: &TokenStream) -> (TokenStream, TokenStream) {
 /// The `ToolHandler` impl, in a `const _` beside the block.
 fn generate(h: &Handoff, attrs: &ToolAttrs) -> TokenStream {
     let krate = &attrs.krate;
-    let (self_ty, state_ty, out_ty) = (&h.self_ty, &h.state, &h.out);
+    let self_ty = &h.self_ty;
+    let version = crate::common::version_check(krate);
+    let (support, items) = handler(h, attrs, &Owner::Itself);
+    quote! {
+        const _: () = {
+            #version
+            #support
+
+            #[automatically_derived]
+            impl #krate::ToolHandler for #self_ty {
+                #items
+            }
+        };
+    }
+}
+
+/// The items the handler's impl uses (the arguments struct, the schemas' static, the
+/// output's serde check) and the impl's own items (`descriptor`, `scopes`, `call`).
+pub fn handler(h: &Handoff, attrs: &ToolAttrs, owner: &Owner) -> (TokenStream, TokenStream) {
+    let krate = &attrs.krate;
+    let (state_ty, out_ty) = (&h.state, &h.out);
     let keys = match &attrs.elicits {
         Some(k) => quote!(#k),
         None => quote!(()),
@@ -123,63 +164,50 @@ fn generate(h: &Handoff, attrs: &ToolAttrs) -> TokenStream {
         };
     };
     let name = &attrs.name;
-    let version = crate::common::version_check(krate);
     // The `before` parameter's type is reached only through `ToolParameter`.
     let derived =
         quote!(|| <#args_ty as #krate::ToolParameter>::params_schema().unwrap_or_default());
     let descriptor = attrs.descriptor(quote!(__SCHEMAS.input(#derived).clone()), output_schema);
     let scopes = &attrs.scopes;
-    let before = call_args(&h.before, quote!(&__phase), quote!(__state));
-    let before_call = phase_call(h, &h.before, &before, krate);
+    let call = |phase: &Phase, ctx: TokenStream, state: TokenStream| {
+        phase_call(h, phase, &call_args(phase, ctx, state), krate, owner)
+    };
+    let before_call = call(&h.before, quote!(&__phase), quote!(__state));
     let before_once = quote_spanned! {state_ty.span()=>
         let __state = #krate::__private::before_once(&__ctx, #before_call, #krate::__private::Sealing::new(<#state_ty as #krate::handoff::HandoffState>::keep, <#state_ty as #krate::handoff::HandoffState>::restore)).await?;
     };
-    let client_call = phase_call(
-        h,
-        &h.client,
-        &call_args(&h.client, quote!(&__keyed), quote!(&__state)),
-        krate,
-    );
-    let after_call = phase_call(
-        h,
-        &h.after,
-        &call_args(&h.after, quote!(&__phase), quote!(__state)),
-        krate,
-    );
-    quote! {
-        const _: () = {
-            #version
-            #args_struct
-            #serde_check
+    let client_call = call(&h.client, quote!(&__keyed), quote!(&__state));
+    let after_call = call(&h.after, quote!(&__phase), quote!(__state));
+    let support = quote! {
+        #args_struct
+        #serde_check
 
-            static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
+        static __SCHEMAS: #krate::__private::ToolSchemas = #krate::__private::ToolSchemas::new();
+    };
+    let items = quote! {
+        fn descriptor(&self) -> #krate::protocol::Tool {
+            #descriptor
+        }
 
-            #[automatically_derived]
-            impl #krate::ToolHandler for #self_ty {
-                fn descriptor(&self) -> #krate::protocol::Tool {
-                    #descriptor
-                }
+        #scopes
 
-                #scopes
-
-                fn call<'__a>(
-                    &'__a self,
-                    __ctx: #krate::Ctx,
-                    __arguments: #krate::protocol::JsonObject,
-                ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
-                    ::std::boxed::Box::pin(async move {
-                        let __value = __SCHEMAS.arguments(#name, __arguments, #derived)?;
-                        let __params = <#args_ty as #krate::ToolParameter>::from_call(&__ctx, ::core::option::Option::Some(__value))
-                            .map_err(|e| #krate::__private::invalid_argument(#name, ::core::option::Option::None, e))?;
-                        let __phase = #krate::__private::phase_ctx(&__ctx);
-                        #before_once
-                        let __keyed = __ctx.with_keys::<#keys>();
-                        let __out = #krate::__private::phase("client", #client_call.await)?;
-                        let __result = #after_call.await;
-                        #finish
-                    })
-                }
-            }
-        };
-    }
+        fn call<'__a>(
+            &'__a self,
+            __ctx: #krate::Ctx,
+            __arguments: #krate::protocol::JsonObject,
+        ) -> #krate::__private::BoxFuture<'__a, ::core::result::Result<#krate::protocol::CallToolResult, #krate::ToolError>> {
+            ::std::boxed::Box::pin(async move {
+                let __value = __SCHEMAS.arguments(#name, __arguments, #derived)?;
+                let __params = <#args_ty as #krate::ToolParameter>::from_call(&__ctx, ::core::option::Option::Some(__value))
+                    .map_err(|e| #krate::__private::invalid_argument(#name, ::core::option::Option::None, e))?;
+                let __phase = #krate::__private::phase_ctx(&__ctx);
+                #before_once
+                let __keyed = __ctx.with_keys::<#keys>();
+                let __out = #krate::__private::phase("client", #client_call.await)?;
+                let __result = #after_call.await;
+                #finish
+            })
+        }
+    };
+    (support, items)
 }

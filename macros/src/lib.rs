@@ -62,6 +62,9 @@ mod tool;
 ///   `Result<T, E: Display>` (`Err` → `isError`).
 /// - Arguments are validated against the schema before the body runs; a violation is an
 ///   `isError` result naming the field. Structured output is validated against its schema.
+/// - Shared state: a free function reads the app state given to `Server::state` with
+///   `ctx.state::<T>()` (a missing one is an `isError` result naming the type); a method of
+///   an `#[mcp_server]` block has `&self`.
 ///
 /// ```
 /// use tracksuit::{Ctx, Json, Server, mcp_tool, protocol::LoggingLevel};
@@ -110,6 +113,90 @@ mod tool;
 /// assert_eq!(server.tool_names(), ["play"]);
 /// ```
 ///
+/// # Handoff tools
+///
+/// On an `impl` block with `async fn before`, `client` and `after`, `#[mcp_tool]` makes a
+/// handoff tool (see `tracksuit::handoff`); each phase may take `&self`, the value
+/// registered with `Server::tool(value)`. Inside an `#[mcp_server]` block, the annotated
+/// method is the `before` phase and `client = method, after = method` name the other two
+/// (`method` or `Self::method`, methods of the same block), so every phase can use the
+/// server's fields through `&self` (or leave `&self` out). `&mut self` and `self` are
+/// refused at the receiver: one value serves every call at once.
+///
+/// ```
+/// use std::sync::Mutex;
+/// use tracksuit::{Ctx, PhaseCtx, Server, ToolError, mcp_server};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Titles { titles: Vec<String> }
+///
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Plan { duplicates: Vec<String> }
+///
+/// #[derive(serde::Deserialize, tracksuit::Elicits)]
+/// struct Confirm { yes: bool }
+///
+/// struct Library { deleted: Mutex<Vec<String>> }
+///
+/// #[mcp_server]
+/// impl Library {
+///     /// Deletes the duplicate titles the user confirms.
+///     #[mcp_tool(client = confirm_each, after = Self::delete)]
+///     async fn dedupe(&self, args: Titles, _ctx: &PhaseCtx) -> Result<Plan, ToolError> {
+///         let mut seen = std::collections::HashSet::new();
+///         let duplicates = args.titles.into_iter().filter(|t| !seen.insert(t.clone())).collect();
+///         Ok(Plan { duplicates })
+///     }
+///
+///     // Replayed from the logged answers on a 2026-07-28 client: no side effects here.
+///     async fn confirm_each(plan: &Plan, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
+///         let mut chosen = Vec::new();
+///         for title in &plan.duplicates {
+///             let answer = ctx.elicit_form::<Confirm>(format!("Delete {title}?")).await?;
+///             if answer.accepted().is_some_and(|c| c.yes) {
+///                 chosen.push(title.clone());
+///             }
+///         }
+///         Ok(chosen)
+///     }
+///
+///     // Runs once per call, in either era.
+///     async fn delete(&self, _plan: Plan, chosen: Vec<String>, _ctx: &PhaseCtx) -> String {
+///         let mut deleted = self.deleted.lock().unwrap_or_else(|e| e.into_inner());
+///         deleted.extend(chosen.iter().cloned());
+///         format!("deleted {}", chosen.len())
+///     }
+/// }
+///
+/// let library = Library { deleted: Mutex::new(Vec::new()) };
+/// let server = Server::new(tracksuit::crate_info!()).tools(library).build()?;
+/// let tool = server.tool_descriptor("dedupe").unwrap();
+/// assert_eq!(tool.description.as_deref(), Some("Deletes the duplicate titles the user confirms."));
+/// assert_eq!(tool.input_schema["required"], serde_json::json!(["titles"]));
+/// # Ok::<(), tracksuit::ServerError>(())
+/// ```
+///
+/// A phase that takes `&mut self` does not compile:
+///
+/// ```compile_fail
+/// use tracksuit::{Ctx, PhaseCtx, ToolError, mcp_server};
+///
+/// struct Counter { n: u32 }
+///
+/// #[mcp_server]
+/// impl Counter {
+///     /// Counts.
+///     #[mcp_tool(client = ask, after = finish)]
+///     async fn count(&self, _ctx: &PhaseCtx) -> Result<u32, ToolError> { Ok(self.n) }
+///     async fn ask(n: &u32, _ctx: &Ctx) -> Result<u32, ToolError> { Ok(*n) }
+///     // error: a handoff phase takes `&self`, not `&mut self`
+///     async fn finish(&mut self, n: u32, _out: u32, _ctx: &PhaseCtx) -> String {
+///         self.n += n;
+///         self.n.to_string()
+///     }
+/// }
+/// ```
+///
 /// A link to an App the block does not declare does not compile:
 ///
 /// ```compile_fail
@@ -142,7 +229,10 @@ pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `Option<String>` (optional); docs are descriptions; `&Ctx` is injected. The return type
 /// implements `IntoPromptResult` (`String` = one user message, `PromptMessage`,
 /// `Vec<PromptMessage>`, `GetPromptResult`, `Result`). `complete = path` names an
-/// `async fn(argument: &str, value: &str) -> Vec<String>` answering `completion/complete`.
+/// `async fn(argument: &str, value: &str) -> Vec<String>` answering `completion/complete`,
+/// or an `async fn(ctx: &Ctx, argument: &str, value: &str) -> Vec<String>` that reaches the
+/// app state (`ctx.state::<T>()`); in an `#[mcp_server]` block, a method of the block
+/// (`complete = Self::languages` or `complete = languages`), which may take `&self`.
 ///
 /// ```
 /// use tracksuit::{Server, mcp_prompt};
@@ -160,6 +250,31 @@ pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// let server = Server::new(tracksuit::crate_info!()).prompt(review);
 /// # let _ = server;
 /// ```
+///
+/// A completer that reads app state takes the request's context first:
+///
+/// ```
+/// use tracksuit::{Ctx, Server, mcp_prompt};
+///
+/// struct Languages(Vec<&'static str>);
+///
+/// /// Review some code.
+/// #[mcp_prompt(complete = languages)]
+/// async fn review(/** its language */ language: String) -> String {
+///     format!("Review this {language} code.")
+/// }
+///
+/// async fn languages(ctx: &Ctx, _argument: &str, typed: &str) -> Vec<String> {
+///     let Ok(known) = ctx.state::<Languages>() else { return Vec::new() };
+///     known.0.iter().filter(|l| l.starts_with(typed)).map(|l| l.to_string()).collect()
+/// }
+///
+/// let server = Server::new(tracksuit::crate_info!())
+///     .state(Languages(vec!["rust", "ruby"]))
+///     .prompt(review)
+///     .build()?;
+/// # Ok::<(), tracksuit::ServerError>(())
+/// ```
 #[proc_macro_attribute]
 pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::debug("mcp_prompt", prompt::expand(attr.into(), item.into())).into()
@@ -170,7 +285,8 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `Server::resource_template`; each variable is a parameter of any `FromStr` type, checked
 /// at compile time). Attributes: `uri`, `name`, `title`, `description`, `mime_type`, `app`
 /// (an MCP App: a fixed `ui://` URI served as `text/html;profile=mcp-app`),
-/// `complete = path` (templates), `crate = path`. The return type implements
+/// `complete = path` (templates; a completer as for `#[mcp_prompt]`), `crate = path`. The
+/// return type implements
 /// `IntoResourceResult`: `String` (text), `Vec<u8>` (binary, base64-encoded for you),
 /// `ResourceContents`, `ReadResourceResult`, `Result`.
 ///
@@ -200,7 +316,10 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// On an `impl` block: every `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` method
 /// (fixed URI or template) becomes a handler sharing the server state (`&self`, held in an
 /// `Arc`), all registered together with `Server::tools`. Duplicate tool names, prompt names
-/// and resource URIs are rejected at compile time; other methods are left alone.
+/// and resource URIs are rejected at compile time; other methods are left alone. The state
+/// reaches everything the block declares: a handoff tool's phases
+/// (`#[mcp_tool(client = .., after = ..)]` on its `before` method, see `#[mcp_tool]`) and
+/// completers (`complete = Self::method`) take `&self` too.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -219,6 +338,54 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// let server = Server::new(tracksuit::crate_info!()).tools(Hits(AtomicU64::new(0))).build().expect("one tool");
 /// assert_eq!(server.tool_names(), ["hit"]);
+/// ```
+///
+/// A completer of the block takes `&self` (and optionally `ctx: &Ctx` before the two
+/// strings):
+///
+/// ```
+/// use tracksuit::{Server, mcp_server};
+///
+/// struct Catalogue { languages: Vec<&'static str> }
+///
+/// #[mcp_server]
+/// impl Catalogue {
+///     /// Review some code.
+///     #[mcp_prompt(complete = Self::languages)]
+///     async fn review(&self, /** its language */ language: String) -> String {
+///         format!("Review this {language} code.")
+///     }
+///
+///     async fn languages(&self, _argument: &str, typed: &str) -> Vec<String> {
+///         self.languages.iter().filter(|l| l.starts_with(typed)).map(|l| l.to_string()).collect()
+///     }
+/// }
+///
+/// let server = Server::new(tracksuit::crate_info!())
+///     .tools(Catalogue { languages: vec!["rust", "ruby"] })
+///     .build()?;
+/// # Ok::<(), tracksuit::ServerError>(())
+/// ```
+///
+/// A completer that takes `&mut self` does not compile (one server answers every
+/// completion at once):
+///
+/// ```compile_fail
+/// use tracksuit::mcp_server;
+///
+/// struct Catalogue { asked: u32 }
+///
+/// #[mcp_server]
+/// impl Catalogue {
+///     /// Review some code.
+///     #[mcp_prompt(complete = languages)]
+///     async fn review(&self, language: String) -> String { language }
+///
+///     async fn languages(&mut self, _argument: &str, _typed: &str) -> Vec<String> {
+///         self.asked += 1;
+///         Vec::new()
+///     }
+/// }
 /// ```
 #[proc_macro_attribute]
 pub fn mcp_server(attr: TokenStream, item: TokenStream) -> TokenStream {

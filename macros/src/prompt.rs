@@ -82,17 +82,24 @@ fn descriptor(parsed: &Function, attrs: &PromptAttrs, krate: &TokenStream) -> To
     }
 }
 
-/// The `complete` method, when `complete = path` is given.
-fn complete(attrs: &PromptAttrs, krate: &TokenStream) -> Option<TokenStream> {
+/// The `complete` method, when `complete = path` is given; `completer` makes the call of
+/// the completer from its path.
+fn complete(
+    attrs: &PromptAttrs,
+    krate: &TokenStream,
+    completer: &dyn Fn(&syn::Path) -> TokenStream,
+) -> Option<TokenStream> {
     attrs.complete.as_ref().map(|path| {
+        let call = completer(path);
         quote! {
             fn complete<'__a>(
                 &'__a self,
+                __ctx: &'__a #krate::Ctx,
                 argument: &'__a str,
                 value: &'__a str,
                 _context: &'__a ::std::collections::HashMap<::std::string::String, ::std::string::String>,
             ) -> #krate::__private::BoxFuture<'__a, ::std::vec::Vec<::std::string::String>> {
-                ::std::boxed::Box::pin(#path(argument, value))
+                #call
             }
         }
     })
@@ -100,7 +107,9 @@ fn complete(attrs: &PromptAttrs, krate: &TokenStream) -> Option<TokenStream> {
 
 /// Reads and checks a prompt's attribute and signature (errors go to `cx`). `method` is
 /// whether it is an `#[mcp_server]` method (which takes `&self`); `invoke` turns the call
-/// arguments into the call of the user's function.
+/// arguments into the call of the user's function, `completer` a `complete = path` into
+/// the call of the completer (`crate::common::free_completer` outside a server).
+#[allow(clippy::too_many_arguments)]
 pub fn prompt(
     cx: &Ctxt,
     args: &Args,
@@ -109,6 +118,7 @@ pub fn prompt(
     krate: &TokenStream,
     method: bool,
     invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
+    completer: &dyn Fn(&syn::Path) -> TokenStream,
 ) -> Prompt {
     let parsed = Function::from_sig(cx, fn_attrs, sig, "prompt");
     check(cx, &parsed, sig, method);
@@ -140,7 +150,7 @@ pub fn prompt(
     let call = invoke(call_args);
     let user_future = quote_spanned!(sig.ident.span()=> #krate::__private::box_send_future(#call));
     let descriptor = descriptor(&parsed, &attrs, krate);
-    let complete = complete(&attrs, krate);
+    let complete = complete(&attrs, krate, completer);
     let scopes = &attrs.scopes;
     let items = quote! {
         #descriptor
@@ -213,7 +223,17 @@ fn free_prompt(
     let ident = func.sig.ident.clone();
     let fn_attrs = func.attrs.clone();
     let invoke = |a: Vec<TokenStream>| quote_spanned!(ident.span()=> #ident(#(#a),*));
-    let prompt = prompt(&cx, args, &fn_attrs, &mut func.sig, krate, false, invoke);
+    let completer = crate::common::free_completer(krate);
+    let prompt = prompt(
+        &cx,
+        args,
+        &fn_attrs,
+        &mut func.sig,
+        krate,
+        false,
+        invoke,
+        &completer,
+    );
     cx.check()?;
     Ok(crate::common::tagged_fn(
         func,

@@ -118,19 +118,22 @@ fn template_items(
     uri: &str,
     body: TokenStream,
     krate: &TokenStream,
+    completer: &dyn Fn(&syn::Path) -> TokenStream,
 ) -> TokenStream {
     let name = &attrs.name;
     let sets = descriptor_sets(attrs, "t");
     let scopes = &attrs.scopes;
     let complete = attrs.complete.as_ref().map(|path| {
+        let call = completer(path);
         quote! {
             fn complete<'__a>(
                 &'__a self,
-                variable: &'__a str,
+                __ctx: &'__a #krate::Ctx,
+                argument: &'__a str,
                 value: &'__a str,
                 _context: &'__a ::std::collections::HashMap<::std::string::String, ::std::string::String>,
             ) -> #krate::__private::BoxFuture<'__a, ::std::vec::Vec<::std::string::String>> {
-                ::std::boxed::Box::pin(#path(variable, value))
+                #call
             }
         }
     });
@@ -190,7 +193,8 @@ fn fixed_items(
 }
 
 /// Reads and checks a resource's attribute and signature (errors go to `cx`); see
-/// `prompt::prompt` for `method` and `invoke`.
+/// `prompt::prompt` for `method`, `invoke` and `completer`.
+#[allow(clippy::too_many_arguments)]
 pub fn resource(
     cx: &Ctxt,
     args: &Args,
@@ -199,6 +203,7 @@ pub fn resource(
     krate: &TokenStream,
     method: bool,
     invoke: impl Fn(Vec<TokenStream>) -> TokenStream,
+    completer: &dyn Fn(&syn::Path) -> TokenStream,
 ) -> Resource {
     let parsed = Function::from_sig(cx, fn_attrs, sig, "resource");
     let attrs = ResourceAttrs::from_args(cx, args, &sig.ident, parsed.docs.as_ref());
@@ -211,7 +216,7 @@ pub fn resource(
     } else {
         (
             "ResourceTemplateHandler",
-            template_items(&attrs, &uri, body, krate),
+            template_items(&attrs, &uri, body, krate, completer),
         )
     };
     Resource {
@@ -340,7 +345,17 @@ fn free_resource(
     let ident = func.sig.ident.clone();
     let fn_attrs = func.attrs.clone();
     let invoke = |a: Vec<TokenStream>| quote_spanned!(ident.span()=> #ident(#(#a),*));
-    let resource = resource(&cx, args, &fn_attrs, &mut func.sig, krate, false, invoke);
+    let completer = crate::common::free_completer(krate);
+    let resource = resource(
+        &cx,
+        args,
+        &fn_attrs,
+        &mut func.sig,
+        krate,
+        false,
+        invoke,
+        &completer,
+    );
     cx.check()?;
     Ok(crate::common::tagged_fn(
         func,

@@ -5,14 +5,15 @@
 //! `ui = "ui://..."` must name one of the block's `app` resources when it declares any.
 
 use crate::common::{krate, with_errors};
-use crate::internals::ast::Function;
+use crate::handoff::Owner;
+use crate::internals::ast::{Function, Handoff};
 use crate::internals::attr::{
-    Args, CRATE, Kind, PROMPT_KEYS, RESOURCE_KEYS, Symbol, TOOL_KEYS, ToolAttrs,
+    AFTER, Args, CLIENT, CRATE, Kind, PROMPT_KEYS, RESOURCE_KEYS, Symbol, TOOL_KEYS, ToolAttrs,
 };
 use crate::internals::ctxt::Ctxt;
 use crate::tool::{Generated, generate};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::{ImplItem, ImplItemFn, ItemImpl};
 
 const KEYS: &[(Symbol, Kind)] = &[(CRATE, Kind::Path)];
@@ -75,6 +76,26 @@ impl Role {
     ];
 }
 
+/// What every member's expansion needs of the block: the runtime's path, the server type
+/// and the signatures of all its methods (handoff phases and completers are found there).
+struct Scope {
+    krate: TokenStream,
+    self_ty: syn::Type,
+    sigs: Vec<syn::Signature>,
+}
+
+impl Scope {
+    /// The block's method a phase or completer path names (`name` or `Self::name`).
+    fn method(&self, path: &syn::Path) -> Option<&syn::Signature> {
+        let name = match path.segments.len() {
+            1 if path.leading_colon.is_none() => &path.segments[0].ident,
+            2 if path.segments[0].ident == "Self" => &path.segments[1].ident,
+            _ => return None,
+        };
+        self.sigs.iter().find(|s| s.ident == *name)
+    }
+}
+
 /// The entry point: the block, with the handlers and registration beside it, or the block
 /// beside the errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -109,18 +130,30 @@ fn server(attr: TokenStream, block: &mut ItemImpl) -> syn::Result<TokenStream> {
             "`#[mcp_server]` does not support generic server types",
         );
     }
+    let scope = Scope {
+        krate,
+        self_ty: (*block.self_ty).clone(),
+        sigs: block
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                ImplItem::Fn(f) => Some(f.sig.clone()),
+                _ => None,
+            })
+            .collect(),
+    };
     let mut seen: Vec<(Role, String)> = Vec::new();
     let mut members = Vec::new();
     let mut links = Links::default();
     for item in block.items.iter_mut() {
         let ImplItem::Fn(method) = item else { continue };
-        if let Some(member) = member(&cx, method, &krate, &mut seen, &mut links) {
+        if let Some(member) = member(&cx, method, &scope, &mut seen, &mut links) {
             members.push(member);
         }
     }
     links.check(&cx);
     cx.check()?;
-    Ok(generate_server(block, &krate, &members))
+    Ok(generate_server(block, &scope.krate, &members))
 }
 
 /// The `#[mcp_*]` attribute of a method, removed: its role and its tokens.
@@ -146,15 +179,15 @@ fn take_role(cx: &Ctxt, method: &mut ImplItemFn) -> Option<(Role, TokenStream)> 
 fn member(
     cx: &Ctxt,
     method: &mut ImplItemFn,
-    krate: &TokenStream,
+    scope: &Scope,
     seen: &mut Vec<(Role, String)>,
     links: &mut Links,
 ) -> Option<Member> {
     let (role, tokens) = take_role(cx, method)?;
     let (key, span, member) = match role {
-        Role::Tool => tool_member(cx, tokens, method, krate, links),
-        Role::Prompt => prompt_member(cx, tokens, method, krate),
-        Role::Resource => resource_member(cx, tokens, method, krate, links),
+        Role::Tool => tool_member(cx, tokens, method, scope, links),
+        Role::Prompt => prompt_member(cx, tokens, method, scope),
+        Role::Resource => resource_member(cx, tokens, method, scope, links),
     };
     if seen.iter().any(|(r, k)| *r == role && *k == key) {
         let what = match role {
@@ -177,19 +210,21 @@ fn prompt_member(
     cx: &Ctxt,
     tokens: TokenStream,
     method: &mut ImplItemFn,
-    krate: &TokenStream,
+    scope: &Scope,
 ) -> (String, Span, Member) {
     let args = Args::parse(tokens, PROMPT_KEYS, cx);
     let ident = method.sig.ident.clone();
     let invoke = |a: Vec<TokenStream>| quote!(self.0.#ident(#(#a),*));
+    let completer = |path: &syn::Path| completer(cx, scope, path);
     let p = crate::prompt::prompt(
         cx,
         &args,
         &method.attrs,
         &mut method.sig,
-        krate,
+        &scope.krate,
         true,
         invoke,
+        &completer,
     );
     let member = Member {
         wrapper: format_ident!("__TracksuitPrompt_{}", ident),
@@ -206,20 +241,22 @@ fn resource_member(
     cx: &Ctxt,
     tokens: TokenStream,
     method: &mut ImplItemFn,
-    krate: &TokenStream,
+    scope: &Scope,
     links: &mut Links,
 ) -> (String, Span, Member) {
     let args = Args::parse(tokens, RESOURCE_KEYS, cx);
     let ident = method.sig.ident.clone();
     let invoke = |a: Vec<TokenStream>| quote!(self.0.#ident(#(#a),*));
+    let completer = |path: &syn::Path| completer(cx, scope, path);
     let r = crate::resource::resource(
         cx,
         &args,
         &method.attrs,
         &mut method.sig,
-        krate,
+        &scope.krate,
         true,
         invoke,
+        &completer,
     );
     if r.app {
         links.apps.push(r.uri.clone());
@@ -244,10 +281,14 @@ fn tool_member(
     cx: &Ctxt,
     tokens: TokenStream,
     method: &mut ImplItemFn,
-    krate: &TokenStream,
+    scope: &Scope,
     links: &mut Links,
 ) -> (String, Span, Member) {
+    let krate = &scope.krate;
     let tool_args = Args::parse(tokens, TOOL_KEYS, cx);
+    if tool_args.get(CLIENT).is_some() || tool_args.get(AFTER).is_some() {
+        return handoff_member(cx, &tool_args, method, scope, links);
+    }
     let parsed = Function::from_sig(cx, &method.attrs, &mut method.sig, "tool");
     if parsed.receiver.is_none() {
         cx.error_spanned_by(&method.sig.ident, "a tool in an `#[mcp_server]` impl takes `&self`; move associated functions out or add `&self`");
@@ -278,6 +319,118 @@ fn tool_member(
         items: tool_items,
     };
     (attrs.name, attrs.name_span, member)
+}
+
+/// An `#[mcp_tool(client = .., after = ..)]` method: a handoff tool whose `before` phase is
+/// the method itself and whose `client` and `after` phases are the block's methods the
+/// attribute names. Each phase may take `&self` (the server).
+fn handoff_member(
+    cx: &Ctxt,
+    args: &Args,
+    method: &ImplItemFn,
+    scope: &Scope,
+    links: &mut Links,
+) -> (String, Span, Member) {
+    let ident = &method.sig.ident;
+    let docs = crate::internals::docs::collect(&method.attrs);
+    let mut attrs = ToolAttrs::from_args(cx, args, ident, docs.as_ref());
+    attrs.krate = scope.krate.clone();
+    links.uis.extend(attrs.ui.clone());
+    let wrapper = format_ident!("__TracksuitTool_{}", ident);
+    let phases = [CLIENT, AFTER].map(|key| phase_method(cx, args, scope, key, ident));
+    let (support, items) = match phases {
+        [Some(client), Some(after)] => {
+            let sigs = [&method.sig, client, after];
+            let handoff = Handoff::from_sigs(cx, scope.self_ty.clone(), ident.clone(), docs, sigs);
+            match handoff {
+                Some(h) => crate::handoff::handler(&h, &attrs, &Owner::Server),
+                None => Default::default(),
+            }
+        }
+        _ => Default::default(),
+    };
+    let member = Member {
+        wrapper,
+        handler: "ToolHandler",
+        part: "tools",
+        support,
+        items,
+    };
+    (attrs.name, attrs.name_span, member)
+}
+
+/// The block's method a handoff tool's `client = ..` or `after = ..` names (an error at
+/// the attribute when it is missing, at the path when it names no method of the block).
+fn phase_method<'s>(
+    cx: &Ctxt,
+    args: &Args,
+    scope: &'s Scope,
+    key: Symbol,
+    tool: &syn::Ident,
+) -> Option<&'s syn::Signature> {
+    let Some(path) = args.path(key) else {
+        cx.error_spanned_by(tool, format!("a handoff tool in an `#[mcp_server]` block names its `client` and `after` phases: add `{key} = method` to `#[mcp_tool(..)]` (this method is its `before` phase)"));
+        return None;
+    };
+    let found = scope.method(path);
+    if found.is_none() {
+        let written = path.segments.last().map(|s| s.ident.to_string());
+        let names: Vec<String> = scope.sigs.iter().map(|s| s.ident.to_string()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let hint = written
+            .and_then(|w| crate::internals::check::suggest(&w, &names))
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        cx.error_spanned_by(path, format!("`{key} = ..` names a method of this `#[mcp_server]` block (`method` or `Self::method`); there is no such method here{hint}"));
+    }
+    found
+}
+
+/// The call of a completer named by `complete = path` in an `#[mcp_server]` block: a method
+/// of the block is called directly, with `&self` when it takes it and the request's
+/// `&Ctx` when it takes three parameters; anything else goes through
+/// `__private::complete_with` like a completer outside a server (`Self` made the server's
+/// type, since the handler is a wrapper).
+fn completer(cx: &Ctxt, scope: &Scope, path: &syn::Path) -> TokenStream {
+    let krate = &scope.krate;
+    let self_ty = &scope.self_ty;
+    let Some(sig) = scope.method(path) else {
+        let span = syn::spanned::Spanned::span(path);
+        if path.segments.len() > 1 && path.segments[0].ident == "Self" {
+            let rest = path.segments.iter().skip(1);
+            let full = quote_spanned!(span=> <#self_ty>#(::#rest)*);
+            return quote_spanned!(span=> #krate::__private::complete_with(#full, __ctx, argument, value));
+        }
+        return quote_spanned!(span=> #krate::__private::complete_with(#path, __ctx, argument, value));
+    };
+    let ident = &sig.ident;
+    let typed = sig
+        .inputs
+        .iter()
+        .filter(|i| matches!(i, syn::FnArg::Typed(_)))
+        .count();
+    let args = match typed {
+        2 => quote!(argument, value),
+        3 => quote!(__ctx, argument, value),
+        _ => {
+            cx.error_spanned_by(&sig.inputs, "a completer takes `(argument: &str, value: &str)`, or `(ctx: &Ctx, argument: &str, value: &str)` to reach the app state; besides `&self`");
+            return quote!(::std::boxed::Box::pin(async { ::std::vec::Vec::new() }));
+        }
+    };
+    let call = match sig.receiver() {
+        None => quote_spanned!(ident.span()=> <#self_ty>::#ident(#args)),
+        Some(r) if r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none() => {
+            quote_spanned!(ident.span()=> self.0.#ident(#args))
+        }
+        Some(r) => {
+            cx.error_spanned_by(
+                r,
+                "a completer takes `&self`: one server answers every completion at once",
+            );
+            return quote!(::std::boxed::Box::pin(async { ::std::vec::Vec::new() }));
+        }
+    };
+    quote_spanned!(ident.span()=> #krate::__private::box_send_future(#call))
 }
 
 /// The block, then the wrappers and the `ServerTools` / `ToolSet` impls, out of the way in

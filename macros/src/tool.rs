@@ -2,7 +2,7 @@
 
 use crate::common::{krate, with_errors};
 use crate::internals::ast::{Function, Input, ParamKind, output_span};
-use crate::internals::attr::{Args, CRATE, TOOL_KEYS, ToolAttrs};
+use crate::internals::attr::{AFTER, Args, CLIENT, CRATE, TOOL_KEYS, ToolAttrs};
 use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -359,6 +359,11 @@ fn tool(cx: Ctxt, args: &Args, func: &mut ItemFn) -> syn::Result<TokenStream> {
         );
         // Always an error: the method is emitted as it is, beside it.
         return cx.check().map(|()| TokenStream::new());
+    }
+    for key in [CLIENT, AFTER] {
+        if let Some((k, _)) = args.get(key) {
+            cx.error_spanned_by(k, format!("`{key} = ..` names a handoff phase of a method in an `#[mcp_server]` block; a handoff tool outside one is `#[mcp_tool]` on an `impl` with `before`, `client` and `after`"));
+        }
     }
     let attrs = ToolAttrs::from_args(&cx, args, &func.sig.ident, parsed.docs.as_ref());
     check_key_set(&cx, &parsed, &attrs);

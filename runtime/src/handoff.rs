@@ -15,6 +15,12 @@
 //!
 //! A phase that fails ends the call with an `isError` result naming the phase.
 //!
+//! Shared state: each phase may take `&self` (the value registered with `Server::tool`;
+//! inside an `#[mcp_server]` block, where `#[mcp_tool(client = .., after = ..)]` on a
+//! method makes it the `before` phase of a handoff tool, the server), and
+//! [`PhaseCtx::state`] / [`Ctx::state`](crate::Ctx::state) read the app state given to
+//! `Server::state`.
+//!
 //! ```
 //! use serde_json::json;
 //! use tracksuit::{Ctx, PhaseCtx, Server, ToolError, client::Client, mcp_tool};
@@ -50,7 +56,7 @@
 //! # }
 //! ```
 
-use crate::context::{Ctx, LoggedExchange};
+use crate::context::{Ctx, LoggedExchange, MissingState};
 use crate::protocol::LoggingLevel;
 use serde::Serialize;
 
@@ -121,6 +127,47 @@ impl PhaseCtx {
     /// Every sampling / elicitation answer of the call so far.
     pub fn exchange_log(&self) -> Vec<LoggedExchange> {
         self.ctx.exchange_log()
+    }
+
+    /// The app state of type `T` the server was given with `Server::state`, as
+    /// [`Ctx::state`] reads it (a missing one is a [`MissingState`] naming the type).
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use tracksuit::{Ctx, PhaseCtx, Server, ToolError, client::Client, mcp_tool};
+    ///
+    /// /// Where `after` writes what each call settled.
+    /// #[derive(Default)]
+    /// struct Journal(Mutex<Vec<String>>);
+    ///
+    /// struct Note;
+    ///
+    /// /// Notes a word in the journal.
+    /// #[mcp_tool(name = "note")]
+    /// impl Note {
+    ///     async fn before(_ctx: &PhaseCtx) -> Result<String, ToolError> {
+    ///         Ok("hello".into())
+    ///     }
+    ///     async fn client(word: &String, _ctx: &Ctx) -> Result<usize, ToolError> {
+    ///         Ok(word.len())
+    ///     }
+    ///     async fn after(word: String, len: usize, ctx: &PhaseCtx) -> Result<String, ToolError> {
+    ///         let journal = ctx.state::<Journal>()?;
+    ///         journal.0.lock().map_err(|_| ToolError::new("journal poisoned"))?.push(word);
+    ///         Ok(len.to_string())
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).state(Journal::default()).tool(Note).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server.clone(), Client::builder()).await?;
+    /// client.call_tool("note", serde_json::json!({})).await?;
+    /// assert_eq!(*server.state::<Journal>()?.0.lock().unwrap(), ["hello"]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, MissingState> {
+        self.ctx.state::<T>()
     }
 }
 

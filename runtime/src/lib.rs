@@ -84,7 +84,7 @@ pub use authoring::{
     PromptParameter, ToolError, ToolParameter, schema_for, strict_schema,
 };
 pub use caller::Principal;
-pub use context::{Ctx, LoggedExchange, MAX_ONCE_LEN, OnceError};
+pub use context::{Ctx, LoggedExchange, MAX_ONCE_LEN, MissingState, OnceError};
 pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
 pub use handoff::PhaseCtx;
 pub use peer::RequestError;

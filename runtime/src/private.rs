@@ -183,6 +183,100 @@ pub fn box_send_future<'a, F: Future + Send + 'a>(future: F) -> BoxFuture<'a, F:
     Box::pin(future)
 }
 
+/// A completer of the `(argument, value)` form: `async fn(&str, &str) -> Vec<String>`.
+pub trait CompleteArgs<'a> {
+    /// The completer's future.
+    type Future: Future<Output = Vec<String>> + Send + 'a;
+    /// Calls it.
+    fn call(&self, argument: &'a str, value: &'a str) -> Self::Future;
+}
+
+impl<'a, F, Fut> CompleteArgs<'a> for F
+where
+    F: Fn(&'a str, &'a str) -> Fut,
+    Fut: Future<Output = Vec<String>> + Send + 'a,
+{
+    type Future = Fut;
+    fn call(&self, argument: &'a str, value: &'a str) -> Fut {
+        self(argument, value)
+    }
+}
+
+/// A completer of the `(ctx, argument, value)` form:
+/// `async fn(&Ctx, &str, &str) -> Vec<String>`.
+pub trait CompleteCtx<'a> {
+    /// The completer's future.
+    type Future: Future<Output = Vec<String>> + Send + 'a;
+    /// Calls it.
+    fn call(&self, ctx: &'a crate::context::Ctx, argument: &'a str, value: &'a str)
+    -> Self::Future;
+}
+
+impl<'a, F, Fut> CompleteCtx<'a> for F
+where
+    F: Fn(&'a crate::context::Ctx, &'a str, &'a str) -> Fut,
+    Fut: Future<Output = Vec<String>> + Send + 'a,
+{
+    type Future = Fut;
+    fn call(&self, ctx: &'a crate::context::Ctx, argument: &'a str, value: &'a str) -> Fut {
+        self(ctx, argument, value)
+    }
+}
+
+/// Marks the `(argument, value)` form of [`Completer`].
+pub enum ArgsForm {}
+/// Marks the `(ctx, argument, value)` form of [`Completer`].
+pub enum CtxForm {}
+
+/// What `complete = path` names: an `async fn` taking what the user typed, and optionally
+/// the request's context first. `M` is the form, inferred from the function's signature.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a completer",
+    label = "`complete = ..` names this",
+    note = "a completer is an `async fn(argument: &str, value: &str) -> Vec<String>`, or `async fn(ctx: &Ctx, argument: &str, value: &str) -> Vec<String>` to reach the app state (`ctx.state::<T>()`)"
+)]
+pub trait Completer<M> {
+    /// Calls the completer with the arguments its form takes.
+    fn complete<'a>(
+        self,
+        ctx: &'a crate::context::Ctx,
+        argument: &'a str,
+        value: &'a str,
+    ) -> BoxFuture<'a, Vec<String>>;
+}
+
+impl<F: for<'a> CompleteArgs<'a>> Completer<ArgsForm> for F {
+    fn complete<'a>(
+        self,
+        _ctx: &'a crate::context::Ctx,
+        argument: &'a str,
+        value: &'a str,
+    ) -> BoxFuture<'a, Vec<String>> {
+        Box::pin(CompleteArgs::call(&self, argument, value))
+    }
+}
+
+impl<F: for<'a> CompleteCtx<'a>> Completer<CtxForm> for F {
+    fn complete<'a>(
+        self,
+        ctx: &'a crate::context::Ctx,
+        argument: &'a str,
+        value: &'a str,
+    ) -> BoxFuture<'a, Vec<String>> {
+        Box::pin(CompleteCtx::call(&self, ctx, argument, value))
+    }
+}
+
+/// Calls a `complete = path` completer of either form.
+pub fn complete_with<'a, M, F: Completer<M>>(
+    completer: F,
+    ctx: &'a crate::context::Ctx,
+    argument: &'a str,
+    value: &'a str,
+) -> BoxFuture<'a, Vec<String>> {
+    completer.complete(ctx, argument, value)
+}
+
 /// Parses a URI template the macro already checked at compile time.
 pub fn checked_template(template: &str) -> crate::server::UriTemplate {
     crate::server::UriTemplate::parse(template)

@@ -319,13 +319,16 @@ pub enum PhaseParam {
 /// One phase of a handoff tool.
 pub struct Phase {
     pub ident: Ident,
+    /// Takes `&self` (the tool's value, or the server's in an `#[mcp_server]` block).
+    pub receiver: bool,
     /// Each parameter's role and type, in order.
     pub params: Vec<(PhaseParam, Type)>,
     /// The declared return type.
     pub output: Option<Type>,
 }
 
-/// A handoff tool: an `impl` of a named type with `before`, `client` and `after`, checked.
+/// A handoff tool: an `impl` of a named type with `before`, `client` and `after` (or three
+/// methods of an `#[mcp_server]` block), checked.
 pub struct Handoff {
     pub self_ty: Type,
     pub ident: Ident,
@@ -339,7 +342,7 @@ pub struct Handoff {
     pub out: Type,
 }
 
-/// The three phases of a handoff impl, each an `async fn` without `self`.
+/// The three phases of a handoff impl, found by name.
 fn phases<'a>(cx: &Ctxt, block: &'a syn::ItemImpl) -> Option<[&'a Signature; 3]> {
     let find = |name: &str| {
         block.items.iter().find_map(|i| match i {
@@ -352,26 +355,12 @@ fn phases<'a>(cx: &Ctxt, block: &'a syn::ItemImpl) -> Option<[&'a Signature; 3]>
         cx.error_spanned_by(&block.self_ty, "a handoff tool's impl needs three phases: `async fn before`, `async fn client` and `async fn after`");
         return None;
     };
-    for sig in [before, client, after] {
-        if sig.asyncness.is_none() {
-            cx.error_spanned_by(
-                sig.fn_token,
-                format!("the `{}` phase must be an `async fn`", sig.ident),
-            );
-        }
-        if let Some(FnArg::Receiver(r)) = sig.inputs.first() {
-            cx.error_spanned_by(
-                r,
-                "handoff phases are associated functions: the state is passed in, not `self`",
-            );
-        }
-    }
     Some([before, client, after])
 }
 
 impl Phase {
-    /// Reads a phase's parameters; `role` gets each one's type and how many owned
-    /// parameters came before it, and says what it receives (or what is wrong).
+    /// Reads a phase's receiver and parameters; `role` gets each parameter's type and how
+    /// many owned parameters came before it, and says what it receives (or what is wrong).
     fn read(
         cx: &Ctxt,
         sig: &Signature,
@@ -379,8 +368,16 @@ impl Phase {
     ) -> Phase {
         let mut owned = 0;
         let mut params = Vec::new();
+        let mut receiver = false;
         for arg in sig.inputs.iter() {
-            let FnArg::Typed(arg) = arg else { continue };
+            let arg = match arg {
+                FnArg::Receiver(r) => {
+                    check_receiver(cx, r);
+                    receiver = true;
+                    continue;
+                }
+                FnArg::Typed(arg) => arg,
+            };
             match role(&arg.ty, owned) {
                 Ok(role) => params.push((role, (*arg.ty).clone())),
                 Err(e) => cx.error_spanned_by(&arg.ty, e),
@@ -389,6 +386,7 @@ impl Phase {
         }
         Phase {
             ident: sig.ident.clone(),
+            receiver,
             params,
             output: Phase::output(sig),
         }
@@ -402,6 +400,21 @@ impl Phase {
     }
 }
 
+/// A phase may borrow the value it belongs to (`&self`), never own or mutate it: one value
+/// serves every call at once. The error is at the user's receiver.
+fn check_receiver(cx: &Ctxt, r: &syn::Receiver) {
+    let problem = match (&r.reference, &r.mutability) {
+        (Some(_), None) if r.colon_token.is_none() => return,
+        (Some(_), Some(_)) => {
+            "a handoff phase takes `&self`, not `&mut self`: one value serves every call at once; keep what changes behind a `Mutex` or an atomic"
+        }
+        (None, _) if r.colon_token.is_none() => {
+            "a handoff phase takes `&self`, not `self`: one value serves every call at once, so a phase borrows it"
+        }
+        _ => "a handoff phase takes `&self`",
+    };
+    cx.error_spanned_by(r, problem);
+}
 /// `T` of `Result<T, E>`.
 fn ok_type(ty: &Type) -> Option<&Type> {
     let seg = last_segment(ty)?;
@@ -432,7 +445,29 @@ impl Handoff {
             );
             return None;
         };
-        let [before, client, after] = phases(cx, block)?;
+        let phases = phases(cx, block)?;
+        let docs = docs::collect(&block.attrs);
+        Handoff::from_sigs(cx, (*block.self_ty).clone(), ident, docs, phases)
+    }
+
+    /// Reads three phase signatures (`before`, `client`, `after`, in that order) of a tool
+    /// named `ident` on `self_ty`; every mistake goes to `cx` (spanned at the user's token),
+    /// and `None` means there is nothing to generate.
+    pub fn from_sigs(
+        cx: &Ctxt,
+        self_ty: Type,
+        ident: Ident,
+        docs: Option<String>,
+        [before, client, after]: [&Signature; 3],
+    ) -> Option<Handoff> {
+        for (role, sig) in [("before", before), ("client", client), ("after", after)] {
+            if sig.asyncness.is_none() {
+                cx.error_spanned_by(
+                    sig.fn_token,
+                    format!("the `{role}` phase must be an `async fn`"),
+                );
+            }
+        }
         let state = Phase::output(before)
             .as_ref()
             .and_then(|t| ok_type(t).cloned());
@@ -465,9 +500,9 @@ impl Handoff {
             _ => Err("`after` takes the state, the client's output and `&PhaseCtx`"),
         });
         Some(Handoff {
-            self_ty: (*block.self_ty).clone(),
+            self_ty,
             ident,
-            docs: docs::collect(&block.attrs),
+            docs,
             before,
             client,
             after,

@@ -30,7 +30,9 @@ impl std::fmt::Display for Symbol {
     }
 }
 
+pub const AFTER: Symbol = Symbol("after");
 pub const APP: Symbol = Symbol("app");
+pub const CLIENT: Symbol = Symbol("client");
 pub const COMPLETE: Symbol = Symbol("complete");
 pub const CRATE: Symbol = Symbol("crate");
 pub const DEFAULT: Symbol = Symbol("default");
@@ -332,6 +334,8 @@ pub const TOOL_KEYS: &[(Symbol, Kind)] = &[
     (ELICITS, Kind::Path),
     (TASK_SUPPORT, Kind::Str),
     (SCOPES, Kind::StrList),
+    (CLIENT, Kind::Path),
+    (AFTER, Kind::Path),
     (CRATE, Kind::Path),
 ];
 

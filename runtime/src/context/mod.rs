@@ -5,11 +5,14 @@
 mod once;
 mod rounds;
 mod scope;
+mod state;
 
 pub use once::{MAX_ONCE_LEN, OnceError};
+pub use state::MissingState;
 
 pub(crate) use rounds::{Carried, Digest, Question, Rounds, Stuck};
 pub(crate) use scope::{ClientInit, SessionScope, TaskScope};
+pub(crate) use state::AppState;
 
 use crate::caller::Caller;
 use crate::peer::RequestError;

@@ -35,6 +35,8 @@ pub(crate) trait SessionScope: Send + Sync + 'static {
     fn request_timeout(&self) -> Duration;
     /// The server behind the session, for the layer that knows its type.
     fn server(&self) -> &dyn Any;
+    /// The app state the server was given (`Server::state`).
+    fn app_state(&self) -> &super::AppState;
 }
 
 /// The task a call runs as, as a handler's context sees it.

@@ -300,6 +300,8 @@ pub(crate) struct ServerInner {
     /// The skills served (SEP-2640), if any.
     #[cfg(feature = "skills")]
     pub(crate) skills: Option<Arc<crate::skills::Skills>>,
+    /// The app state handlers read with `Ctx::state` (`Server::state`).
+    pub(crate) app_state: crate::context::AppState,
     /// What the task store reports from other replicas, until the pump takes it.
     pub(crate) task_notices:
         Mutex<Option<tokio::sync::broadcast::Receiver<crate::task::TaskNotice>>>,
@@ -337,6 +339,14 @@ pub enum ServerError {
         kind: &'static str,
         /// The name or URI both share.
         name: String,
+    },
+    /// [`Server::state`] was given two values of one type (it keeps one per type).
+    #[error(
+        "app state of type `{type_name}` is set twice; `Server::state` keeps one value per type"
+    )]
+    DuplicateState {
+        /// The type's name (`std::any::type_name`).
+        type_name: &'static str,
     },
 }
 
@@ -440,9 +450,55 @@ impl Server {
                 #[cfg(feature = "skills")]
                 skills: None,
                 task_notices: Mutex::default(),
+                app_state: crate::context::AppState::default(),
             },
             error,
         }
+    }
+
+    /// Gives the server app state: a value every handler reads by type with
+    /// [`Ctx::state`](crate::Ctx::state) (and a handoff tool's phases with
+    /// [`PhaseCtx::state`](crate::PhaseCtx::state), a completer through its `&Ctx`). Set once:
+    /// one value per type, fixed when the server is built (share mutable parts through
+    /// `Mutex`, atomics or a pool); a second value of the same type makes
+    /// [`build`](Server::build) fail with [`ServerError::DuplicateState`]. Tools of an
+    /// `#[mcp_server]` type reach their own fields through `&self` instead.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, Server, ServerError, ToolError, mcp_tool};
+    ///
+    /// struct Greeting(String);
+    ///
+    /// /// Greets.
+    /// #[mcp_tool]
+    /// async fn greet(ctx: &Ctx, name: String) -> Result<String, ToolError> {
+    ///     Ok(format!("{} {name}", ctx.state::<Greeting>()?.0))
+    /// }
+    ///
+    /// let server = Server::new(tracksuit::crate_info!())
+    ///     .state(Greeting("Hello,".into()))
+    ///     .tool(greet)
+    ///     .build()?;
+    /// assert_eq!(server.state::<Greeting>().map(|g| g.0.as_str()), Ok("Hello,"));
+    ///
+    /// let twice = Server::new(tracksuit::crate_info!()).state(1u8).state(2u8).build();
+    /// assert!(matches!(twice, Err(ServerError::DuplicateState { type_name: "u8" })));
+    /// # Ok::<(), ServerError>(())
+    /// ```
+    ///
+    /// The value is shared between tasks and sessions, so it must be `Send + Sync + 'static`:
+    ///
+    /// ```compile_fail
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!())
+    ///     .state(std::rc::Rc::new(1)); // error: `Rc<i32>` cannot be sent between threads
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        let result = self
+            .inner
+            .app_state
+            .insert(value)
+            .map_err(|type_name| ServerError::DuplicateState { type_name });
+        self.keep_first(result)
     }
 
     /// Sets the `instructions` sent in the initialize result.
@@ -991,6 +1047,20 @@ impl ServerHandle {
     /// The keys sealing modern requests' `requestState`.
     pub(crate) fn state_keys(&self) -> crate::seal::StateKeys {
         self.inner.state_keys.clone()
+    }
+
+    /// The app state of type `T` given to [`Server::state`], as handlers see it with
+    /// [`Ctx::state`](crate::Ctx::state) (for code outside a request: a background job, a
+    /// test).
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).state(7u32).build()?;
+    /// assert_eq!(server.state::<u32>().copied(), Ok(7));
+    /// assert!(server.state::<u64>().is_err());
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, crate::context::MissingState> {
+        self.inner.app_state.get::<T>()
     }
 
     /// The server's identity.

@@ -402,7 +402,10 @@ impl ServerSession {
                 methods::RESOURCES_TEMPLATES_LIST => {
                     this.list_templates(&caller, params).map(cacheable)
                 }
-                methods::COMPLETION_COMPLETE => this.complete(params).await.map(Answer::Tree),
+                methods::COMPLETION_COMPLETE => {
+                    let ctx = Ctx::new(this.clone(), request_id, progress_token, cancel, caller);
+                    this.complete(&ctx, params).await.map(Answer::Tree)
+                }
                 // Boxed, as the rarer paths with large states: a call's future stays small.
                 SUBSCRIPTIONS_LISTEN => Box::pin(this.listen(request_id, params, caller.owner()))
                     .await

@@ -53,14 +53,17 @@ pub trait PromptHandler: Send + Sync + 'static {
         arguments: HashMap<String, String>,
     ) -> BoxFuture<'a, Result<GetPromptResult, ErrorObject>>;
 
-    /// Completion values for `argument` given what the user typed so far.
+    /// Completion values for `argument` given what the user typed so far (`context`: the
+    /// arguments already filled in). `ctx` is the `completion/complete` request's context
+    /// (app state with [`Ctx::state`](crate::Ctx::state), the caller, ...).
     fn complete<'a>(
         &'a self,
+        ctx: &'a Ctx,
         argument: &'a str,
         value: &'a str,
         context: &'a HashMap<String, String>,
     ) -> BoxFuture<'a, Vec<String>> {
-        let _ = (argument, value, context);
+        let _ = (ctx, argument, value, context);
         Box::pin(async { Vec::new() })
     }
 }

@@ -104,14 +104,17 @@ pub trait ResourceTemplateHandler: Send + Sync + 'static {
         vars: HashMap<String, String>,
     ) -> BoxFuture<'a, Result<ReadResourceResult, ErrorObject>>;
 
-    /// Completion values for a template variable.
+    /// Completion values for a template variable (`context`: the variables already filled
+    /// in). `ctx` is the `completion/complete` request's context (app state with
+    /// [`Ctx::state`](crate::Ctx::state), the caller, ...).
     fn complete<'a>(
         &'a self,
+        ctx: &'a Ctx,
         variable: &'a str,
         value: &'a str,
         context: &'a HashMap<String, String>,
     ) -> BoxFuture<'a, Vec<String>> {
-        let _ = (variable, value, context);
+        let _ = (ctx, variable, value, context);
         Box::pin(async { Vec::new() })
     }
 }

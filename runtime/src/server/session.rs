@@ -243,7 +243,7 @@ impl ServerSession {
                 methods::RESOURCES_SUBSCRIBE => this.subscribe(params, true),
                 methods::RESOURCES_UNSUBSCRIBE => this.subscribe(params, false),
                 methods::LOGGING_SET_LEVEL => this.set_level(params),
-                methods::COMPLETION_COMPLETE => this.complete(params).await,
+                methods::COMPLETION_COMPLETE => this.complete(&ctx, params).await,
                 other => this.extension_method(other, params.as_ref()),
             };
             tree.map(ResultPayload::from)
@@ -591,7 +591,13 @@ impl ServerSession {
         Ok(json!({}))
     }
 
-    pub(super) async fn complete(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    /// `completion/complete`: the prompt's or template's completer, given the request's
+    /// context (so it reaches the app state).
+    pub(super) async fn complete(
+        &self,
+        ctx: &Ctx,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
         let p: CompleteRequestParams = decode(params)?;
         let context: HashMap<String, String> = p
             .context
@@ -611,14 +617,14 @@ impl ServerSession {
                         ErrorObject::quote(&r.name)
                     ))
                 })?;
-                prompt.complete(name, value, &context).await
+                prompt.complete(ctx, name, value, &context).await
             }
             CompletionReference::Resource(r) => {
                 let template = read(&self.server.inner.templates)
                     .get(&r.uri)
                     .map(|e| e.item.clone());
                 match template {
-                    Some(t) => t.complete(name, value, &context).await,
+                    Some(t) => t.complete(ctx, name, value, &context).await,
                     None => Vec::new(),
                 }
             }
@@ -659,6 +665,10 @@ impl SessionScope for ServerSession {
 
     fn server(&self) -> &dyn std::any::Any {
         &self.server
+    }
+
+    fn app_state(&self) -> &crate::context::AppState {
+        &self.server.inner.app_state
     }
 }
 

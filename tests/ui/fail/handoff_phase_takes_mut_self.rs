@@ -10,12 +10,12 @@ struct State {
     n: u32,
 }
 
-/// `before` takes `self`.
+/// `before` takes `&mut self`: one value serves every call at once.
 struct Flow;
 
 #[mcp_tool]
 impl Flow {
-    async fn before(&self, start: Start, _ctx: &PhaseCtx) -> Result<State, ToolError> {
+    async fn before(&mut self, start: Start, _ctx: &PhaseCtx) -> Result<State, ToolError> {
         Ok(State { n: start.n })
     }
 
