@@ -5,9 +5,16 @@
 //!   session runs the tool once; a 2026-07-28 client replays it from the top every round.
 //!   The lookup and every delete are `ctx.once` blocks, so on both each duplicate is
 //!   deleted once, and the replays see the rows the first lookup found.
-//! - `ledger_stats` counts what really happened: the entries left, and the audit rows every
-//!   delete writes in the same transaction (one per `DELETE` executed, found or not).
-//! - `ledger_reset` puts the seed back (three entries, two of them with a duplicate).
+//! - `transfer` is a handoff tool declared in the server block, so its phases reach the
+//!   database through `&self`: `before` checks the accounts and the balance, `client` asks
+//!   the user to confirm (and writes nothing), `after` moves the money, once per call in
+//!   either era, and a final round re-sent verbatim gets the same result without moving it
+//!   again.
+//! - `ledger_stats` counts what really happened: the entries left, the balances, and the
+//!   audit rows every delete and transfer writes in the same transaction (one per statement
+//!   executed).
+//! - `ledger_reset` puts the seed back (three entries, two of them with a duplicate; three
+//!   accounts).
 //!
 //! ```text
 //! cargo run -p tracksuit-examples --bin ledger                  # demo: both eras, in process
@@ -23,7 +30,7 @@ use std::sync::Mutex;
 use tracksuit::client::{Client, Era, HttpTransport};
 use tracksuit::host::http::{HttpOptions, StreamableHttp, serve};
 use tracksuit::protocol::{ElicitRequestParams, ErrorObject};
-use tracksuit::{Ctx, Elicits, Json, Server, ToolError, mcp_server};
+use tracksuit::{Ctx, Elicits, Json, PhaseCtx, Server, ToolError, mcp_server};
 
 #[derive(Parser)]
 struct Args {
@@ -66,15 +73,40 @@ struct Stats {
     entries: i64,
     /// `DELETE` statements executed by `dedupe` (one audit row each).
     deletes: i64,
+    /// Transfers executed by `transfer` (one audit row each).
+    transfers: i64,
+    /// Every account's balance, by name.
+    balances: std::collections::BTreeMap<String, i64>,
+}
+
+/// `transfer`'s arguments.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct TransferRequest {
+    /// The account to take the money from.
+    from: String,
+    /// The account to give it to.
+    to: String,
+    /// How much.
+    amount: i64,
+}
+
+/// A transfer `before` found possible (sealed between rounds).
+#[derive(Serialize, Deserialize)]
+struct Pending {
+    from: String,
+    to: String,
+    amount: i64,
 }
 
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS entries (
         id INTEGER PRIMARY KEY, account TEXT NOT NULL, amount INTEGER NOT NULL, memo TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, entry INTEGER);";
+    CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, entry INTEGER);
+    CREATE TABLE IF NOT EXISTS accounts (name TEXT PRIMARY KEY, balance INTEGER NOT NULL);";
 
 const SEED: &str = "
-    DELETE FROM entries; DELETE FROM audit;
+    DELETE FROM entries; DELETE FROM audit; DELETE FROM accounts;
+    INSERT INTO accounts (name, balance) VALUES ('alice', 500), ('bob', 100), ('carol', 50);
     INSERT INTO entries (account, amount, memo) VALUES
         ('alice', 120, 'rent'), ('alice', 120, 'rent'),
         ('bob', 40, 'books'),
@@ -144,10 +176,45 @@ impl Ledger {
     fn stats(&self) -> rusqlite::Result<Stats> {
         let db = self.db();
         let count = |sql: &str| db.query_row(sql, [], |r| r.get::<_, i64>(0));
+        let mut query = db.prepare("SELECT name, balance FROM accounts")?;
+        let balances = query
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
         Ok(Stats {
             entries: count("SELECT count(*) FROM entries")?,
             deletes: count("SELECT count(*) FROM audit WHERE kind = 'delete'")?,
+            transfers: count("SELECT count(*) FROM audit WHERE kind = 'transfer'")?,
+            balances,
         })
+    }
+
+    /// `from`'s balance, if the account exists.
+    fn balance(&self, account: &str) -> rusqlite::Result<Option<i64>> {
+        let db = self.db();
+        let mut query = db.prepare("SELECT balance FROM accounts WHERE name = ?1")?;
+        let mut rows = query.query_map(params![account], |r| r.get(0))?;
+        rows.next().transpose()
+    }
+
+    /// Moves `amount` from one account to the other and writes its audit row, in one
+    /// transaction; refused (nothing written) if the balance no longer covers it.
+    fn move_money(&self, t: &Pending) -> rusqlite::Result<bool> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        let taken = tx.execute(
+            "UPDATE accounts SET balance = balance - ?2 WHERE name = ?1 AND balance >= ?2",
+            params![t.from, t.amount],
+        )?;
+        if taken == 0 {
+            return Ok(false);
+        }
+        tx.execute(
+            "UPDATE accounts SET balance = balance + ?2 WHERE name = ?1",
+            params![t.to, t.amount],
+        )?;
+        tx.execute("INSERT INTO audit (kind) VALUES ('transfer')", [])?;
+        tx.commit()?;
+        Ok(true)
     }
 }
 
@@ -176,7 +243,51 @@ impl Ledger {
         Ok(format!("{deleted} duplicate(s) deleted"))
     }
 
-    /// The entries left and the deletes executed so far.
+    /// Moves money between two accounts once the user confirms.
+    #[mcp_tool(client = confirm, after = execute)]
+    async fn transfer(
+        &self,
+        request: TransferRequest,
+        _ctx: &PhaseCtx,
+    ) -> Result<Pending, ToolError> {
+        if request.amount <= 0 || request.from == request.to {
+            return Err("a transfer moves a positive amount between two accounts".into());
+        }
+        for account in [&request.from, &request.to] {
+            if self.balance(account).map_err(|e| e.to_string())?.is_none() {
+                return Err(format!("no account {account:?}").into());
+            }
+        }
+        let balance = self.balance(&request.from).map_err(|e| e.to_string())?;
+        if balance.unwrap_or(0) < request.amount {
+            return Err(format!("{} cannot cover {}", request.from, request.amount).into());
+        }
+        Ok(Pending {
+            from: request.from,
+            to: request.to,
+            amount: request.amount,
+        })
+    }
+
+    /// Asks the user; writes nothing (this phase is replayed on a 2026-07-28 client).
+    async fn confirm(t: &Pending, ctx: &Ctx) -> Result<bool, ToolError> {
+        let question = format!("Move {} from {} to {}?", t.amount, t.from, t.to);
+        let answer = ctx.elicit_form::<Confirm>(question).await?;
+        Ok(answer.accepted().is_some_and(|c| c.yes))
+    }
+
+    /// Moves the money, once per call.
+    async fn execute(&self, t: Pending, yes: bool, _ctx: &PhaseCtx) -> Result<String, ToolError> {
+        if !yes {
+            return Ok("transfer cancelled".into());
+        }
+        if !self.move_money(&t).map_err(|e| e.to_string())? {
+            return Err(format!("{} can no longer cover {}", t.from, t.amount).into());
+        }
+        Ok(format!("moved {} from {} to {}", t.amount, t.from, t.to))
+    }
+
+    /// The entries left, the balances, and the deletes and transfers executed so far.
     #[mcp_tool]
     async fn ledger_stats(&self) -> Result<Json<Stats>, ToolError> {
         Ok(Json(self.stats().map_err(|e| e.to_string())?))
@@ -196,8 +307,8 @@ fn server(ledger: Ledger) -> Server {
         .tools(ledger)
 }
 
-/// Runs `dedupe` in `era` against `url`, answering yes to every question.
-async fn dedupe_as(url: &str, era: Era) -> Result<(String, Value), Box<dyn std::error::Error>> {
+/// Runs `dedupe` and a transfer in `era` against `url`, answering yes to every question.
+async fn run_as(url: &str, era: Era) -> Result<(String, Value), Box<dyn std::error::Error>> {
     let client = Client::builder()
         .era(era)
         .on_elicitation(|p: ElicitRequestParams| async move {
@@ -210,20 +321,27 @@ async fn dedupe_as(url: &str, era: Era) -> Result<(String, Value), Box<dyn std::
         .connect(HttpTransport::new(url)?)
         .await?;
     client.call_tool("ledger_reset", json!({})).await?;
-    let result = client.call_tool("dedupe", json!({})).await?;
-    let said = result
-        .content
-        .first()
-        .and_then(|c| c.as_text())
-        .unwrap_or("");
+    let mut said = Vec::new();
+    let calls = [
+        ("dedupe", json!({})),
+        (
+            "transfer",
+            json!({"from": "alice", "to": "bob", "amount": 120}),
+        ),
+    ];
+    for (tool, arguments) in calls {
+        let result = client.call_tool(tool, arguments).await?;
+        let text = result.content.first().and_then(|c| c.as_text());
+        said.push(text.unwrap_or_default().to_owned());
+    }
     let stats = client.call_tool("ledger_stats", json!({})).await?;
     Ok((
-        said.to_owned(),
+        said.join("; "),
         Value::Object(stats.structured_content.unwrap_or_default()),
     ))
 }
 
-/// Serves the ledger on a loopback port and runs `dedupe` once per era.
+/// Serves the ledger on a loopback port and runs `dedupe` and a transfer once per era.
 async fn demo(ledger: Ledger) -> Result<(), Box<dyn std::error::Error>> {
     let endpoint = StreamableHttp::new(server(ledger).build()?, HttpOptions::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -234,14 +352,16 @@ async fn demo(ledger: Ledger) -> Result<(), Box<dyn std::error::Error>> {
         ("2025-11-25 session", Era::Session),
         ("2026-07-28 (MRTR)", Era::Stateless),
     ] {
-        println!("{name}: dedupe");
-        let (said, stats) = dedupe_as(&url, era).await?;
-        println!("  → {said}; ledger: {stats}\n");
-        if stats["deletes"] != 2 || stats["entries"] != 3 {
-            return Err(format!("{name}: expected 2 deletes and 3 entries, got {stats}").into());
+        println!("{name}: dedupe, then transfer 120 from alice to bob");
+        let (said, stats) = run_as(&url, era).await?;
+        println!("  → {said}\n  ledger: {stats}\n");
+        let expected = json!({"entries": 3, "deletes": 2, "transfers": 1,
+            "balances": {"alice": 380, "bob": 220, "carol": 50}});
+        if stats != expected {
+            return Err(format!("{name}: expected {expected}, got {stats}").into());
         }
     }
-    println!("each duplicate was deleted once in both eras");
+    println!("each duplicate was deleted once and the money moved once, in both eras");
     Ok(())
 }
 

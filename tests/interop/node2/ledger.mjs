@@ -42,16 +42,18 @@ async function post(message) {
   return JSON.parse(text);
 }
 
-/** Re-sends the final `dedupe` round 20 times at once, then once with other answers. */
+/** Re-sends a call's final round 20 times at once, then once with other answers: the
+ * same result each time, and the ledger exactly as it was. */
 async function resend(label, client, final, expected) {
+  const before = JSON.stringify(await stats(client));
   const copies = await Promise.all(
     Array.from({ length: 20 }, (_, i) => post({ ...final, id: `resend-${i}` })),
   );
   const same = copies.filter((r) => r.result && textOf(r.result) === expected && r.result.resultType !== "input_required");
   check(`${label}: 20 concurrent re-sends of the final round get the first result`, same.length === 20,
     JSON.stringify(copies.find((r) => !same.includes(r))));
-  const s = await stats(client);
-  check(`${label}: and delete nothing more`, s?.deletes === 2 && s?.entries === 3, JSON.stringify(s));
+  const after = JSON.stringify(await stats(client));
+  check(`${label}: and change nothing`, after === before, `${before} → ${after}`);
   const answers = final.params.inputResponses ?? {};
   const other = Object.fromEntries(Object.keys(answers).map((k) => [k, { action: "decline" }]));
   const refused = await post({ ...final, id: "other", params: { ...final.params, inputResponses: other } });
@@ -59,29 +61,40 @@ async function resend(label, client, final, expected) {
     JSON.stringify(refused));
 }
 
-async function dedupe(label, version) {
+async function ledger(label, version) {
   const { asked, handlers } = yesMan();
   const session = await connect(t, { version, handlers });
   const { client, wire } = session;
   await client.callTool({ name: "ledger_reset", arguments: {} });
-  const from = wire.length;
-  const result = await client.callTool({ name: "dedupe", arguments: {} });
-  const text = textOf(result);
-  check(`${label}: dedupe deletes both duplicates`, text === "2 duplicate(s) deleted" && !result.isError, JSON.stringify(result));
+  const modern = version === MODERN;
+  const rounds = (tool, from) => callsOf(wire, tool, from);
+
+  // dedupe: a once block between questions.
+  let from = wire.length;
+  const deduped = await client.callTool({ name: "dedupe", arguments: {} });
+  const dedupeText = textOf(deduped);
+  check(`${label}: dedupe deletes both duplicates`, dedupeText === "2 duplicate(s) deleted" && !deduped.isError, JSON.stringify(deduped));
   check(`${label}: the user was asked twice`, asked.length === 2, JSON.stringify(asked));
-  const s = await stats(client);
+  let s = await stats(client);
   check(`${label}: two DELETEs ran, three entries left`, s?.deletes === 2 && s?.entries === 3, JSON.stringify(s));
-  const calls = callsOf(wire, "dedupe", from);
-  if (version === MODERN) {
-    check(`${label}: the call took three rounds`, calls.length === 3, `${calls.length} tools/call`);
-    if (t.url && calls.length > 0) await resend(label, client, calls[calls.length - 1].message, text);
-  } else {
-    check(`${label}: one tools/call`, calls.length === 1, `${calls.length} tools/call`);
-  }
+  const dedupeCalls = rounds("dedupe", from);
+  check(`${label}: dedupe took ${modern ? "three rounds" : "one tools/call"}`, dedupeCalls.length === (modern ? 3 : 1), `${dedupeCalls.length} tools/call`);
+  if (modern && t.url && dedupeCalls.length > 0) await resend(`${label} dedupe`, client, dedupeCalls.at(-1).message, dedupeText);
+
+  // transfer: a handoff tool of the server block, its phases on the database via &self.
+  from = wire.length;
+  const moved = await client.callTool({ name: "transfer", arguments: { from: "alice", to: "bob", amount: 120 } });
+  const movedText = textOf(moved);
+  check(`${label}: transfer moves the money`, movedText === "moved 120 from alice to bob" && !moved.isError, JSON.stringify(moved));
+  s = await stats(client);
+  check(`${label}: one transfer ran (after once)`, s?.transfers === 1 && s?.balances?.alice === 380 && s?.balances?.bob === 220, JSON.stringify(s));
+  const transferCalls = rounds("transfer", from);
+  check(`${label}: transfer took ${modern ? "two rounds" : "one tools/call"}`, transferCalls.length === (modern ? 2 : 1), `${transferCalls.length} tools/call`);
+  if (modern && t.url && transferCalls.length > 0) await resend(`${label} transfer`, client, transferCalls.at(-1).message, movedText);
   await client.close();
 }
 
 run("ledger.mjs", t.label, async () => {
-  await dedupe(`${t.label} 2026-07-28`, MODERN);
-  await dedupe(`${t.label} 2025-11-25`, LEGACY);
+  await ledger(`${t.label} 2026-07-28`, MODERN);
+  await ledger(`${t.label} 2025-11-25`, LEGACY);
 });
