@@ -9,9 +9,10 @@ use tower::ServiceExt;
 use tracksuit::StateKeys;
 use tracksuit_tests::support::within;
 
-/// State keys from a 32-byte secret of `byte`s.
+/// State keys from a 32-byte secret of distinct bytes, different for each `byte`.
 pub fn keys(byte: u8) -> StateKeys {
-    StateKeys::from_secret(&[byte; 32]).expect("a 32-byte secret")
+    let secret: [u8; 32] = std::array::from_fn(|i| byte ^ (i as u8).wrapping_mul(37));
+    StateKeys::from_secret(&secret).expect("a 32-byte secret")
 }
 
 /// A modern `tools/call` of `name` with `extra` params merged in (`inputResponses`,

@@ -874,7 +874,8 @@ async fn trip_replica(
     let bus = PgEventBus::connect_channel(url, channel)
         .await
         .expect("bus");
-    let keys = tracksuit::StateKeys::from_secret(&[42u8; 32]).expect("keys");
+    let keys =
+        tracksuit::StateKeys::from_secret(b"the replicas share this secret, 42").expect("keys");
     let server = Server::with_options(
         Implementation::new("pg-trip-replica", "1"),
         tracksuit::ServerOptions::default().state_keys(keys),

@@ -7,15 +7,21 @@
 //! state that fails verification, and bind it to the principal, a short expiry and the
 //! originating request (`basic/patterns/mrtr`, "Server Requirements").
 //!
-//! [`StateKeys::seal`] does all of that with AES-256-GCM. The token is
+//! [`StateKeys::seal`] does all of that with AES-256-GCM under a key of its own per token.
+//! The token is
 //!
 //! ```text
-//! base64url(version 1 ‖ key id (4) ‖ nonce (12) ‖ AES-256-GCM(plaintext) ‖ tag (16))
+//! base64url(version 2 ‖ key id (4) ‖ salt (16) ‖ AES-256-GCM(plaintext) ‖ tag (16))
 //! plaintext = expiry (u64 big-endian, unix ms) ‖ SHA-256(binding) (32) ‖ payload
+//! token key = HKDF-SHA256-Expand(ring key's PRK, "tracksuit/requestState/token/v2" ‖ salt)
 //! ```
 //!
-//! with the version byte and key id as associated data, so neither can be changed without
-//! the tag failing. The key id names the ring key that sealed the token: [`StateKeys::open`]
+//! with the version byte, key id and salt as associated data, so none can be changed
+//! without the tag failing. The salt is 128 random bits, so every token has its own key
+//! and its (all-zero) nonce is never reused under a key: AES-GCM's limit of 2³² random
+//! nonces per key does not apply to a long-lived shared secret. Version 1 tokens
+//! (`version 1 ‖ key id ‖ nonce (12) ‖ …` under the ring key itself, as sealed by earlier
+//! releases) still open, so a rolling upgrade keeps the states in flight. The key id names the ring key that sealed the token: [`StateKeys::open`]
 //! picks that key directly instead of trying each, and a token from another deployment or a
 //! retired key is reported as such ([`OpenError::UnknownKey`]).
 //!
@@ -54,23 +60,35 @@ pub const MAX_STATE_LEN: usize = 512 * 1024;
 const ENV_VAR: &str = "TRACKSUIT_STATE_KEYS";
 /// HKDF-SHA256 `info` for the AES key derived from a secret.
 const HKDF_INFO: &[u8] = b"tracksuit/requestState/v1";
+/// HKDF info prefix for a version 2 token's own key (the salt follows).
+const TOKEN_INFO: &[u8] = b"tracksuit/requestState/token/v2";
 /// The shortest secret accepted, in bytes.
 const MIN_SECRET_LEN: usize = 32;
+/// Fewer distinct byte values than this is no random secret (32 random bytes have ~30).
+const MIN_DISTINCT_BYTES: usize = 16;
 
 /// The token format version (first byte of the decoded token).
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+/// The format of earlier releases, still opened.
+const VERSION_1: u8 = 1;
 const KEY_ID_LEN: usize = 4;
+/// Version 1's random nonce.
 const NONCE_LEN: usize = 12;
+/// Version 2's random salt, from which the token's own key is derived.
+const SALT_LEN: usize = 16;
 const TAG_LEN: usize = 16;
-/// Version byte and key id: the associated data.
-const AAD_LEN: usize = 1 + KEY_ID_LEN;
-/// Everything before the ciphertext.
-const HEADER_LEN: usize = AAD_LEN + NONCE_LEN;
-/// Expiry and binding digest, in front of the payload in the plaintext.
+/// Version 2's header, all of it associated data: version, key id, salt.
+const HEADER_LEN: usize = 1 + KEY_ID_LEN + SALT_LEN;
+/// Version 1's header: version and key id (associated data), nonce.
+const HEADER_LEN_1: usize = 1 + KEY_ID_LEN + NONCE_LEN;
+/// Expiry and binding digest, before the payload.
 const PREFIX_LEN: usize = 8 + 32;
-/// The shortest well-formed decoded token (an empty payload).
+/// The shortest well-formed token (empty payload) of either version.
 const MIN_TOKEN_BYTES: usize = HEADER_LEN + PREFIX_LEN + TAG_LEN;
-
+/// The shortest well-formed version 1 token.
+const MIN_TOKEN_BYTES_1: usize = HEADER_LEN_1 + PREFIX_LEN + TAG_LEN;
+/// A version 2 token's nonce: its key is its own, so the nonce need not vary.
+const ZERO_NONCE: [u8; NONCE_LEN] = [0; NONCE_LEN];
 /// Domain separation for the binding digest.
 const BINDING_TAG: &[u8] = b"tracksuit/requestState/binding/v1";
 
@@ -84,8 +102,11 @@ const URL_SAFE_LENIENT: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::
 ///
 /// The newest key seals; every key in the ring opens, so keys can be rotated without
 /// invalidating states in flight: put the new secret first and keep the old one after it
-/// for at least the longest state TTL, then drop it. Each secret (at least 32 bytes) is
-/// turned into an AES-256 key with HKDF-SHA256.
+/// for at least the longest state TTL, then drop it. Each secret (at least 32 random
+/// bytes: a repeated byte or a short pattern is refused as [`KeyError::Weak`]) is turned
+/// into an HKDF-SHA256 key from which every token gets an AES-256 key of its own, so a
+/// key's use is not bounded by AES-GCM's nonce limits; rotate on your own schedule (when
+/// a secret may have leaked, when someone who knew it leaves; yearly otherwise).
 ///
 /// A server that runs as several processes behind one endpoint needs the same secrets in
 /// each ([`StateKeys::from_env`]); a single process can use [`StateKeys::random`].
@@ -94,11 +115,11 @@ const URL_SAFE_LENIENT: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::
 ///
 /// ```
 /// use tracksuit::StateKeys;
-/// let old = StateKeys::from_secret(&[1u8; 32])?;
-/// let rotated = StateKeys::from_secrets([[2u8; 32], [1u8; 32]])?;
+/// let (old, new) = (*b"an old secret of 32 random bytes", *b"the newest secret, 32 bytes long");
+/// let rotated = StateKeys::from_secrets([new, old])?;
 /// assert_eq!(rotated.clone().len(), 2);
-/// assert!(!format!("{rotated:?}").contains("[2, 2"));
-/// # let _ = old;
+/// assert!(!format!("{rotated:?}").contains("newest"));
+/// assert!(matches!(StateKeys::from_secret(&[7u8; 32]), Err(tracksuit::KeyError::Weak { .. })));
 /// # Ok::<(), tracksuit::KeyError>(())
 /// ```
 #[derive(Clone)]
@@ -111,7 +132,10 @@ pub struct StateKeys {
 #[derive(Clone)]
 struct RingKey {
     id: [u8; KEY_ID_LEN],
+    /// Version 1 tokens' key (the ring key itself).
     cipher: Aes256Gcm,
+    /// The pseudorandom key version 2 tokens' own keys are expanded from.
+    prk: Hkdf<Sha256>,
 }
 
 /// Why a set of state keys could not be made. No message contains key material.
@@ -146,6 +170,17 @@ pub enum KeyError {
     /// `TRACKSUIT_STATE_KEYS` is set but not valid Unicode.
     #[error("{ENV_VAR} is not valid Unicode")]
     NotUnicode,
+    /// A secret has fewer than 16 distinct byte values (a repeated byte, a short pattern):
+    /// not a random secret. Draw one with `head -c 32 /dev/urandom | base64`.
+    #[error(
+        "requestState secret {index} (0 is the newest) has only {distinct} distinct byte values; use at least {MIN_SECRET_LEN} random bytes"
+    )]
+    Weak {
+        /// Its position in the ring, 0 being the newest.
+        index: usize,
+        /// How many distinct byte values it has.
+        distinct: usize,
+    },
     /// Two different secrets gave keys with the same key id (a 1 in 2³² chance): replace one.
     #[error(
         "requestState secrets {first} and {second} (0 is the newest) have the same key id; replace one of them"
@@ -449,13 +484,14 @@ impl StateKeys {
 
     /// A ring of several secrets, newest first: the first seals, all of them open.
     ///
-    /// Fails if there is none, if one is shorter than 32 bytes, or (1 in 2³²) if two
+    /// Fails if there is none, if one is shorter than 32 bytes or has fewer than 16
+    /// distinct byte values ([`KeyError::Weak`]), or (1 in 2³²) if two
     /// different secrets give the same key id. A secret given twice is kept once.
     ///
     /// ```
     /// use tracksuit::StateKeys;
-    /// let new = [2u8; 32];
-    /// let old = [1u8; 32];
+    /// let new = *b"the newest secret, 32 bytes long";
+    /// let old = *b"an old secret of 32 random bytes";
     /// let keys = StateKeys::from_secrets([new, old])?;
     /// assert_eq!(keys.len(), 2);
     /// assert!(StateKeys::from_secrets(Vec::<Vec<u8>>::new()).is_err());
@@ -475,6 +511,10 @@ impl StateKeys {
                     index,
                     len: secret.len(),
                 });
+            }
+            let distinct = distinct_bytes(secret);
+            if distinct < MIN_DISTINCT_BYTES {
+                return Err(KeyError::Weak { index, distinct });
             }
             let (key, fingerprint) = RingKey::derive_with_fingerprint(secret);
             match ring.iter().find(|(k, _, _)| k.id == key.id) {
@@ -590,9 +630,9 @@ impl StateKeys {
             });
         }
         let key = &self.ring[0]; // never empty
-        let mut nonce = [0u8; NONCE_LEN];
+        let mut salt = [0u8; SALT_LEN];
         OsRng
-            .try_fill_bytes(&mut nonce)
+            .try_fill_bytes(&mut salt)
             .map_err(|e| SealError::Random(e.to_string()))?;
         let expires_at =
             unix_ms(now).saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
@@ -600,15 +640,14 @@ impl StateKeys {
         let mut token = Vec::with_capacity(bytes);
         token.push(VERSION);
         token.extend_from_slice(&key.id);
-        token.extend_from_slice(&nonce);
+        token.extend_from_slice(&salt);
         token.extend_from_slice(&expires_at.to_be_bytes());
         token.extend_from_slice(&bound.0);
         token.extend_from_slice(payload);
-        let (aad, rest) = token.split_at_mut(AAD_LEN);
-        let plaintext = &mut rest[NONCE_LEN..];
+        let (aad, plaintext) = token.split_at_mut(HEADER_LEN);
         let tag = key
-            .cipher
-            .encrypt_in_place_detached(&GenericArray::from(nonce), aad, plaintext)
+            .token_cipher(&salt)
+            .encrypt_in_place_detached(&ZERO_NONCE.into(), aad, plaintext)
             .map_err(|_| SealError::Encrypt)?;
         token.extend_from_slice(&tag);
         Ok(URL_SAFE_NO_PAD.encode(token))
@@ -641,25 +680,40 @@ impl StateKeys {
         let mut bytes = URL_SAFE_NO_PAD
             .decode(token)
             .map_err(|_| OpenError::Malformed)?;
-        if bytes.len() < MIN_TOKEN_BYTES || bytes[0] != VERSION {
+        let (header_len, min_len) = match bytes.first() {
+            Some(&VERSION) => (HEADER_LEN, MIN_TOKEN_BYTES),
+            Some(&VERSION_1) => (HEADER_LEN_1, MIN_TOKEN_BYTES_1),
+            _ => return Err(OpenError::Malformed),
+        };
+        if bytes.len() < min_len {
             return Err(OpenError::Malformed);
         }
-        let (header, rest) = bytes.split_at_mut(HEADER_LEN);
-        let (aad, nonce) = header.split_at(AAD_LEN);
+        let (header, rest) = bytes.split_at_mut(header_len);
         let key = self
             .ring
             .iter()
-            .find(|k| k.id[..] == aad[1..])
+            .find(|k| k.id[..] == header[1..1 + KEY_ID_LEN])
             .ok_or(OpenError::UnknownKey)?;
         let (ciphertext, tag) = rest.split_at_mut(rest.len() - TAG_LEN);
-        key.cipher
-            .decrypt_in_place_detached(
+        let tag = GenericArray::from_slice(tag);
+        let opened = if header[0] == VERSION {
+            let salt = &header[1 + KEY_ID_LEN..];
+            key.token_cipher(salt).decrypt_in_place_detached(
+                &ZERO_NONCE.into(),
+                header,
+                ciphertext,
+                tag,
+            )
+        } else {
+            let (aad, nonce) = header.split_at(1 + KEY_ID_LEN);
+            key.cipher.decrypt_in_place_detached(
                 GenericArray::from_slice(nonce),
                 aad,
                 ciphertext,
-                GenericArray::from_slice(tag),
+                tag,
             )
-            .map_err(|_| OpenError::Tampered)?;
+        };
+        opened.map_err(|_| OpenError::Tampered)?;
         // Authentic from here on: the layout is the one `seal` wrote.
         let (expiry, rest) = ciphertext.split_at(8);
         let (digest, _payload) = rest.split_at(32);
@@ -675,9 +729,18 @@ impl StateKeys {
             });
         }
         bytes.truncate(bytes.len() - TAG_LEN);
-        bytes.drain(..HEADER_LEN + PREFIX_LEN);
+        bytes.drain(..header_len + PREFIX_LEN);
         Ok(bytes)
     }
+}
+
+/// How many distinct byte values `secret` has.
+fn distinct_bytes(secret: &[u8]) -> usize {
+    let mut seen = [false; 256];
+    for &b in secret {
+        seen[usize::from(b)] = true;
+    }
+    seen.iter().filter(|s| **s).count()
 }
 
 impl RingKey {
@@ -687,14 +750,23 @@ impl RingKey {
 
     /// The key for `secret`, and a digest of the derived key to compare keys by.
     fn derive_with_fingerprint(secret: &[u8]) -> (Self, [u8; 32]) {
+        let prk = Hkdf::<Sha256>::new(None, secret);
         let mut key = [0u8; 32];
         // HKDF-SHA256 fails only for outputs over 255 × 32 bytes.
-        let _ = Hkdf::<Sha256>::new(None, secret).expand(HKDF_INFO, &mut key);
+        let _ = prk.expand(HKDF_INFO, &mut key);
         let fingerprint: [u8; 32] = Sha256::digest(key).into();
         let mut id = [0u8; KEY_ID_LEN];
         id.copy_from_slice(&fingerprint[..KEY_ID_LEN]);
         let cipher = Aes256Gcm::new(&GenericArray::from(key));
-        (Self { id, cipher }, fingerprint)
+        (Self { id, cipher, prk }, fingerprint)
+    }
+
+    /// The key of the version 2 token with `salt`.
+    fn token_cipher(&self, salt: &[u8]) -> Aes256Gcm {
+        let mut key = [0u8; 32];
+        // HKDF-SHA256 fails only for outputs over 255 × 32 bytes.
+        let _ = self.prk.expand_multi_info(&[TOKEN_INFO, salt], &mut key);
+        Aes256Gcm::new(&GenericArray::from(key))
     }
 }
 

@@ -10,8 +10,20 @@ fn now() -> SystemTime {
     UNIX_EPOCH + T0
 }
 
-fn keys(secret: u8) -> StateKeys {
-    StateKeys::from_secret(&[secret; 32]).unwrap()
+/// 32 distinct bytes, different for each `seed`.
+fn secret(seed: u8) -> [u8; 32] {
+    std::array::from_fn(|i| seed ^ (i as u8).wrapping_mul(37))
+}
+
+/// `len` bytes, distinct up to 256, different for each `seed`.
+fn secret_len(seed: u8, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| seed ^ (i as u8).wrapping_mul(37))
+        .collect()
+}
+
+fn keys(seed: u8) -> StateKeys {
+    StateKeys::from_secret(&secret(seed)).unwrap()
 }
 
 fn binding<'a>(args: &serde_json::Value, principal: Option<&'a str>) -> Binding<'a> {
@@ -99,9 +111,9 @@ fn payload_is_not_readable_in_the_token() {
 
 #[test]
 fn older_key_opens_after_rotation() {
-    let old = StateKeys::from_secret(&[1; 32]).unwrap();
+    let old = StateKeys::from_secret(&secret(1)).unwrap();
     let token = old.seal(&base(), TTL, now(), b"in flight").unwrap();
-    let rotated = StateKeys::from_secrets([[2u8; 32], [1u8; 32]]).unwrap();
+    let rotated = StateKeys::from_secrets([secret(2), secret(1)]).unwrap();
     assert_eq!(rotated.open(&base(), &token, now()).unwrap(), b"in flight");
     // The rotated ring seals with the new key, which the old ring does not have.
     let fresh = rotated.seal(&base(), TTL, now(), b"new").unwrap();
@@ -112,7 +124,7 @@ fn older_key_opens_after_rotation() {
 #[test]
 fn ring_without_the_sealing_key_is_unknown_key() {
     let token = keys(1).seal(&base(), TTL, now(), b"x").unwrap();
-    let other = StateKeys::from_secrets([[2u8; 32], [3u8; 32]]).unwrap();
+    let other = StateKeys::from_secrets([secret(2), secret(3)]).unwrap();
     assert_eq!(
         other.open(&base(), &token, now()),
         Err(OpenError::UnknownKey)
@@ -125,7 +137,7 @@ fn ring_without_the_sealing_key_is_unknown_key() {
 
 #[test]
 fn every_byte_flip_is_refused() {
-    let ring = StateKeys::from_secrets([[1u8; 32], [2u8; 32]]).unwrap();
+    let ring = StateKeys::from_secrets([secret(1), secret(2)]).unwrap();
     let token = ring.seal(&base(), TTL, now(), b"payload bytes").unwrap();
     let bytes = decode(&token);
     for i in 0..bytes.len() {
@@ -173,11 +185,11 @@ fn every_truncation_is_refused() {
 
 #[test]
 fn key_id_rewritten_to_another_ring_key_is_tampered() {
-    let ring = StateKeys::from_secrets([[1u8; 32], [2u8; 32]]).unwrap();
+    let ring = StateKeys::from_secrets([secret(1), secret(2)]).unwrap();
     let token = ring.seal(&base(), TTL, now(), b"x").unwrap();
     let mut bytes = decode(&token);
-    assert_eq!(bytes[1..AAD_LEN], ring.ring[0].id);
-    bytes[1..AAD_LEN].copy_from_slice(&ring.ring[1].id);
+    assert_eq!(bytes[1..1 + KEY_ID_LEN], ring.ring[0].id);
+    bytes[1..1 + KEY_ID_LEN].copy_from_slice(&ring.ring[1].id);
     assert_eq!(
         ring.open(&base(), &encode(&bytes), now()),
         Err(OpenError::Tampered)
@@ -313,10 +325,70 @@ fn non_base64_garbage_is_malformed() {
     );
     let token = keys.seal(&base(), TTL, now(), b"x").unwrap();
     let mut bytes = decode(&token);
-    bytes[0] = 2;
+    bytes[0] = 3;
     assert_eq!(
         keys.open(&base(), &encode(&bytes), now()),
         Err(OpenError::Malformed)
+    );
+}
+
+/// A token in the version 1 format (earlier releases): the ring key itself, a random nonce.
+fn seal_v1(keys: &StateKeys, bound: &Bound, expires_at: u64, payload: &[u8]) -> String {
+    let key = &keys.ring[0];
+    let nonce = [9u8; NONCE_LEN];
+    let mut token = vec![VERSION_1];
+    token.extend_from_slice(&key.id);
+    token.extend_from_slice(&nonce);
+    token.extend_from_slice(&expires_at.to_be_bytes());
+    token.extend_from_slice(&bound.0);
+    token.extend_from_slice(payload);
+    let (header, rest) = token.split_at_mut(HEADER_LEN_1);
+    let tag = key
+        .cipher
+        .encrypt_in_place_detached(
+            GenericArray::from_slice(&nonce),
+            &header[..1 + KEY_ID_LEN],
+            rest,
+        )
+        .unwrap();
+    token.extend_from_slice(&tag);
+    encode(&token)
+}
+
+#[test]
+fn a_version_1_token_from_an_earlier_release_still_opens() {
+    let keys = keys(4);
+    let expires = unix_ms(now()) + 60_000;
+    let token = seal_v1(&keys, &base().bound(), expires, b"kept");
+    assert_eq!(keys.open(&base(), &token, now()).unwrap(), b"kept");
+    assert_eq!(
+        keys.open(&binding(&json!({}), Some("alice")), &token, now()),
+        Err(OpenError::Foreign)
+    );
+    let mut bytes = decode(&token);
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    assert_eq!(
+        keys.open(&base(), &encode(&bytes), now()),
+        Err(OpenError::Tampered)
+    );
+}
+
+#[test]
+fn every_token_has_a_key_of_its_own() {
+    // The salt differs per token, so the same payload under the same ring key, binding
+    // and expiry never encrypts the same way; and a salt moved to another token breaks it.
+    let keys = keys(5);
+    let a = decode(&keys.seal(&base(), TTL, now(), b"same").unwrap());
+    let b = decode(&keys.seal(&base(), TTL, now(), b"same").unwrap());
+    assert_eq!(a[0], VERSION);
+    assert_ne!(a[1 + KEY_ID_LEN..HEADER_LEN], b[1 + KEY_ID_LEN..HEADER_LEN]);
+    assert_ne!(a[HEADER_LEN..], b[HEADER_LEN..]);
+    let mut swapped = b.clone();
+    swapped[1 + KEY_ID_LEN..HEADER_LEN].copy_from_slice(&a[1 + KEY_ID_LEN..HEADER_LEN]);
+    assert_eq!(
+        keys.open(&base(), &encode(&swapped), now()),
+        Err(OpenError::Tampered)
     );
 }
 
@@ -346,8 +418,7 @@ fn seal_refuses_a_token_over_the_limit() {
 fn digests_hash_the_bytes_serde_json_writes_across_buffer_boundaries() {
     // Long strings (longer than the writer's buffer) and many short tokens.
     let long = "x".repeat(1000);
-    let items: Vec<serde_json::Value> =
-        (0..200).map(|i| json!({"k": i, "s": "é\"\n"})).collect();
+    let items: Vec<serde_json::Value> = (0..200).map(|i| json!({"k": i, "s": "é\"\n"})).collect();
     let params = json!({"z": long, "a": items, "m": {"b": 1, "a": [true, null, 1.5]}});
     let request = json!({"method": "elicitation/create", "params": params});
     let expected: [u8; 32] = Sha256::digest(serde_json::to_vec(&request).unwrap()).into();
@@ -394,9 +465,14 @@ fn digest_json_is_canonical() {
 #[test]
 fn env_value_parsing() {
     use base64::engine::general_purpose::STANDARD;
-    let new = [0xfbu8; 32]; // encodes with `+`/`/` or `-`/`_`
-    let old = [0xffu8; 40];
-    let value = format!(" {} ,{}", STANDARD.encode(new), URL_SAFE_NO_PAD.encode(old));
+    // Encodes with `+` / `-`: both alphabets.
+    let new: [u8; 32] = std::array::from_fn(|i| if i % 2 == 0 { 0xfb } else { i as u8 });
+    let old = secret_len(0xf0, 40);
+    let value = format!(
+        " {} ,{}",
+        STANDARD.encode(new),
+        URL_SAFE_NO_PAD.encode(&old)
+    );
     let ring = StateKeys::parse_secrets(&value).unwrap();
     assert_eq!(ring.len(), 2);
     // Newest first: it seals with `new`, and opens what `old` sealed.
@@ -411,7 +487,7 @@ fn env_value_parsing() {
     let token = only_old.seal(&base(), TTL, now(), b"y").unwrap();
     assert_eq!(ring.open(&base(), &token, now()).unwrap(), b"y");
 
-    let ok = STANDARD.encode([1u8; 32]);
+    let ok = STANDARD.encode(secret(1));
     for (value, expected) in [
         (String::new(), KeyError::Empty),
         ("  ".to_owned(), KeyError::Empty),
@@ -419,7 +495,7 @@ fn env_value_parsing() {
         (format!("{ok},"), KeyError::Base64 { index: 1 }),
         (format!("{ok},,{ok}"), KeyError::Base64 { index: 1 }),
         (
-            STANDARD.encode([1u8; 31]),
+            STANDARD.encode(secret_len(1, 31)),
             KeyError::TooShort { index: 0, len: 31 },
         ),
         (
@@ -471,12 +547,12 @@ fn constructors_check_their_secrets() {
         KeyError::Empty
     );
     assert_eq!(
-        StateKeys::from_secrets([&[1u8; 32][..], &[2u8; 3][..]]).unwrap_err(),
+        StateKeys::from_secrets([&secret(1)[..], &[2u8; 3][..]]).unwrap_err(),
         KeyError::TooShort { index: 1, len: 3 }
     );
     // The same secret twice is kept once; the same secret gives the same key anywhere.
     assert_eq!(
-        StateKeys::from_secrets([[1u8; 32], [1u8; 32]])
+        StateKeys::from_secrets([secret(1), secret(1)])
             .unwrap()
             .len(),
         1
@@ -486,8 +562,30 @@ fn constructors_check_their_secrets() {
 }
 
 #[test]
+fn weak_secrets_are_refused() {
+    for (weak, distinct) in [
+        (vec![7u8; 32], 1),
+        (b"abababababababababababababababab".to_vec(), 2),
+        ((0..64).map(|i| i % 15).collect::<Vec<u8>>(), 15),
+    ] {
+        assert_eq!(
+            StateKeys::from_secret(&weak).unwrap_err(),
+            KeyError::Weak { index: 0, distinct }
+        );
+    }
+    assert_eq!(
+        StateKeys::from_secrets([secret(1).to_vec(), vec![0u8; 48]]).unwrap_err(),
+        KeyError::Weak {
+            index: 1,
+            distinct: 1
+        }
+    );
+    assert!(StateKeys::from_secret(b"0123456789abcdef0123456789abcdef").is_ok());
+}
+
+#[test]
 fn debug_shows_no_key_material() {
-    let secret = [0xabu8; 32];
+    let secret = secret(0xab);
     let keys = StateKeys::from_secret(&secret).unwrap();
     let mut derived = [0u8; 32];
     Hkdf::<Sha256>::new(None, &secret)

@@ -195,7 +195,7 @@ impl ServerOptions {
     ///
     /// ```
     /// use tracksuit::{ServerOptions, StateKeys};
-    /// let keys = StateKeys::from_secret(&[7u8; 32])?;
+    /// let keys = StateKeys::from_secret(b"32 random bytes, shared by all!!")?;
     /// let o = ServerOptions::default().state_keys(keys);
     /// assert!(o.state_keys.is_some());
     /// # Ok::<(), tracksuit::KeyError>(())
