@@ -22,8 +22,11 @@ use std::sync::Arc;
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Principal {
-    /// The subject (`sub` claim; the client id for a client-credentials token without one).
+    /// The subject (`sub` claim; the client id for a client-credentials token without one,
+    /// then [`kind`](Self::kind) is [`PrincipalKind::Client`]).
     pub subject: String,
+    /// Whether the subject is a user (or any `sub`) or an OAuth client acting for itself.
+    pub kind: PrincipalKind,
     /// The issuer (`iss`), when known.
     pub issuer: Option<String>,
     /// The OAuth client the token was issued to (`client_id` / `azp`), when known.
@@ -32,6 +35,29 @@ pub struct Principal {
     pub scopes: Vec<String>,
     /// Every claim of the token (or of the introspection response).
     pub claims: Map<String, Value>,
+}
+
+/// What a [`Principal`]'s subject names.
+///
+/// A token without `sub` but with `client_id` / `azp` (a client-credentials grant) names
+/// an OAuth client, not a user: a client called `alice` is not the user `alice`, so the two
+/// never share tasks or sealed state ([`Principal::binding_key`] differs).
+///
+/// ```
+/// use tracksuit::{Principal, PrincipalKind};
+/// let user = Principal::new("alice");
+/// let client = Principal::client("alice");
+/// assert_eq!((user.kind, client.kind), (PrincipalKind::User, PrincipalKind::Client));
+/// assert_ne!(user.binding_key(), client.binding_key());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum PrincipalKind {
+    /// A subject the issuer named (`sub`): usually a user.
+    #[default]
+    User,
+    /// An OAuth client acting for itself (no `sub`; the subject is its client id).
+    Client,
 }
 
 impl Principal {
@@ -45,6 +71,23 @@ impl Principal {
     pub fn new(subject: impl Into<String>) -> Self {
         Principal {
             subject: subject.into(),
+            ..Principal::default()
+        }
+    }
+
+    /// A principal for the OAuth client `client_id` acting for itself
+    /// ([`PrincipalKind::Client`]).
+    ///
+    /// ```
+    /// let p = tracksuit::Principal::client("billing-service");
+    /// assert_eq!(p.client_id.as_deref(), Some("billing-service"));
+    /// ```
+    pub fn client(client_id: impl Into<String>) -> Self {
+        let client_id = client_id.into();
+        Principal {
+            subject: client_id.clone(),
+            kind: PrincipalKind::Client,
+            client_id: Some(client_id),
             ..Principal::default()
         }
     }
@@ -106,8 +149,9 @@ impl Principal {
         required.iter().all(|r| self.has_scope(r.as_ref()))
     }
 
-    /// What tasks and sealed `requestState` are bound to: the issuer and the subject, so the
-    /// same subject name from two issuers stays two callers.
+    /// What tasks, sessions and sealed `requestState` are bound to: the issuer, the kind and
+    /// the subject, so the same subject name from two issuers, or a user and a client of
+    /// the same name, stay two callers.
     ///
     /// ```
     /// use tracksuit::Principal;
@@ -117,7 +161,12 @@ impl Principal {
     /// ```
     pub fn binding_key(&self) -> String {
         let issuer = self.issuer.as_deref().unwrap_or_default();
-        format!("{}:{issuer}|{}", issuer.len(), self.subject)
+        // The issuer's length says where it ends; the character after it, the kind.
+        let kind = match self.kind {
+            PrincipalKind::User => '|',
+            PrincipalKind::Client => '#',
+        };
+        format!("{}:{issuer}{kind}{}", issuer.len(), self.subject)
     }
 }
 

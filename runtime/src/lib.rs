@@ -83,7 +83,7 @@ pub use authoring::{
     FromCtx, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, JsonOutput,
     PromptParameter, ToolError, ToolParameter, schema_for, strict_schema,
 };
-pub use caller::Principal;
+pub use caller::{Principal, PrincipalKind};
 pub use context::{Ctx, LoggedExchange, MAX_ONCE_LEN, MissingState, OnceError};
 pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
 pub use handoff::PhaseCtx;

@@ -223,9 +223,9 @@ try {
   const before = await callsSoFar(readToken);
   const key = await importJWK(as.signing, "ES256");
   const now = Math.floor(Date.now() / 1000);
-  const forge = async (claims, { signWith = key, kid = as.signing.kid } = {}) =>
+  const forge = async (claims, { signWith = key, kid = as.signing.kid, typ = "at+jwt" } = {}) =>
     new SignJWT({ scope: "notes:read notes:write", ...claims })
-      .setProtectedHeader({ alg: "ES256", kid, typ: "at+jwt" })
+      .setProtectedHeader({ alg: "ES256", kid, typ })
       .sign(signWith);
   const good = { iss: as.issuer, aud: resource, sub: "mallory", iat: now, exp: now + 300 };
   const rogue = privateJwk("ec", "ES256", as.signing.kid);
@@ -239,6 +239,7 @@ try {
     ["wrong audience (issued by the provider for another resource)", `Bearer ${otherResource}`, 401, "invalid_token"],
     ["wrong issuer", `Bearer ${await forge({ ...good, iss: "http://evil.example" })}`, 401, "invalid_token"],
     ["bad signature", `Bearer ${await forge(good, { signWith: await importJWK(rogue, "ES256") })}`, 401, "invalid_token"],
+    ["an ID token (typ JWT) with the right audience", `Bearer ${await forge(good, { typ: "JWT" })}`, 401, "invalid_token"],
     ["alg none", `Bearer ${b64({ alg: "none", kid: as.signing.kid })}.${b64(good)}.`, 401, "invalid_token"],
     ["unknown kid", `Bearer ${await forge(good, { signWith: await importJWK(unknown, "ES256"), kid: "unknown-kid" })}`, 401, "invalid_token"],
     ["malformed header (no token)", "Bearer", 400, "invalid_request"],

@@ -63,6 +63,8 @@ struct Inner {
     leeway: Duration,
     refetch_interval: Duration,
     max_key_age: Duration,
+    /// The `typ` header a token must have (RFC 9068: `at+jwt`), if any.
+    token_type: Option<String>,
     keys: RwLock<Cached>,
     /// One fetch at a time.
     fetching: tokio::sync::Mutex<()>,
@@ -73,7 +75,13 @@ struct Cached {
     keys: Vec<Jwk>,
     /// When the set was last fetched (or tried).
     fetched: Option<Instant>,
+    /// Why the last fetch failed, until one succeeds.
+    failed: Option<String>,
 }
+
+/// How soon a key set whose last fetch failed is tried again (at most; the refetch
+/// interval if shorter): a token the cached keys cannot check is `503` meanwhile.
+const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
 impl std::fmt::Debug for JwtValidator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -132,7 +140,9 @@ impl JwtValidator {
                 )));
             }
             if let Some(jwks) = doc.get("jwks_uri").and_then(Value::as_str) {
-                return Ok(Self::new(issuer, audience, jwks));
+                // A discovered authorization server issues RFC 9068 access tokens: an ID
+                // token (`typ` JWT) with the right `aud` is not one.
+                return Ok(Self::new(issuer, audience, jwks).token_type(Some("at+jwt")));
             }
         }
         Err(TokenError::Unavailable(format!(
@@ -151,9 +161,10 @@ impl JwtValidator {
                 leeway: Duration::from_secs(30),
                 refetch_interval: Duration::from_secs(10),
                 max_key_age: Duration::from_secs(3600),
+                token_type: None,
                 keys: RwLock::new(Cached {
                     keys,
-                    fetched: None,
+                    ..Cached::default()
                 }),
                 fetching: tokio::sync::Mutex::new(()),
             }),
@@ -172,9 +183,10 @@ impl JwtValidator {
             leeway: shared.leeway,
             refetch_interval: shared.refetch_interval,
             max_key_age: shared.max_key_age,
+            token_type: shared.token_type.clone(),
             keys: RwLock::new(Cached {
                 keys: crate::peer::sync::read(&shared.keys).keys.clone(),
-                fetched: None,
+                ..Cached::default()
             }),
             fetching: tokio::sync::Mutex::new(()),
         });
@@ -201,6 +213,23 @@ impl JwtValidator {
         self.edit(|i| i.refetch_interval = interval)
     }
 
+    /// The `typ` header every token must carry (compared without case, `application/`
+    /// optional), or `None` to accept any. Default: `at+jwt` (RFC 9068 §2.1) for a
+    /// validator from [`discover`](Self::discover), so an OpenID Connect ID token with the
+    /// right audience is not taken for an access token; `None` for [`new`](Self::new) and
+    /// [`with_keys`](Self::with_keys), whose issuer may not type its tokens.
+    ///
+    /// ```
+    /// use tracksuit::host::http::auth::JwtValidator;
+    /// let v = JwtValidator::new("https://auth.example.com", "https://mcp.example.com/mcp",
+    ///     "https://auth.example.com/jwks").token_type(Some("at+jwt"));
+    /// # let _ = v;
+    /// ```
+    pub fn token_type(self, typ: Option<&str>) -> Self {
+        let typ = typ.map(str::to_owned);
+        self.edit(|i| i.token_type = typ)
+    }
+
     /// How long a fetched key set is used before it is fetched again (default 1 h).
     pub fn max_key_age(self, age: Duration) -> Self {
         self.edit(|i| i.max_key_age = age)
@@ -219,20 +248,26 @@ impl JwtValidator {
             {
                 return Ok(key.clone());
             }
-            cached
-                .fetched
-                .is_none_or(|at| at.elapsed() >= inner.refetch_interval)
+            let wait = match cached.failed {
+                Some(_) => inner.refetch_interval.min(RETRY_AFTER_FAILURE),
+                None => inner.refetch_interval,
+            };
+            cached.fetched.is_none_or(|at| at.elapsed() >= wait)
         };
         if stale && inner.jwks_uri.is_some() {
             self.refresh().await?;
         }
         let cached = crate::peer::sync::read(&inner.keys);
-        find(&cached.keys, kid, alg).cloned().ok_or_else(|| {
-            TokenError::Invalid(match kid {
-                Some(_) => "the token is signed with an unknown key".into(),
-                None => "the token names no key and no key fits it".into(),
+        find(&cached.keys, kid, alg)
+            .cloned()
+            .ok_or_else(|| match &cached.failed {
+                // The key may well exist: the issuer's key set could not be read.
+                Some(why) => TokenError::Unavailable(why.clone()),
+                None => TokenError::Invalid(match kid {
+                    Some(_) => "the token is signed with an unknown key".into(),
+                    None => "the token names no key and no key fits it".into(),
+                }),
             })
-        })
     }
 
     /// Fetches the key set again (one fetch at a time; a fetch that finished meanwhile
@@ -256,10 +291,16 @@ impl JwtValidator {
         match fetched {
             Ok(keys) => {
                 cached.keys = keys;
+                cached.failed = None;
                 Ok(())
             }
-            Err(e) if cached.keys.is_empty() => Err(e),
             Err(e) => {
+                cached.failed = Some(match &e {
+                    TokenError::Unavailable(why) | TokenError::Invalid(why) => why.clone(),
+                });
+                if cached.keys.is_empty() {
+                    return Err(e);
+                }
                 tracing::warn!(error = %e, "could not refresh the key set; keeping the old keys");
                 Ok(())
             }
@@ -276,6 +317,16 @@ impl JwtValidator {
                 "algorithm {:?} is not accepted",
                 header.alg
             )));
+        }
+        if let Some(want) = &inner.token_type {
+            let typ = header.typ.as_deref().unwrap_or_default();
+            let typ = typ.strip_prefix("application/").unwrap_or(typ);
+            if !typ.eq_ignore_ascii_case(want) {
+                return Err(TokenError::Invalid(format!(
+                    "the token's type is {:?}, not {want:?}",
+                    header.typ.as_deref().unwrap_or("(none)")
+                )));
+            }
         }
         let jwk = self.key(header.kid.as_deref(), header.alg).await?;
         let key = DecodingKey::from_jwk(&jwk)

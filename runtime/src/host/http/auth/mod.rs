@@ -85,7 +85,7 @@ pub use jsonwebtoken::jwk::JwkSet;
 pub use jwt::JwtValidator;
 
 use super::challenge::{ResourceMetadataUrl, bearer_challenge};
-use crate::caller::Principal;
+use crate::caller::{Principal, PrincipalKind};
 use axum::Router;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -653,9 +653,12 @@ fn http_client(timeout: Duration) -> reqwest::Client {
 pub(crate) fn principal_from_claims(claims: Map<String, Value>) -> Result<Principal, TokenError> {
     let text = |key: &str| claims.get(key).and_then(Value::as_str).map(str::to_owned);
     let client_id = text("client_id").or_else(|| text("azp"));
-    let subject = text("sub")
-        .or_else(|| client_id.clone())
-        .ok_or_else(|| TokenError::Invalid("the token names no subject".into()))?;
+    // A token with no `sub` names the client itself, a principal of another kind.
+    let (subject, kind) = match (text("sub"), &client_id) {
+        (Some(sub), _) => (sub, PrincipalKind::User),
+        (None, Some(client)) => (client.clone(), PrincipalKind::Client),
+        (None, None) => return Err(TokenError::Invalid("the token names no subject".into())),
+    };
     let scopes = match claims.get("scope").or_else(|| claims.get("scp")) {
         Some(Value::String(s)) => s.split_whitespace().map(str::to_owned).collect(),
         Some(Value::Array(list)) => list
@@ -666,6 +669,7 @@ pub(crate) fn principal_from_claims(claims: Map<String, Value>) -> Result<Princi
         _ => Vec::new(),
     };
     let mut principal = Principal::new(subject).with_scopes(scopes);
+    principal.kind = kind;
     principal.issuer = text("iss");
     principal.client_id = client_id;
     principal.claims = claims;

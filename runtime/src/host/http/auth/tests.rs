@@ -47,22 +47,28 @@ struct JwksServer {
     uri: String,
     keys: Arc<Mutex<Vec<Jwk>>>,
     fetches: Arc<AtomicUsize>,
+    /// While set, the endpoint answers 503.
+    down: Arc<std::sync::atomic::AtomicBool>,
 }
 
 async fn jwks_server(keys: Vec<Jwk>) -> JwksServer {
     let keys = Arc::new(Mutex::new(keys));
     let fetches = Arc::new(AtomicUsize::new(0));
-    let (k, f) = (keys.clone(), fetches.clone());
+    let down = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (k, f, d) = (keys.clone(), fetches.clone(), down.clone());
     let app = Router::new().route(
         "/jwks",
         axum::routing::get(move || {
-            let (k, f) = (k.clone(), f.clone());
+            let (k, f, d) = (k.clone(), f.clone(), d.clone());
             async move {
                 f.fetch_add(1, Ordering::SeqCst);
+                if d.load(Ordering::SeqCst) {
+                    return axum::http::StatusCode::SERVICE_UNAVAILABLE.into_response();
+                }
                 let set = JwkSet {
                     keys: k.lock().expect("keys").clone(),
                 };
-                axum::Json(set)
+                axum::Json(set).into_response()
             }
         }),
     );
@@ -75,6 +81,7 @@ async fn jwks_server(keys: Vec<Jwk>) -> JwksServer {
         uri: format!("http://{addr}/jwks"),
         keys,
         fetches,
+        down,
     }
 }
 
@@ -218,6 +225,71 @@ async fn an_unreachable_key_set_is_unavailable_not_invalid() {
         v.validate(&sign(&k1, "k1", &claims())).await,
         Err(TokenError::Unavailable(_))
     ));
+}
+
+#[tokio::test]
+async fn a_key_set_down_at_first_use_is_unavailable_until_it_is_fetched() {
+    let (k1, jwk1) = key("k1");
+    let server = jwks_server(vec![jwk1]).await;
+    server.down.store(true, Ordering::SeqCst);
+    // The interval that throttles refetches for unknown kids does not turn an outage into
+    // "invalid token": without keys, nothing can be said about the token.
+    let v =
+        JwtValidator::new(ISSUER, AUDIENCE, &server.uri).refetch_interval(Duration::from_secs(60));
+    let token = sign(&k1, "k1", &claims());
+    for _ in 0..3 {
+        assert!(
+            matches!(v.validate(&token).await, Err(TokenError::Unavailable(_))),
+            "503 while the key set is down"
+        );
+    }
+    // Back up: the next try after a failure comes within a second at most.
+    server.down.store(false, Ordering::SeqCst);
+    let recovered =
+        JwtValidator::new(ISSUER, AUDIENCE, &server.uri).refetch_interval(Duration::ZERO);
+    server.down.store(true, Ordering::SeqCst);
+    assert!(matches!(
+        recovered.validate(&token).await,
+        Err(TokenError::Unavailable(_))
+    ));
+    server.down.store(false, Ordering::SeqCst);
+    recovered
+        .validate(&token)
+        .await
+        .expect("valid once the keys are fetched");
+}
+
+#[tokio::test]
+async fn a_configured_token_type_refuses_other_jwts() {
+    let (signing, jwk) = key("k1");
+    let typed = JwtValidator::with_keys(
+        ISSUER,
+        AUDIENCE,
+        JwkSet {
+            keys: vec![jwk.clone()],
+        },
+    )
+    .token_type(Some("at+jwt"));
+    let untyped = JwtValidator::with_keys(ISSUER, AUDIENCE, JwkSet { keys: vec![jwk] });
+    let with_typ = |typ: Option<&str>| {
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some("k1".into());
+        header.typ = typ.map(str::to_owned);
+        jsonwebtoken::encode(&header, &claims(), &signing).expect("sign")
+    };
+    for ok in [Some("at+jwt"), Some("AT+JWT"), Some("application/at+jwt")] {
+        typed
+            .validate(&with_typ(ok))
+            .await
+            .expect("an access token");
+    }
+    for refused in [Some("JWT"), None] {
+        assert!(invalid(typed.validate(&with_typ(refused)).await).contains("type"));
+        untyped
+            .validate(&with_typ(refused))
+            .await
+            .expect("any type without the check");
+    }
 }
 
 /// A resource server over fixed keys, and a protected service that counts its calls and
@@ -399,4 +471,27 @@ fn principals_come_from_sub_or_client_id_and_scope_or_scp() {
     assert_eq!(p.client_id.as_deref(), Some("svc"));
     assert_eq!(p.scopes, ["a", "b"]);
     assert!(principal_from_claims(Map::new()).is_err());
+}
+
+#[test]
+fn a_client_acting_for_itself_is_not_the_user_of_the_same_name() {
+    let claims = |v: Value| v.as_object().cloned().unwrap_or_default();
+    let user = principal_from_claims(claims(json!({"sub": "alice", "iss": "i"}))).expect("user");
+    let client =
+        principal_from_claims(claims(json!({"client_id": "alice", "iss": "i"}))).expect("client");
+    let azp = principal_from_claims(claims(json!({"azp": "alice", "iss": "i"}))).expect("azp");
+    assert_eq!(user.kind, PrincipalKind::User);
+    assert_eq!(
+        (client.kind, azp.kind),
+        (PrincipalKind::Client, PrincipalKind::Client)
+    );
+    assert_eq!(client.subject, user.subject);
+    assert_ne!(client.binding_key(), user.binding_key());
+    assert_eq!(client.binding_key(), azp.binding_key());
+    // A user's token that also names its client is still the user.
+    let on_behalf = principal_from_claims(claims(
+        json!({"sub": "alice", "client_id": "app", "iss": "i"}),
+    ))
+    .expect("user via client");
+    assert_eq!(on_behalf.binding_key(), user.binding_key());
 }
