@@ -3,15 +3,18 @@
 //! HTTP bad-input row (400, 403, 404, 406, 413, 415).
 
 use axum::body::Body;
-use axum::http::{Request, Response, StatusCode};
+use axum::http::{Request, StatusCode};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
-use tower::ServiceExt;
 use tracksuit::host::http::{HttpOptions, StreamableHttp};
 use tracksuit::protocol::*;
 use tracksuit::{Server, ServerHandle, ToolFn};
 use tracksuit_tests::support::{obj, wait_until, within};
+
+#[path = "http_requests.rs"]
+mod http_requests;
+use http_requests::*;
 
 /// Holds the `reconnect` tool's result back until the test has reconnected.
 static RECONNECTED: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(0);
@@ -49,105 +52,6 @@ fn server() -> ServerHandle {
         ))
         .build()
         .expect("the test server's names are distinct")
-}
-
-const ACCEPT_BOTH: &str = "application/json, text/event-stream";
-
-fn post(body: &str, session: Option<&str>) -> Request<Body> {
-    let mut b = Request::post("/mcp")
-        .header("host", "localhost:8001")
-        .header("content-type", "application/json")
-        .header("accept", ACCEPT_BOTH);
-    if let Some(s) = session {
-        b = b.header("mcp-session-id", s);
-    }
-    b.body(Body::from(body.to_owned())).expect("request")
-}
-
-fn init_body() -> String {
-    json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"t","version":"1"}}}).to_string()
-}
-
-async fn send(app: &axum::Router, req: Request<Body>) -> Response<Body> {
-    app.clone().oneshot(req).await.expect("infallible")
-}
-
-/// The whole body, once the server ends it; fails naming `what` if it does not.
-async fn body_to_end(resp: Response<Body>, what: &str) -> String {
-    let body = within(what, axum::body::to_bytes(resp.into_body(), 1 << 20))
-        .await
-        .expect("body");
-    String::from_utf8_lossy(&body).into_owned()
-}
-
-async fn body_json(resp: Response<Body>) -> Value {
-    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
-        .await
-        .expect("body");
-    serde_json::from_slice(&bytes).expect("json body")
-}
-
-/// Reads SSE events (id, data) until the stream ends or `n` data events arrived (failing if
-/// the stream stays open without the next one).
-async fn sse_events(resp: Response<Body>, n: usize) -> Vec<(String, String)> {
-    let mut stream = resp.into_body().into_data_stream();
-    let mut buf = String::new();
-    let mut events = Vec::new();
-    while events
-        .iter()
-        .filter(|(_, d): &&(String, String)| !d.is_empty())
-        .count()
-        < n
-    {
-        let Some(chunk) = within("an SSE event arrives", stream.next()).await else {
-            break;
-        };
-        buf.push_str(&String::from_utf8_lossy(&chunk.expect("chunk")));
-        while let Some(end) = buf.find("\n\n") {
-            let raw: String = buf.drain(..end + 2).collect();
-            let mut id = String::new();
-            let mut data = String::new();
-            for line in raw.lines() {
-                if let Some(v) = line.strip_prefix("id: ") {
-                    id = v.to_owned();
-                } else if let Some(v) = line.strip_prefix("data: ") {
-                    data.push_str(v);
-                }
-            }
-            events.push((id, data));
-        }
-    }
-    events
-}
-
-async fn initialize(app: &axum::Router) -> String {
-    let resp = send(app, post(&init_body(), None)).await;
-    assert_eq!(resp.status(), StatusCode::OK);
-    let session = resp.headers()["mcp-session-id"]
-        .to_str()
-        .expect("ascii")
-        .to_owned();
-    assert!(session.len() >= 32 && session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
-    let events = sse_events(resp, 1).await;
-    assert_eq!(events[0].1, "", "the first event primes the stream");
-    assert!(events[0].0.ends_with("-0"));
-    let result: Value = serde_json::from_str(&events[1].1).expect("json");
-    assert_eq!(result["result"]["protocolVersion"], "2025-11-25");
-    let note = post(
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        Some(&session),
-    );
-    assert_eq!(send(app, note).await.status(), StatusCode::ACCEPTED);
-    session
-}
-
-/// `DELETE` of `session`.
-fn delete(session: &str) -> Request<Body> {
-    Request::delete("/mcp")
-        .header("host", "localhost")
-        .header("mcp-session-id", session)
-        .body(Body::empty())
-        .expect("req")
 }
 
 /// Calls `hello` in `session` and returns the result's text.
@@ -663,102 +567,4 @@ async fn error_bodies_carry_the_request_id_when_it_can_be_read_and_null_otherwis
 
     // The session still serves.
     assert_eq!(call_hello(&app, &session).await, "hello");
-}
-
-/// `app()` behind a stand-in for an authentication layer: the `x-user` header becomes the
-/// request's `Principal`.
-fn app_with_users() -> axum::Router {
-    app().layer(tower::util::MapRequestLayer::new(
-        |mut req: Request<Body>| {
-            let user = req.headers().get("x-user").and_then(|v| v.to_str().ok());
-            if let Some(user) = user.map(str::to_owned) {
-                req.extensions_mut()
-                    .insert(tracksuit::Principal::new(user).with_issuer("https://issuer.test"));
-            }
-            req
-        },
-    ))
-}
-
-/// `request` as `user` sends it.
-fn as_user(mut request: Request<Body>, user: &str) -> Request<Body> {
-    let value = user.parse().expect("header value");
-    request.headers_mut().insert("x-user", value);
-    request
-}
-
-#[tokio::test]
-async fn a_session_belongs_to_the_principal_that_opened_it() {
-    let app = app_with_users();
-    let opened = send(&app, as_user(post(&init_body(), None), "alice")).await;
-    let session = opened.headers()["mcp-session-id"]
-        .to_str()
-        .expect("ascii")
-        .to_owned();
-    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    let sent = send(&app, as_user(post(note, Some(&session)), "alice")).await;
-    assert_eq!(sent.status(), StatusCode::ACCEPTED);
-    // Alice's call asks her for roots; the question waits on her POST's stream.
-    let call = json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{}}});
-    let resp = send(
-        &app,
-        as_user(post(&call.to_string(), Some(&session)), "alice"),
-    )
-    .await;
-    let mut stream = resp.into_body().into_data_stream();
-    let mut seen = String::new();
-    let asked = loop {
-        let chunk = within("the roots/list request", stream.next())
-            .await
-            .expect("open");
-        seen.push_str(&String::from_utf8_lossy(&chunk.expect("chunk")));
-        if let Some(line) = seen.lines().find(|l| l.contains("roots/list")) {
-            break serde_json::from_str::<Value>(line.trim_start_matches("data: ")).expect("json");
-        }
-    };
-    let answer = |n: usize| {
-        let roots: Vec<Value> = (0..n)
-            .map(|i| json!({"uri": format!("file:///r{i}")}))
-            .collect();
-        json!({"jsonrpc":"2.0","id":asked["id"],"result":{"roots": roots}}).to_string()
-    };
-    // Bob, with a valid identity of his own and Alice's session id, finds no session: he
-    // cannot answer her question, replay her streams or end her session. Nor can a
-    // request with no identity.
-    for request in [
-        as_user(post(&answer(5), Some(&session)), "bob"),
-        post(&answer(5), Some(&session)),
-        as_user(post(&call.to_string(), Some(&session)), "bob"),
-        as_user(
-            Request::get("/mcp")
-                .header("host", "localhost")
-                .header("accept", "text/event-stream")
-                .header("mcp-session-id", &session)
-                .header("last-event-id", format!("{session}-0"))
-                .body(Body::empty())
-                .expect("request"),
-            "bob",
-        ),
-        as_user(delete(&session), "bob"),
-    ] {
-        let (method, status) = (request.method().clone(), send(&app, request).await.status());
-        assert_eq!(
-            status,
-            StatusCode::NOT_FOUND,
-            "{method} by another principal"
-        );
-    }
-    // Alice's session is intact: her answer is the one her call gets.
-    let sent = send(&app, as_user(post(&answer(1), Some(&session)), "alice")).await;
-    assert_eq!(sent.status(), StatusCode::ACCEPTED);
-    let rest = within("the call's result", stream.next())
-        .await
-        .expect("open")
-        .expect("chunk");
-    assert!(
-        String::from_utf8_lossy(&rest).contains("1 roots"),
-        "{rest:?}"
-    );
-    let ended = send(&app, as_user(delete(&session), "alice")).await;
-    assert_eq!(ended.status(), StatusCode::OK);
 }

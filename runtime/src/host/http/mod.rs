@@ -26,6 +26,7 @@ mod challenge;
 mod connections;
 mod memory;
 mod modern;
+mod quota;
 
 use crate::caller::{Caller, Principal};
 use crate::capacity::ReleaseSpare;
@@ -84,6 +85,13 @@ pub struct HttpOptions {
     pub allowed_hosts: Option<Vec<String>>,
     /// Sessions untouched this long (and with no open stream) are dropped.
     pub session_idle_timeout: Duration,
+    /// The most 2025-11-25 sessions open at once (default 20 000, about 110 MiB): over it,
+    /// idle sessions are swept first, then `initialize` gets `503`.
+    pub max_sessions: usize,
+    /// The most sessions one principal may hold open at once (default 64; with
+    /// authentication only): over it, its `initialize` gets `429` until it ends one
+    /// (`DELETE`) or one expires.
+    pub max_sessions_per_principal: usize,
     /// The `retry:` delay clients wait before reconnecting a closed stream.
     pub sse_retry: Duration,
     /// Largest accepted POST body, in bytes (larger → 413).
@@ -122,6 +130,8 @@ impl Default for HttpOptions {
             stateless: false,
             allowed_hosts: Some(vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()]),
             session_idle_timeout: Duration::from_secs(30 * 60),
+            max_sessions: 20_000,
+            max_sessions_per_principal: 64,
             sse_retry: Duration::from_millis(1000),
             max_body_size: 4 * 1024 * 1024,
             request_body_timeout: Duration::from_secs(30),
@@ -191,6 +201,18 @@ impl HttpOptions {
     /// ```
     pub fn max_body_size(mut self, bytes: usize) -> Self {
         self.max_body_size = bytes;
+        self
+    }
+
+    /// Caps the sessions open at once, server-wide and per principal (each at least 1).
+    ///
+    /// ```
+    /// let o = tracksuit::host::http::HttpOptions::default().max_sessions(5_000, 16);
+    /// assert_eq!((o.max_sessions, o.max_sessions_per_principal), (5_000, 16));
+    /// ```
+    pub fn max_sessions(mut self, total: usize, per_principal: usize) -> Self {
+        self.max_sessions = total.max(1);
+        self.max_sessions_per_principal = per_principal.max(1);
         self
     }
 
@@ -269,6 +291,8 @@ struct HttpSession {
     /// Who opened it (the principal's `binding_key`; `None` without authentication): a
     /// request from anyone else does not find it.
     owner: Option<String>,
+    /// Its place in its owner's quota, for as long as it exists.
+    _slot: quota::Slot,
     streams: Mutex<Streams>,
     last_active: Mutex<Instant>,
 }
@@ -289,6 +313,8 @@ struct Shared {
     dropped: Arc<Notify>,
     /// Tells when a burst of sessions has subsided.
     bursts: BurstWatch,
+    /// Open sessions per principal.
+    quota: Arc<quota::SessionQuota>,
 }
 
 /// The Streamable HTTP endpoint of a running server.
@@ -339,6 +365,7 @@ impl StreamableHttp {
     /// # }
     /// ```
     pub fn new(server: ServerHandle, options: HttpOptions) -> Self {
+        let quota = quota::SessionQuota::new(options.max_sessions_per_principal);
         StreamableHttp {
             shared: Arc::new(Shared {
                 server,
@@ -347,6 +374,7 @@ impl StreamableHttp {
                 sweeper: OnDemand::default(),
                 dropped: Arc::default(),
                 bursts: BurstWatch::default(),
+                quota,
             }),
         }
     }
@@ -476,7 +504,25 @@ impl Shared {
         }
     }
 
-    fn create_session(self: &Arc<Self>, owner: Option<String>) -> (String, Arc<HttpSession>) {
+    /// Opens a session for `owner`, within the server-wide and per-principal caps.
+    fn create_session(
+        self: &Arc<Self>,
+        owner: Option<String>,
+    ) -> Result<(String, Arc<HttpSession>), Rejection> {
+        if lock(&self.sessions).len() >= self.options.max_sessions
+            && (self.sweep() == 0 || lock(&self.sessions).len() >= self.options.max_sessions)
+        {
+            return Err((
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service Unavailable: the server holds as many sessions as it may (HttpOptions::max_sessions)",
+            ));
+        }
+        let Some(slot) = self.quota.admit(owner.as_deref()) else {
+            return Err((
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too Many Requests: this principal holds as many open sessions as it may (HttpOptions::max_sessions_per_principal); end one with DELETE",
+            ));
+        };
         let id = format!("{:032x}", rand::random::<u128>());
         let (tx, rx) = outbound_queue(self.server.options().outbound_queue);
         let engine = ServerSession::new(self.server.clone(), tx);
@@ -488,6 +534,7 @@ impl Shared {
         let session = Arc::new(HttpSession {
             engine,
             owner,
+            _slot: slot,
             streams: Mutex::new(Streams::new(self.options.replay_buffer)),
             last_active: Mutex::new(Instant::now()),
         });
@@ -508,7 +555,7 @@ impl Shared {
                 self.dropped.clone(),
             ));
         });
-        (id, session)
+        Ok((id, session))
     }
 }
 
@@ -835,8 +882,13 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
                 ErrorObject::invalid_request("initialize must not carry Mcp-Session-Id"),
             );
         }
-        let (id, s) = shared.create_session(caller.owner());
-        (Some(id), s)
+        match shared.create_session(caller.owner()) {
+            Ok((id, s)) => (Some(id), s),
+            Err((status, message)) => {
+                let error = ErrorObject::new(crate::protocol::INVALID_REQUEST, message);
+                return rpc_error(status, request_id, error);
+            }
+        }
     } else {
         match shared.session(headers, caller.owner().as_deref()) {
             Ok(s) => (None, s),
