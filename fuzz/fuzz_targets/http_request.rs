@@ -14,8 +14,10 @@
 //!
 //! In header values and bodies, `$SESSION` is the session the harness opened (it sends a
 //! valid `initialize` and `notifications/initialized` first, unless `raw`), `$NEW` the last
-//! session id any response assigned, `$EVENT` the last SSE event id seen and `$TASK` the
-//! last task id the server announced. SSE bodies are
+//! session id any response assigned, `$EVENT` the last SSE event id seen, `$TASK` the
+//! last task id the server announced, and `$STATE` / `$KEY` the `requestState` and the
+//! first `inputRequests` key of the last `input_required` result (a genuine sealed state,
+//! so inputs reach the code after it is opened: answers, replay, once blocks, round claims). SSE bodies are
 //! kept open and drained after every request, so later requests can answer the server's
 //! requests and resume streams.
 //!
@@ -35,7 +37,8 @@ use tower::ServiceExt;
 use tracksuit::host::http::{HttpOptions, StreamableHttp};
 use tracksuit::protocol::JsonRpcMessage;
 use tracksuit_fuzz::{
-    INITIALIZE, INITIALIZED, PING, assert_valid_message, is_ping_answer, task_id_of,
+    INITIALIZE, INITIALIZED, PING, assert_valid_message, is_ping_answer, request_state_of,
+    task_id_of,
 };
 
 /// Requests per input, headers per request, and SSE events read per input.
@@ -73,6 +76,8 @@ struct Seen {
     new: String,
     event: String,
     task: String,
+    state: String,
+    key: String,
     events: usize,
     open: Vec<BodyDataStream>,
 }
@@ -81,6 +86,10 @@ impl Seen {
     fn note(&mut self, message: &JsonRpcMessage) {
         if let Some(id) = task_id_of(message) {
             self.task = id;
+        }
+        if let Some((state, key)) = request_state_of(message) {
+            self.state = state;
+            self.key = key;
         }
     }
 }
@@ -202,6 +211,8 @@ fn expand(bytes: &[u8], seen: &Seen) -> Vec<u8> {
             (&b"$NEW"[..], &seen.new),
             (&b"$EVENT"[..], &seen.event),
             (&b"$TASK"[..], &seen.task),
+            (&b"$STATE"[..], &seen.state),
+            (&b"$KEY"[..], &seen.key),
         ]
         .into_iter()
         .find(|(key, _)| rest.starts_with(key));

@@ -64,6 +64,23 @@ pub fn trace() -> bool {
     *TRACE.get_or_init(|| std::env::var_os("TRACKSUIT_FUZZ_TRACE").is_some())
 }
 
+/// The `requestState` and first `inputRequests` key of an `input_required` result in
+/// `message`, so that inputs can present a genuine sealed state (which they could never
+/// forge) and reach the code behind it.
+pub fn request_state_of(message: &JsonRpcMessage) -> Option<(String, String)> {
+    let JsonRpcMessage::Response(r) = message else {
+        return None;
+    };
+    let value: Value = r.decode().ok()?;
+    let state = value.get("requestState")?.as_str()?.to_owned();
+    let key = value
+        .get("inputRequests")
+        .and_then(Value::as_object)
+        .and_then(|requests| requests.keys().next().cloned())
+        .unwrap_or_default();
+    Some((state, key))
+}
+
 /// The id of a task the server announced in `message` (a `CreateTaskResult`, a task list,
 /// a status notification), so that inputs can name real tasks (ids are random UUIDs).
 pub fn task_id_of(message: &JsonRpcMessage) -> Option<String> {
