@@ -3,7 +3,7 @@
 //! The input is text, so seeds stay readable and mutations stay meaningful:
 //!
 //! ```text
-//! !json stateless anyhost raw        optional first line: options and harness switches
+//! !json stateless anyhost raw nohost optional first line: options and harness switches
 //! POST /mcp                          method and optional path
 //! accept: application/json, text/event-stream
 //! mcp-session-id: $SESSION           headers, `name: value`, up to a blank line
@@ -12,7 +12,9 @@
 //! ===                                separator line; then the next request
 //! ```
 //!
-//! In header values and bodies, `$SESSION` is the session the harness opened (it sends a
+//! A request without a `host` header gets `host: localhost:8000`, as any HTTP/1.1 client
+//! sends one (`nohost` leaves it out, to reach the missing-Host refusal). In header values
+//! and bodies, `$SESSION` is the session the harness opened (it sends a
 //! valid `initialize` and `notifications/initialized` first, unless `raw`), `$NEW` the last
 //! session id any response assigned, `$EVENT` the last SSE event id seen, `$TASK` the
 //! last task id the server announced, and `$STATE` / `$KEY` the `requestState` and the
@@ -67,6 +69,7 @@ struct Flags {
     stateless: bool,
     any_host: bool,
     raw: bool,
+    no_host: bool,
 }
 
 /// What the harness learned from responses so far.
@@ -124,7 +127,7 @@ async fn run(data: &[u8]) {
     }
 
     for block in split_blocks(rest).take(MAX_REQUESTS) {
-        if let Some(request) = build(block, &seen) {
+        if let Some(request) = build(block, &seen, !flags.no_host) {
             let response = send(&app, request).await;
             if let Some(id) = session_id(&response) {
                 seen.new = id;
@@ -173,6 +176,7 @@ fn parse_flags(data: &[u8]) -> (Flags, &[u8]) {
             b"stateless" => flags.stateless = true,
             b"anyhost" => flags.any_host = true,
             b"raw" => flags.raw = true,
+            b"nohost" => flags.no_host = true,
             _ => {}
         }
     }
@@ -232,7 +236,7 @@ fn expand(bytes: &[u8], seen: &Seen) -> Vec<u8> {
 
 /// One block as a request; `None` if its method or a header cannot be put on the wire at
 /// all (hyper would refuse it before any server code ran).
-fn build(block: &[u8], seen: &Seen) -> Option<Request<Body>> {
+fn build(block: &[u8], seen: &Seen, default_host: bool) -> Option<Request<Body>> {
     let (head, body) = match find(block, b"\n\n") {
         Some(i) => (&block[..i], &block[i + 2..]),
         None => (block, &b""[..]),
@@ -246,13 +250,18 @@ fn build(block: &[u8], seen: &Seen) -> Option<Request<Body>> {
         .and_then(|p| http::Uri::try_from(p).ok())
         .unwrap_or_else(|| http::Uri::from_static("/mcp"));
     let mut request = Request::builder().method(method).uri(uri);
+    let mut host = false;
     for line in lines.take(MAX_HEADERS) {
         let Some(colon) = line.iter().position(|b| *b == b':') else {
             continue;
         };
         let name = HeaderName::from_bytes(line[..colon].trim_ascii()).ok()?;
         let value = HeaderValue::from_bytes(&expand(line[colon + 1..].trim_ascii(), seen)).ok()?;
+        host |= name == http::header::HOST;
         request = request.header(name, value);
+    }
+    if default_host && !host {
+        request = request.header(http::header::HOST, "localhost:8000");
     }
     request.body(Body::from(expand(body, seen))).ok()
 }
