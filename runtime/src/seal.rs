@@ -87,6 +87,8 @@ const PREFIX_LEN: usize = 8 + 32;
 const MIN_TOKEN_BYTES: usize = HEADER_LEN + PREFIX_LEN + TAG_LEN;
 /// The shortest well-formed version 1 token.
 const MIN_TOKEN_BYTES_1: usize = HEADER_LEN_1 + PREFIX_LEN + TAG_LEN;
+/// The base64url characters at a token's end that cover its tag (16 bytes: 21⅓ characters).
+const TAG_CHARS: usize = 24;
 /// A version 2 token's nonce: its key is its own, so the nonce need not vary.
 const ZERO_NONCE: [u8; NONCE_LEN] = [0; NONCE_LEN];
 /// Domain separation for the binding digest.
@@ -308,6 +310,11 @@ pub(crate) fn digest_json(value: &serde_json::Value) -> [u8; 32] {
 /// The identity of one MRTR round as a client sends it: SHA-256/128 of the `requestState`
 /// it presents, and SHA-256/128 of the answers it gives to that state's questions (by key,
 /// in key order, each value in canonical JSON; a missing answer counts as one).
+///
+/// Only for a token that [`StateKeys::open`] accepted: the state is then identified by its
+/// last [`TAG_CHARS`] characters, which encode its AES-GCM tag. An authentic tag is as
+/// unique as the token (every token is sealed under a key of its own), and hashing it
+/// instead of the whole token keeps the cost of a claim independent of the state's size.
 pub(crate) fn digest_round<'a>(
     token: &str,
     answers: impl Iterator<Item = (&'a str, Option<&'a serde_json::Value>)>,
@@ -317,7 +324,8 @@ pub(crate) fn digest_round<'a>(
         out.copy_from_slice(&full[..16]);
         out
     };
-    let state = half(Sha256::digest(token.as_bytes()).into());
+    let tail = token.len().saturating_sub(TAG_CHARS);
+    let state = half(Sha256::digest(&token.as_bytes()[tail..]).into());
     let mut h = Sha256::new();
     for (key, answer) in answers {
         h.update((key.len() as u64).to_be_bytes());

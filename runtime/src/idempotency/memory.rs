@@ -4,9 +4,10 @@ use super::{Claim, IdempotencyError, IdempotencyStore, RoundKey};
 use futures::future::BoxFuture;
 use serde_json::value::RawValue;
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Mutex;
 use std::time::Duration;
-use tokio::sync::watch;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 /// The default idempotency store: records in this process's memory, kept for their ttl and
@@ -29,6 +30,9 @@ use tokio::time::Instant;
 #[derive(Debug)]
 pub struct MemoryIdempotencyStore {
     map: Mutex<Records>,
+    /// Woken whenever a claim ends (finished or released): duplicates waiting on a round
+    /// being served check again. One for the store, as duplicates are rare.
+    ended: Notify,
     max_records: usize,
     max_bytes: usize,
 }
@@ -40,9 +44,26 @@ fn lock(map: &Mutex<Records>) -> std::sync::MutexGuard<'_, Records> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// A state digest is a SHA-256 prefix, uniform and out of a client's control: its first
+/// eight bytes are as good a hash as any.
+#[derive(Default)]
+struct DigestHasher(u64);
+
+impl Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for (i, b) in bytes.iter().take(8).enumerate() {
+            self.0 ^= u64::from(*b) << (8 * i);
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Records {
-    slots: HashMap<[u8; 16], Slot>,
+    slots: HashMap<[u8; 16], Slot, BuildHasherDefault<DigestHasher>>,
     /// Finished records, oldest first: `(state, token)`.
     order: VecDeque<([u8; 16], u64)>,
     /// Bytes of the outcomes held.
@@ -53,15 +74,11 @@ struct Records {
 #[derive(Debug)]
 enum Slot {
     /// Being served; dropping the sender (finish or release) wakes the waiters.
-    Running {
-        token: u64,
-        _served: watch::Sender<()>,
-        served: watch::Receiver<()>,
-    },
+    Running { token: u64 },
     Done {
         token: u64,
         answers: [u8; 16],
-        outcome: Arc<RawValue>,
+        outcome: Box<RawValue>,
         expires: Instant,
     },
 }
@@ -77,6 +94,7 @@ impl MemoryIdempotencyStore {
     pub fn new() -> Self {
         MemoryIdempotencyStore {
             map: Mutex::default(),
+            ended: Notify::new(),
             max_records: 100_000,
             max_bytes: 64 << 20,
         }
@@ -109,19 +127,20 @@ impl MemoryIdempotencyStore {
     }
 
     /// Decides a claim under the lock: `Err(receiver)` to wait on a running claim.
-    fn try_claim(&self, key: RoundKey) -> Result<Claim, watch::Receiver<()>> {
+    /// The claim on `key`, or `None` while another holds it.
+    fn try_claim(&self, key: RoundKey) -> Option<Claim> {
         let mut map = lock(&self.map);
         let now = Instant::now();
         match map.slots.get(&key.state) {
-            Some(Slot::Running { served, .. }) => return Err(served.clone()),
+            Some(Slot::Running { .. }) => return None,
             Some(Slot::Done {
                 answers,
                 outcome,
                 expires,
                 ..
             }) if *expires > now => {
-                return Ok(if *answers == key.answers {
-                    Claim::Done((**outcome).to_owned())
+                return Some(if *answers == key.answers {
+                    Claim::Done(outcome.clone())
                 } else {
                     Claim::Conflict
                 });
@@ -130,19 +149,13 @@ impl MemoryIdempotencyStore {
         }
         map.next_token += 1;
         let token = map.next_token;
-        let (tx, rx) = watch::channel(());
-        if let Some(Slot::Done { outcome, .. }) = map.slots.insert(
-            key.state,
-            Slot::Running {
-                token,
-                _served: tx,
-                served: rx,
-            },
-        ) {
+        if let Some(Slot::Done { outcome, .. }) =
+            map.slots.insert(key.state, Slot::Running { token })
+        {
             // An expired record, replaced.
             map.bytes = map.bytes.saturating_sub(outcome.get().len());
         }
-        Ok(Claim::Won(token))
+        Some(Claim::Won(token))
     }
 
     /// Drops expired records from the front, then the oldest while over the bounds.
@@ -180,11 +193,14 @@ impl IdempotencyStore for MemoryIdempotencyStore {
     ) -> BoxFuture<'_, Result<Claim, IdempotencyError>> {
         Box::pin(async move {
             loop {
-                match self.try_claim(key) {
-                    Ok(claim) => return Ok(claim),
-                    // Ends (with an error) when the claim is finished or released.
-                    Err(mut served) => while served.changed().await.is_ok() {},
+                // Registered before the check, so an end between the two is not missed.
+                let ended = self.ended.notified();
+                tokio::pin!(ended);
+                ended.as_mut().enable();
+                if let Some(claim) = self.try_claim(key) {
+                    return Ok(claim);
                 }
+                ended.await;
             }
         })
     }
@@ -205,13 +221,15 @@ impl IdempotencyStore for MemoryIdempotencyStore {
                 Slot::Done {
                     token,
                     answers: key.answers,
-                    outcome: Arc::from(outcome),
+                    outcome,
                     expires: Instant::now() + ttl,
                 },
             );
             map.order.push_back((key.state, token));
             self.trim(&mut map);
         }
+        drop(map);
+        self.ended.notify_waiters();
         Box::pin(std::future::ready(Ok(ours)))
     }
 
@@ -220,6 +238,8 @@ impl IdempotencyStore for MemoryIdempotencyStore {
         if matches!(map.slots.get(&key.state), Some(Slot::Running { token: t, .. }) if *t == token)
         {
             map.slots.remove(&key.state);
+            drop(map);
+            self.ended.notify_waiters();
         }
     }
 }
@@ -272,7 +292,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn duplicates_wait_for_the_first_and_a_release_lets_one_in() {
-        let store = Arc::new(MemoryIdempotencyStore::new());
+        let store = std::sync::Arc::new(MemoryIdempotencyStore::new());
         let Ok(Claim::Won(first)) = store.claim(key(2, 1), TTL).await else {
             panic!("the first claim wins");
         };

@@ -33,6 +33,20 @@ enum Recorded {
     Error(ErrorObject),
 }
 
+/// A round's outcome as it is recorded, borrowed: written once, in the shape [`Recorded`]
+/// reads.
+#[derive(Serialize)]
+enum Recording<'a> {
+    #[serde(rename = "r")]
+    Tree(&'a serde_json::Value),
+    #[serde(rename = "r")]
+    Tool(&'a crate::protocol::CallToolResult),
+    #[serde(rename = "s")]
+    Shaped(&'a RawValue),
+    #[serde(rename = "e")]
+    Error(&'a ErrorObject),
+}
+
 /// Claims the round that presents `token` with `responses` to the state's `pending`
 /// questions, waiting while a duplicate is being served.
 pub(super) async fn admit(
@@ -102,15 +116,13 @@ impl Held {
             self.store.release(self.key, self.claim);
             return;
         }
-        let recorded = match outcome {
-            Ok(Answer::Tree(value)) => serde_json::value::to_raw_value(value).map(Recorded::Result),
-            Ok(Answer::Tool(result)) => {
-                serde_json::value::to_raw_value(result).map(Recorded::Result)
-            }
-            Ok(Answer::Shaped(text)) => Ok(Recorded::Shaped(text.clone())),
-            Err(error) => Ok(Recorded::Error(error.clone())),
-        }
-        .and_then(|r| serde_json::value::to_raw_value(&r));
+        let recording = match outcome {
+            Ok(Answer::Tree(value)) => Recording::Tree(value),
+            Ok(Answer::Tool(result)) => Recording::Tool(result),
+            Ok(Answer::Shaped(text)) => Recording::Shaped(text),
+            Err(error) => Recording::Error(error),
+        };
+        let recorded = serde_json::value::to_raw_value(&recording);
         let recorded = match recorded {
             Ok(recorded) => recorded,
             Err(e) => {
