@@ -638,10 +638,12 @@ impl TaskEngine {
         };
         if is_terminal(status) {
             *lock(&live.outcome) = outcome;
-            let task = task.clone();
-            self.tell(live, status, &task).await;
+            let finished = task.clone();
+            // Readers see the finished task while its write is retried.
+            drop(task);
+            self.tell(live, status, &finished).await;
             self.store_end(live, &record).await;
-            return Some(task);
+            return Some(finished);
         }
         match self.store().put(record.clone()).await {
             Ok(()) => self.announce_legacy(&record).await,
