@@ -376,3 +376,81 @@ async fn a_result_finished_during_an_outage_is_stored_and_delivered_afterwards()
         down.elapsed()
     );
 }
+
+// --- The fence itself --------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_fences_the_old_holder_out_and_tells_it() {
+    let _serial = SERIAL.lock().await;
+    let (_, url) = pg::schema().await;
+    let connect = |owner: &'static str| {
+        let url = url.clone();
+        async move {
+            PostgresTaskStore::connect_with(
+                &url,
+                PostgresOptions::default().owner(owner).lease(LEASE),
+            )
+            .await
+            .expect("store")
+        }
+    };
+    let (old, new) = (connect("old").await, connect("new").await);
+    let mut notices = old.notices().expect("a shared store has notices");
+    let record = |status: TaskStatus| -> tracksuit::task::TaskRecord {
+        serde_json::from_value(json!({
+            "task": {"taskId": "fenced", "status": status, "ttl": null,
+                     "createdAt": "", "lastUpdatedAt": ""},
+            "method": "tools/call",
+        }))
+        .expect("record")
+    };
+    old.put(record(TaskStatus::Working)).await.expect("created");
+    assert!(new.claim("fenced").await.expect("claim").is_none(), "held");
+    // The old holder's lease runs out in the database (its process stalled, say)...
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(conn);
+    client
+        .execute(
+            "UPDATE tracksuit_tasks SET lease_expires = now() - interval '1 minute'",
+            &[],
+        )
+        .await
+        .expect("expire");
+    // ...another takes the task over: the epoch moves on...
+    let before = epoch(&client).await;
+    assert!(new.claim("fenced").await.expect("claim").is_some());
+    assert_eq!(epoch(&client).await, before + 1);
+    // ...and the old holder's writes, terminal or not, are refused and reported.
+    for status in [TaskStatus::InputRequired, TaskStatus::Completed] {
+        assert!(
+            matches!(
+                old.put(record(status)).await,
+                Err(tracksuit::task::TaskStoreError::Fenced(_))
+            ),
+            "{status:?} written by a fenced-out holder"
+        );
+    }
+    let notice = within("the old holder hears it lost the lease", notices.recv())
+        .await
+        .expect("notice");
+    assert_eq!(
+        notice,
+        tracksuit::task::TaskNotice::LeaseLost("fenced".into())
+    );
+    let stored = new.get("fenced").await.expect("get").expect("stored");
+    assert_eq!(stored.task.status, TaskStatus::Working);
+    new.put(record(TaskStatus::Completed))
+        .await
+        .expect("the new holder writes");
+}
+
+/// The lease epoch of the one task in the schema `client` uses.
+async fn epoch(client: &tokio_postgres::Client) -> i64 {
+    client
+        .query_one("SELECT lease_epoch FROM tracksuit_tasks", &[])
+        .await
+        .expect("epoch")
+        .get(0)
+}
