@@ -164,19 +164,23 @@ struct Start {
     from: String,
 }
 
+/// What `before` hands on.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Origin(String);
+
 /// A handoff tool asking two stops between a counted `before` and `after`.
 struct Journey;
 
 /// A journey of two stops.
 #[tracksuit::mcp_tool(name = "journey", task_support = "optional")]
 impl Journey {
-    async fn before(args: Start, _ctx: &PhaseCtx) -> Result<String, ToolError> {
+    async fn before(args: Start, _ctx: &PhaseCtx) -> Result<Origin, ToolError> {
         BEFORE.fetch_add(1, Ordering::SeqCst);
-        Ok(args.from)
+        Ok(Origin(args.from))
     }
 
-    async fn client(from: &String, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
-        let mut stops = vec![from.clone()];
+    async fn client(from: &Origin, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
+        let mut stops = vec![from.0.clone()];
         for n in 1..=2 {
             let answer = ctx.elicit_form::<Stop>(format!("stop {n}?")).await?;
             stops.push(answer.accepted().map(|w| w.word).unwrap_or_default());
@@ -184,7 +188,7 @@ impl Journey {
         Ok(stops)
     }
 
-    async fn after(_from: String, stops: Vec<String>, _ctx: &PhaseCtx) -> String {
+    async fn after(_from: Origin, stops: Vec<String>, _ctx: &PhaseCtx) -> String {
         AFTER.fetch_add(1, Ordering::SeqCst);
         stops.join(" / ")
     }

@@ -537,48 +537,56 @@ impl TaskEngine {
             live: live.clone(),
         });
         let fut = work(handle, live.cancel.clone());
-        let engine = self.clone();
-        tokio::spawn(async move {
-            let deadline = async {
-                match live.expires_at {
-                    Some(at) => {
-                        tokio::time::sleep(Duration::from_millis(at.saturating_sub(now_ms()))).await
-                    }
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                biased;
-                _ = live.cancel.cancelled() => {}
-                _ = deadline => {
-                    let error = ErrorObject::internal("the task's ttl ran out before it finished");
-                    engine
-                        .finish(&live, TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error))
-                        .await;
-                }
-                outcome = fut => {
-                    let (status, message, outcome) = match outcome {
-                        Ok(result) => {
-                            let failed = result.get("isError").and_then(Value::as_bool) == Some(true);
-                            let message = failed.then(|| first_text(&result)).flatten();
-                            let status = if failed { TaskStatus::Failed } else { TaskStatus::Completed };
-                            (status, message, TaskOutcome::Result(result))
-                        }
-                        Err(error) => (TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error)),
-                    };
-                    engine.finish(&live, status, message, outcome).await;
-                }
-            }
-            live.cancel.cancel();
-            crate::capacity::remove(&mut lock(&engine.live), &live.id);
-            if !is_terminal(live.state.lock().await.status) {
-                // Stopped because its lease was lost: whoever holds the task now settles it.
-                if let Err(e) = engine.store().release(&live.id).await {
-                    tracing::debug!(task = %live.id, error = %e, "could not release a lost lease");
-                }
-            }
-        });
+        tokio::spawn(self.clone().run(live, fut));
         Ok(task)
+    }
+
+    /// Runs a 2025-11-25 task's work to its end (or its ttl, or its cancellation) and
+    /// settles it; the task leaves the live set then.
+    async fn run(
+        self: Arc<Self>,
+        live: Arc<LiveTask>,
+        fut: impl Future<Output = Result<Value, ErrorObject>>,
+    ) {
+        let engine = self;
+        let deadline = async {
+            match live.expires_at {
+                Some(at) => {
+                    tokio::time::sleep(Duration::from_millis(at.saturating_sub(now_ms()))).await
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            _ = live.cancel.cancelled() => {}
+            _ = deadline => {
+                let error = ErrorObject::internal("the task's ttl ran out before it finished");
+                engine
+                    .finish(&live, TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error))
+                    .await;
+            }
+            outcome = fut => {
+                let (status, message, outcome) = match outcome {
+                    Ok(result) => {
+                        let failed = result.get("isError").and_then(Value::as_bool) == Some(true);
+                        let message = failed.then(|| first_text(&result)).flatten();
+                        let status = if failed { TaskStatus::Failed } else { TaskStatus::Completed };
+                        (status, message, TaskOutcome::Result(result))
+                    }
+                    Err(error) => (TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error)),
+                };
+                engine.finish(&live, status, message, outcome).await;
+            }
+        }
+        live.cancel.cancel();
+        crate::capacity::remove(&mut lock(&engine.live), &live.id);
+        if !is_terminal(live.state.lock().await.status) {
+            // Stopped because its lease was lost: whoever holds the task now settles it.
+            if let Err(e) = engine.store().release(&live.id).await {
+                tracing::debug!(task = %live.id, error = %e, "could not release a lost lease");
+            }
+        }
     }
 
     /// Stops the 2025-11-25 task `id` running here because its lease was lost, unless it
@@ -591,6 +599,8 @@ impl TaskEngine {
         if lock(&live.outcome).is_some() || live.cancel.is_cancelled() {
             return false;
         }
+        // Gone from here at once: a `tasks/result` waiting on it reads the store next.
+        crate::capacity::remove(&mut lock(&self.live), id);
         live.cancel.cancel();
         true
     }

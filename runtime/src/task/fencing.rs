@@ -60,6 +60,7 @@ impl TaskEngine {
             attempts += 1;
             if record.expires_at.is_some_and(|at| now_ms() >= at) {
                 tracing::error!(task = %id, error = %error, attempts, "gave up storing the task's end: its ttl ran out");
+                let _ = store.release(id).await;
                 return Err(error);
             }
             if attempts == 1 {

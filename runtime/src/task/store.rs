@@ -216,7 +216,11 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Inserts or replaces the record of `record.task.task_id`. A new id is listed after
     /// every id already stored. A stored record whose status is terminal never changes:
     /// replacing it with a different record fails with [`TaskStoreError::Terminal`] (see
-    /// [`check_put`]), atomically with the write.
+    /// [`check_put`]), atomically with the write. A store that leases tasks to processes
+    /// writes a task leased to another live process not at all and says so
+    /// ([`TaskStoreError::Fenced`]): a refused write is never reported as written. The
+    /// runtime retries a failed terminal write (see
+    /// [`write_retry_cap`](Self::write_retry_cap)), so `put` may see the same record again.
     fn put(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>>;
 
     /// The record of `task_id`, expired or not.
