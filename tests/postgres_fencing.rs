@@ -410,23 +410,23 @@ async fn a_claim_fences_the_old_holder_out_and_tells_it() {
     };
     old.put(record(TaskStatus::Working)).await.expect("created");
     assert!(new.claim("fenced").await.expect("claim").is_none(), "held");
-    // The old holder's lease runs out in the database (its process stalled, say)...
+    // The old holder's lease runs out in the database (its process stalled, say), and
+    // another takes the task over: the epoch moves on. (The old one keeps renewing, and
+    // within a lease of the database's start — another test restarted it — every lease
+    // counts as renewed: expire it until the claim gets in.)
     let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
         .await
         .expect("connect");
     tokio::spawn(conn);
-    client
-        .execute(
-            "UPDATE tracksuit_tasks SET lease_expires = now() - interval '1 minute'",
-            &[],
-        )
-        .await
-        .expect("expire");
-    // ...another takes the task over: the epoch moves on...
     let before = epoch(&client).await;
-    // (Within a lease of the database's start — another test restarted it — every lease
-    // counts as renewed: the claim succeeds once that is over.)
     wait_for("the new process claims the task", || async {
+        client
+            .execute(
+                "UPDATE tracksuit_tasks SET lease_expires = now() - interval '1 minute'",
+                &[],
+            )
+            .await
+            .expect("expire");
         new.claim("fenced").await.expect("claim")
     })
     .await;
