@@ -37,7 +37,7 @@ for run in $(seq 1 "$FENCING_RUNS"); do
         exit 1
     fi
     took=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$began" "$(date +%s.%N)")
-    echo "run $run/$FENCING_RUNS passed in ${took}s: $(grep -E '^fencing' "$log" | tr '\n' ';')"
+    echo "run $run/$FENCING_RUNS passed in ${took}s: $(grep -Eo 'fencing [AB]: .*' "$log" | tr '\n' ';')"
     rm -f "$log"
 done
 
