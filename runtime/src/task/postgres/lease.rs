@@ -253,3 +253,53 @@ pub(super) async fn renew_loop(inner: Weak<Inner>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(since: &[(&str, Instant)]) -> Held {
+        let mut h = Held::default();
+        for (id, at) in since {
+            h.tasks.insert(
+                (*id).to_owned(),
+                HeldTask {
+                    epoch: 1,
+                    since: *at,
+                    lost: false,
+                },
+            );
+        }
+        h
+    }
+
+    #[test]
+    fn a_lease_is_given_up_two_thirds_of_a_lease_after_it_was_last_extended() {
+        let lease = Duration::from_secs(3);
+        let margin = lease * 2 / 3;
+        let t0 = Instant::now();
+        let mut h = held(&[("old", t0), ("new", t0 + Duration::from_secs(1))]);
+        assert_eq!(h.next_loss(margin), Some(t0 + margin));
+        // Just before the old one's deadline nothing is lost...
+        assert!(
+            h.lose_stale(t0 + margin - Duration::from_millis(1), margin)
+                .is_empty()
+        );
+        // ...at it, the old one is, once; the newer one still counts.
+        assert_eq!(h.lose_stale(t0 + margin, margin), ["old"]);
+        assert!(h.lose_stale(t0 + margin, margin).is_empty());
+        assert_eq!(h.live(), 1);
+        assert_eq!(
+            h.next_loss(margin),
+            Some(t0 + Duration::from_secs(1) + margin)
+        );
+        // A lost lease is remembered (its epoch fences a finished task's last write)
+        // until it is forgotten.
+        assert_eq!(
+            h.tasks.get("old").map(|t| (t.epoch, t.lost)),
+            Some((1, true))
+        );
+        h.forget("old");
+        assert!(!h.tasks.contains_key("old"));
+    }
+}
