@@ -7,6 +7,9 @@
 //!   down for three leases; r1 stops its copy before its lease can run out; answers go to
 //!   both replicas afterwards; `after` runs once, no acknowledged answer is lost, and both
 //!   replicas report the same result;
+//! - the same with r1 cut off from a database that stays up (a proxy holds its traffic):
+//!   r2 takes the task over once r1's lease ran out, and a write r1 sent before the cut,
+//!   delivered after it heals, is refused by the fence;
 //! - a 2025-11-25 task finishes while the database is down for 7 s: its replica answers
 //!   `tasks/get` / `tasks/result` from memory meanwhile, stores the result once the
 //!   database is back, and every replica then reports it (it is not settled as an orphan).
@@ -15,7 +18,6 @@
 //! so they run one at a time.
 
 use serde_json::{Value, json};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
@@ -154,8 +156,23 @@ struct Stop {
     word: String,
 }
 
-static BEFORE: AtomicUsize = AtomicUsize::new(0);
-static AFTER: AtomicUsize = AtomicUsize::new(0);
+/// `before` / `after` runs of `journey` by starting point (each test starts from a place
+/// of its own).
+static RUNS: std::sync::Mutex<Vec<(&'static str, String)>> = std::sync::Mutex::new(Vec::new());
+
+fn ran(phase: &'static str, from: &str) {
+    RUNS.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((phase, from.to_owned()));
+}
+
+fn runs(phase: &str, from: &str) -> usize {
+    RUNS.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .filter(|(p, f)| *p == phase && f == from)
+        .count()
+}
 
 /// Where a journey starts.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -175,7 +192,7 @@ struct Journey;
 #[tracksuit::mcp_tool(name = "journey", task_support = "optional")]
 impl Journey {
     async fn before(args: Start, _ctx: &PhaseCtx) -> Result<Origin, ToolError> {
-        BEFORE.fetch_add(1, Ordering::SeqCst);
+        ran("before", &args.from);
         Ok(Origin(args.from))
     }
 
@@ -188,8 +205,8 @@ impl Journey {
         Ok(stops)
     }
 
-    async fn after(_from: Origin, stops: Vec<String>, _ctx: &PhaseCtx) -> String {
-        AFTER.fetch_add(1, Ordering::SeqCst);
+    async fn after(from: Origin, stops: Vec<String>, _ctx: &PhaseCtx) -> String {
+        ran("after", &from.0);
         stops.join(" / ")
     }
 }
@@ -302,8 +319,8 @@ async fn a_replica_that_cannot_renew_stops_its_copy_and_after_runs_once() {
         "{done1}"
     );
     assert_eq!(done1["result"], done2["result"], "both replicas agree");
-    assert_eq!(BEFORE.load(Ordering::SeqCst), 1, "before ran once");
-    assert_eq!(AFTER.load(Ordering::SeqCst), 1, "after ran once");
+    assert_eq!(runs("before", "Paris"), 1, "before ran once");
+    assert_eq!(runs("after", "Paris"), 1, "after ran once");
     eprintln!("fencing A: r1 stopped its copy {stopped:?} after the database went down");
 }
 
@@ -462,4 +479,141 @@ async fn epoch(client: &tokio_postgres::Client) -> i64 {
         .await
         .expect("epoch")
         .get(0)
+}
+
+// --- Scenario C: r1 cut off from a database that stays up ---------------------------------
+
+/// A TCP proxy to the database that can hold all traffic (a partition: packets wait, as in
+/// a network that stopped delivering) and let it through again.
+struct Partition {
+    addr: std::net::SocketAddr,
+    cut: tokio::sync::watch::Sender<bool>,
+}
+
+impl Partition {
+    async fn to(target: String) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let cut = tokio::sync::watch::channel(false).0;
+        let held = cut.subscribe();
+        tokio::spawn(async move {
+            while let Ok((inbound, _)) = listener.accept().await {
+                let (target, mut held) = (target.clone(), held.clone());
+                tokio::spawn(async move {
+                    let _ = held.wait_for(|cut| !*cut).await;
+                    let Ok(outbound) = tokio::net::TcpStream::connect(&target).await else {
+                        return;
+                    };
+                    let ((in_read, in_write), (out_read, out_write)) =
+                        (inbound.into_split(), outbound.into_split());
+                    tokio::join!(
+                        pump(in_read, out_write, held.clone()),
+                        pump(out_read, in_write, held),
+                    );
+                });
+            }
+        });
+        Partition { addr, cut }
+    }
+
+    /// `url` with this proxy in place of the database's address.
+    fn url(&self, url: &str) -> String {
+        let (scheme, rest) = url.split_once('@').expect("user@host");
+        let (_, path) = rest.split_once('/').expect("host/database");
+        format!("{scheme}@{}/{path}", self.addr)
+    }
+
+    fn set(&self, cut: bool) {
+        self.cut.send_replace(cut);
+    }
+}
+
+/// Copies `from` to `to`, holding what it read while the partition is on.
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut held: tokio::sync::watch::Receiver<bool>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let _ = held.wait_for(|cut| !*cut).await;
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_cut_off_is_fenced_out_and_its_late_writes_refused() {
+    let _serial = SERIAL.lock().await;
+    let (_, url) = pg::schema().await;
+    let channel = format!("cut_{}", pg::uuid_like());
+    let database = url
+        .split_once('@')
+        .and_then(|(_, rest)| rest.split_once('/'))
+        .map(|(host, _)| host.to_owned())
+        .expect("the database's address");
+    let partition = Partition::to(database).await;
+    let (r1, _, e1) = replica(&partition.url(&url), &channel, "r1", |s| s.tool(Journey)).await;
+    let (r2, _, e2) = replica(&url, &channel, "r2", |s| s.tool(Journey)).await;
+    let (c1, c2) = (Arc::new(modern_client(&e1).await), modern_client(&e2).await);
+    let created: Value = c1
+        .request(
+            "tools/call",
+            json!({"name": "journey", "arguments": {"from": "Lyon"}}),
+        )
+        .await
+        .expect("tools/call");
+    let task = created["taskId"].as_str().expect("taskId").to_owned();
+    let first = asked(&c2, &task, "stop 1?").await;
+    update(&c1, &task, &first, "Dijon")
+        .await
+        .expect("acknowledged");
+    let second = asked(&c2, &task, "stop 2?").await;
+
+    partition.set(true);
+    let cut = Instant::now();
+    // An answer r1 takes now: its write waits in the partition.
+    let late = {
+        let (c1, task, second) = (c1.clone(), task.clone(), second.clone());
+        tokio::spawn(async move { update(&c1, &task, &second, "Nowhere").await })
+    };
+    wait_until(|| r1.running_tasks() == 0, "r1 stops its copy").await;
+    let stopped = cut.elapsed();
+    assert!(stopped < LEASE, "r1 stopped its copy after {stopped:?}");
+    // r2 takes the task over once r1's lease ran out, and finishes it.
+    wait_until(|| r2.running_tasks() == 1, "r2 takes the task over").await;
+    let taken = cut.elapsed();
+    assert!(taken >= stopped, "r2 took over before r1 stopped");
+    assert_eq!(
+        asked(&c2, &task, "stop 2?").await,
+        second,
+        "the same question"
+    );
+    update_until_acknowledged(&c2, &task, &second, "Beaune").await;
+    let done = completed(&c2, &task, "r2").await;
+
+    partition.set(false);
+    // r1's late write reaches the database now: refused, and not acknowledged.
+    let late = within("r1's late answer", late).await.expect("join");
+    assert!(
+        late.is_err(),
+        "a fenced-out write was acknowledged: {late:?}"
+    );
+    let on_r1 = completed(&c1, &task, "r1").await;
+    assert_eq!(on_r1["result"], done["result"], "both replicas agree");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Lyon / Dijon / Beaune",
+        "{done}"
+    );
+    assert_eq!(runs("before", "Lyon"), 1, "before ran once");
+    assert_eq!(runs("after", "Lyon"), 1, "after ran once");
+    eprintln!(
+        "fencing C: r1 stopped its copy {stopped:?} after the cut, r2 took over after {taken:?}"
+    );
 }

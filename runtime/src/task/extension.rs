@@ -285,10 +285,12 @@ impl TaskEngine {
         tokio::spawn(async move {
             engine.drive(&running, expires_at, work).await;
             running.cancel.cancel();
-            let (id, ended) = {
-                let record = running.record.lock().await;
-                (record.task.task_id.clone(), record.is_terminal())
-            };
+            // A write may still hang on the record (a store cut off): not waited for.
+            let ended = running
+                .record
+                .try_lock()
+                .is_ok_and(|record| record.is_terminal());
+            let id = running.rounds.task_id().unwrap_or_default().to_owned();
             crate::capacity::remove(&mut lock(&engine.extension), &id);
             if !ended {
                 // Stopped because its lease was lost: whoever holds the task now resumes it
