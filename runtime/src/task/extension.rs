@@ -438,7 +438,12 @@ impl TaskEngine {
                         self.settle(running, TaskStatus::Failed, Some(error.message.clone()), Some(TaskOutcome::Error(error))).await;
                         return;
                     }
-                    self.sync_questions(running).await;
+                    // A store or bus cut off may hold this up: the lease's loss does not wait.
+                    tokio::select! {
+                        biased;
+                        _ = running.lost.cancelled() => return,
+                        _ = self.sync_questions(running) => {}
+                    }
                 }
             }
         }
