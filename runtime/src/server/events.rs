@@ -172,6 +172,10 @@ async fn notice_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<Task
                     missed = n,
                     "the server fell behind its task store's notices"
                 );
+                // A missed lease loss must still stop its task.
+                if let Some(inner) = server.upgrade() {
+                    inner.tasks.recheck_leases();
+                }
                 continue;
             }
             Err(broadcast::error::RecvError::Closed) => return,

@@ -419,6 +419,13 @@ impl TaskEngine {
         lock(&self.live).len() + lock(&self.extension).len()
     }
 
+    /// The ids of the tasks running in this process (of both eras).
+    pub(super) fn running_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = lock(&self.live).keys().cloned().collect();
+        ids.extend(lock(&self.extension).keys().cloned());
+        ids
+    }
+
     fn live(&self, id: &str) -> Option<Arc<LiveTask>> {
         lock(&self.live).get(id).cloned()
     }

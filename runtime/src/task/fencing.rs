@@ -35,6 +35,19 @@ impl TaskEngine {
         }
     }
 
+    /// Stops every task running here whose lease the store says this process lost: for
+    /// a listener that missed [`LeaseLost`] notices (it fell behind).
+    ///
+    /// [`LeaseLost`]: super::TaskNotice::LeaseLost
+    pub(crate) fn recheck_leases(self: &Arc<Self>) {
+        let store = self.store();
+        for id in self.running_ids() {
+            if store.lease_lost(&id) {
+                self.lease_lost(&id);
+            }
+        }
+    }
+
     /// Writes a task's terminal `record`, retrying a failed write with a doubling backoff
     /// until it lands or cannot (see the module). Errors: [`TaskStoreError::Terminal`]
     /// (another terminal record is stored; it wins), [`TaskStoreError::Fenced`] (another

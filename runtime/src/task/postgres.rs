@@ -743,6 +743,10 @@ impl TaskStore for PostgresTaskStore {
         })
     }
 
+    fn lease_lost(&self, task_id: &str) -> bool {
+        self.inner.held_epoch(task_id).is_none_or(|(_, lost)| lost)
+    }
+
     fn peek_input<'a>(
         &'a self,
         task_id: &'a str,

@@ -337,6 +337,14 @@ pub trait TaskStore: Send + Sync + 'static {
         None
     }
 
+    /// Whether this process has given up (or no longer holds) the lease of `task_id`, a
+    /// task it runs: what [`TaskNotice::LeaseLost`] announced, for a listener that missed
+    /// notices. The default (a store without leases): never.
+    fn lease_lost(&self, task_id: &str) -> bool {
+        let _ = task_id;
+        false
+    }
+
     /// Reads the responses posted for `task_id` without removing them, if this process
     /// holds it; [`ack_input`](Self::ack_input) removes them once the holder has written
     /// them into the task's record, so a holder that dies in between loses nothing. The
