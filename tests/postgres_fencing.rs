@@ -10,9 +10,10 @@
 //! - the same with r1 cut off from a database that stays up (a proxy holds its traffic):
 //!   r2 takes the task over once r1's lease ran out, and a write r1 sent before the cut,
 //!   delivered after it heals, is refused by the fence;
-//! - a 2025-11-25 task finishes while the database is down for 7 s: its replica answers
-//!   `tasks/get` / `tasks/result` from memory meanwhile, stores the result once the
-//!   database is back, and every replica then reports it (it is not settled as an orphan).
+//! - a 2025-11-25 task and an extension task finish while the database is down for 7 s:
+//!   their replica answers `tasks/get` / `tasks/result` from memory meanwhile, stores the
+//!   results once the database is back, and every replica then reports them (they are not
+//!   settled as orphans).
 //!
 //! Run by `scripts/postgres.sh` (ten times in a row). The two tests take the database down,
 //! so they run one at a time.
@@ -345,8 +346,8 @@ async fn a_result_finished_during_an_outage_is_stored_and_delivered_afterwards()
     let _serial = SERIAL.lock().await;
     let (_, url) = pg::schema().await;
     let channel = format!("durable_{}", pg::uuid_like());
-    let (r1, store1, _) = replica(&url, &channel, "r1", |s| s.tool(gated)).await;
-    let (r2, _, _) = replica(&url, &channel, "r2", |s| s.tool(gated)).await;
+    let (r1, store1, e1) = replica(&url, &channel, "r1", |s| s.tool(gated)).await;
+    let (r2, _, e2) = replica(&url, &channel, "r2", |s| s.tool(gated)).await;
     let c1 = tracksuit_tests::support::connect(r1.clone(), Client::builder()).await;
     let c2 = tracksuit_tests::support::connect(r2.clone(), Client::builder()).await;
     let task = c1
@@ -355,6 +356,14 @@ async fn a_result_finished_during_an_outage_is_stored_and_delivered_afterwards()
         .expect("task")
         .task
         .task_id;
+    // The same for a task of the tasks extension (2026-07-28).
+    let (m1, m2) = (modern_client(&e1).await, modern_client(&e2).await);
+    let created: Value = m1
+        .request("tools/call", json!({"name": "gated", "arguments": {}}))
+        .await
+        .expect("tools/call");
+    assert_eq!(created["resultType"], "task", "{created}");
+    let modern = created["taskId"].as_str().expect("taskId").to_owned();
 
     let outage = Outage::stop().await;
     let down = Instant::now();
@@ -369,6 +378,7 @@ async fn a_result_finished_during_an_outage_is_stored_and_delivered_afterwards()
         .await
         .expect("the result, from memory");
     assert_eq!(text(&result), "finished while the database was down");
+    let done_on_r1 = completed(&m1, &modern, "r1 (from memory)").await;
     tokio::time::sleep_until((down + Duration::from_secs(7)).into()).await;
     outage.start().await;
 
@@ -391,7 +401,9 @@ async fn a_result_finished_during_an_outage_is_stored_and_delivered_afterwards()
         .await
         .expect("the result, from the store");
     assert_eq!(text(&result), "finished while the database was down");
-    wait_until(|| r1.running_tasks() == 0, "r1 is done with it").await;
+    let done_on_r2 = completed(&m2, &modern, "r2 (from the store)").await;
+    assert_eq!(done_on_r2["result"], done_on_r1["result"]);
+    wait_until(|| r1.running_tasks() == 0, "r1 is done with them").await;
     eprintln!(
         "fencing B: stored {:?} after the database went down",
         down.elapsed()
