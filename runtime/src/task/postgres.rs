@@ -15,7 +15,7 @@ use tokio::sync::broadcast;
 use tokio_postgres::{Config, NoTls, Row};
 
 mod lease;
-use lease::Held;
+use lease::{Held, expired, upsert_sql};
 
 /// How a [`PostgresTaskStore`] connects and leases; every field has a default.
 ///
@@ -199,16 +199,6 @@ const MIGRATIONS: &[&str] = &[
     // 3: the lease epoch, bumped by every claim; the holder's writes name theirs (fencing).
     "ALTER TABLE tracksuit_tasks ADD COLUMN lease_epoch BIGINT NOT NULL DEFAULT 0;",
 ];
-
-/// Whether the lease of the row `t` ran out, given the lease length in seconds as `$n`
-/// (`expired("t", 3)`): by `lease_expires`, and not within a lease of the database's start
-/// (every lease counts as renewed then, so the holders of a restarted database get to
-/// renew before anyone adopts their tasks).
-fn expired(t: &str, n: u8) -> String {
-    format!(
-        "(greatest({t}.lease_expires, pg_postmaster_start_time() + make_interval(secs => ${n})) < now())"
-    )
-}
 
 /// The advisory lock key serialising migrations (any constant; "tracksui" in ASCII).
 const MIGRATION_LOCK: i64 = 0x7472_6163_6b73_7569;
@@ -438,30 +428,6 @@ impl Inner {
             }
         }
     }
-}
-
-/// Inserts a task (leased to `$5` for `$7` seconds unless terminal, `$6`), or updates a
-/// stored one nobody holds (its lease free or run out): that takes its lease, so the
-/// epoch is bumped. Returns the row's epoch.
-fn upsert_sql() -> String {
-    format!(
-        "INSERT INTO tracksuit_tasks
-             (task_id, status, expires_at, record, lease_owner, lease_expires)
-         VALUES ($1, $2, $3, $4,
-                 CASE WHEN $6 THEN NULL ELSE $5 END,
-                 CASE WHEN $6 THEN NULL ELSE now() + make_interval(secs => $7) END)
-         ON CONFLICT (task_id) DO UPDATE SET
-             status = EXCLUDED.status,
-             expires_at = EXCLUDED.expires_at,
-             record = EXCLUDED.record,
-             lease_owner = EXCLUDED.lease_owner,
-             lease_expires = EXCLUDED.lease_expires,
-             lease_epoch = tracksuit_tasks.lease_epoch + 1
-         WHERE tracksuit_tasks.status NOT IN {TERMINAL}
-           AND (tracksuit_tasks.lease_owner IS NULL OR {})
-         RETURNING lease_epoch",
-        expired("tracksuit_tasks", 7)
-    )
 }
 
 impl TaskStore for PostgresTaskStore {
