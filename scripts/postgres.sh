@@ -25,7 +25,7 @@ cargo test --quiet -p tracksuit-tests --features postgres --doc
 echo "--- tests/postgres_rounds.rs (idempotent rounds across two replicas)"
 cargo test --quiet -p tracksuit-tests --features postgres --test postgres_rounds
 
-echo "--- tests/postgres_fencing.rs (the database stopped and restarted), ${FENCING_RUNS:=10} runs"
+echo "--- tests/postgres_fencing.rs (the database stopped and restarted, a replica cut off), ${FENCING_RUNS:=10} runs"
 cargo test --quiet -p tracksuit-tests --features postgres --test postgres_fencing --no-run
 for run in $(seq 1 "$FENCING_RUNS"); do
     log=$(mktemp)
@@ -37,7 +37,7 @@ for run in $(seq 1 "$FENCING_RUNS"); do
         exit 1
     fi
     took=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$began" "$(date +%s.%N)")
-    echo "run $run/$FENCING_RUNS passed in ${took}s: $(grep -Eo 'fencing [AB]: .*' "$log" | tr '\n' ';')"
+    echo "run $run/$FENCING_RUNS passed in ${took}s: $(grep -Eo 'fencing [A-C]: .*' "$log" | tr '\n' ';')"
     rm -f "$log"
 done
 
