@@ -587,9 +587,14 @@ impl TaskEngine {
             }
         }
         live.cancel.cancel();
-        crate::capacity::remove(&mut lock(&engine.live), &live.id);
-        if !is_terminal(live.state.lock().await.status) {
+        let ended = live.snapshot().await;
+        if is_terminal(ended.task.status) {
+            // Finished or cancelled: written durably while the task still answers from here.
+            engine.store_end(&live, &ended).await;
+            crate::capacity::remove(&mut lock(&engine.live), &live.id);
+        } else {
             // Stopped because its lease was lost: whoever holds the task now settles it.
+            crate::capacity::remove(&mut lock(&engine.live), &live.id);
             if let Err(e) = engine.store().release(&live.id).await {
                 tracing::debug!(task = %live.id, error = %e, "could not release a lost lease");
             }
@@ -628,8 +633,9 @@ impl TaskEngine {
     /// `None` to leave it) unless the task is terminal; writes the record and tells the
     /// requestor. Returns the task after the change, or `None` if nothing changed.
     ///
-    /// A terminal change is made in memory first (the requestor hears it, and `tasks/get`
-    /// and `tasks/result` are answered from memory) and then written durably.
+    /// A terminal change is made in memory (the requestor hears it, and `tasks/get` and
+    /// `tasks/result` are answered from memory); the task's run then writes it durably
+    /// before the task leaves this process.
     async fn transition(
         &self,
         live: &LiveTask,
@@ -644,24 +650,22 @@ impl TaskEngine {
         task.status = status;
         task.status_message = message;
         task.last_updated_at = timestamp();
+        if is_terminal(status) {
+            *lock(&live.outcome) = outcome;
+            let finished = task.clone();
+            drop(task);
+            self.tell(live, status, &finished).await;
+            return Some(finished);
+        }
         let record = TaskRecord {
             task: task.clone(),
             method: live.method.clone(),
-            outcome: outcome.clone(),
+            outcome,
             expires_at: live.expires_at,
             input_requests: None,
             resume: None,
             owner: live.owner.clone(),
         };
-        if is_terminal(status) {
-            *lock(&live.outcome) = outcome;
-            let finished = task.clone();
-            // Readers see the finished task while its write is retried.
-            drop(task);
-            self.tell(live, status, &finished).await;
-            self.store_end(live, &record).await;
-            return Some(finished);
-        }
         match self.store().put(record.clone()).await {
             Ok(()) => self.announce_legacy(&record).await,
             Err(e) => {
