@@ -2,7 +2,8 @@
 # The PostgreSQL task store and event bus (feature `postgres`) against a real PostgreSQL:
 # starts a throwaway server (scripts/lib/postgres.sh; installs Debian's `postgresql` if
 # missing), lints the feature, runs tests/postgres.rs with TRACKSUIT_TEST_DATABASE_URL set
-# and checks that they ran (they fail, not skip, without the database).
+# and checks that they ran (they fail, not skip, without the database). The fencing tests,
+# which stop and restart the database, run FENCING_RUNS times (10 by default).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -23,6 +24,22 @@ cargo test --quiet -p tracksuit-tests --features postgres --doc
 
 echo "--- tests/postgres_rounds.rs (idempotent rounds across two replicas)"
 cargo test --quiet -p tracksuit-tests --features postgres --test postgres_rounds
+
+echo "--- tests/postgres_fencing.rs (the database stopped and restarted, a replica cut off), ${FENCING_RUNS:=10} runs"
+cargo test --quiet -p tracksuit-tests --features postgres --test postgres_fencing --no-run
+for run in $(seq 1 "$FENCING_RUNS"); do
+    log=$(mktemp)
+    began=$(date +%s.%N)
+    if ! cargo test --quiet -p tracksuit-tests --features postgres --test postgres_fencing \
+        -- --nocapture >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "tests/postgres_fencing.rs: run $run of $FENCING_RUNS failed" >&2
+        exit 1
+    fi
+    took=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$began" "$(date +%s.%N)")
+    echo "run $run/$FENCING_RUNS passed in ${took}s: $(grep -Eo 'fencing [A-C]: .*' "$log" | tr '\n' ';')"
+    rm -f "$log"
+done
 
 echo "--- tests/postgres.rs"
 out=$(mktemp)

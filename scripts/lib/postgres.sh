@@ -1,7 +1,8 @@
 # Sourced by the PostgreSQL test scripts: `start_postgres` starts a throwaway PostgreSQL
 # server (Debian's `postgresql` package, installed if missing) in a temporary directory on
-# a free loopback port, exports TRACKSUIT_TEST_DATABASE_URL, and stops it and removes the
-# directory on exit (`stop_postgres`, called by the caller's EXIT trap).
+# a free loopback port, exports TRACKSUIT_TEST_DATABASE_URL (and TRACKSUIT_TEST_PG_STOP /
+# TRACKSUIT_TEST_PG_START, shell commands that stop and restart it), and stops it and removes
+# the directory on exit (`stop_postgres`, called by the caller's EXIT trap).
 # initdb refuses to run as root: as root, the server runs as the `postgres` user.
 
 pg_bin=
@@ -35,11 +36,15 @@ start_postgres() {
         --encoding=UTF8 --no-locale >"$pg_dir/initdb.log" 2>&1 \
         || { cat "$pg_dir/initdb.log" >&2; return 1; }
     # Loopback only, socket in the temp dir, no fsync (a throwaway database).
+    local options="-p $port -k $pg_dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
     "${pg_as[@]}" "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -w -t 60 \
-        -o "-p $port -k $pg_dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" \
-        start >/dev/null \
+        -o "$options" start >/dev/null \
         || { cat "$pg_dir/server.log" >&2; return 1; }
     export TRACKSUIT_TEST_DATABASE_URL="postgres://tracksuit@127.0.0.1:$port/postgres"
+    # For the tests that take the database down and bring it back (tests/postgres_fencing.rs):
+    # shell commands stopping it (fast: connections are cut) and starting it again.
+    export TRACKSUIT_TEST_PG_STOP="${pg_as[*]} $pg_bin/pg_ctl -D $pg_dir/data -m fast -w stop"
+    export TRACKSUIT_TEST_PG_START="${pg_as[*]} $pg_bin/pg_ctl -D $pg_dir/data -l $pg_dir/server.log -w -t 60 -o '$options' start"
     echo "--- PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port ($pg_dir)"
 }
 

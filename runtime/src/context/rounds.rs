@@ -220,6 +220,34 @@ impl Carried {
     }
 }
 
+impl Carried {
+    /// Live mode (a task): records `responses` to the pending questions they name, as
+    /// [`Rounds::answer`] will once they are delivered (anything else is ignored; the
+    /// other questions stay pending). Returns the keys answered. A task's holder writes
+    /// the state this makes before it delivers the answers, so an answer it acknowledged
+    /// survives it.
+    pub(crate) fn answer_pending(&mut self, responses: &JsonObject) -> Vec<String> {
+        let answered: Vec<String> = self
+            .pending
+            .keys()
+            .filter(|key| responses.contains_key(*key))
+            .cloned()
+            .collect();
+        for key in &answered {
+            if let (Some(digest), Some(result)) = (self.pending.remove(key), responses.get(key)) {
+                self.answers.insert(
+                    key.clone(),
+                    Answer {
+                        digest: Some(digest),
+                        result: raw(result),
+                    },
+                );
+            }
+        }
+        answered
+    }
+}
+
 /// `{"method": method, "params": params}`, as it goes into `inputRequests`: written as text
 /// around the params' text, no tree built.
 fn request_text(method: &str, params: &str) -> Box<RawValue> {

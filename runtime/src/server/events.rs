@@ -160,9 +160,9 @@ async fn pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<Event>) {
     }
 }
 
-/// Acts on what the task store reports from other replicas (seen at a lease renewal)
-/// while the server exists: cancels the tasks whose cancellation was requested, collects
-/// the input posted for them.
+/// Acts on what the task store reports (seen at a lease renewal) while the server exists:
+/// cancels the tasks whose cancellation was requested, collects the input posted for them,
+/// stops the tasks whose lease this process lost.
 async fn notice_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<TaskNotice>) {
     loop {
         let notice = match rx.recv().await {
@@ -172,6 +172,10 @@ async fn notice_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<Task
                     missed = n,
                     "the server fell behind its task store's notices"
                 );
+                // A missed lease loss must still stop its task.
+                if let Some(inner) = server.upgrade() {
+                    inner.tasks.recheck_leases();
+                }
                 continue;
             }
             Err(broadcast::error::RecvError::Closed) => return,
@@ -183,6 +187,8 @@ async fn notice_pump(server: Weak<ServerInner>, mut rx: broadcast::Receiver<Task
             TaskNotice::CancelRequested(id) => ServerHandle { inner }.cancel_here(&id),
             // For a task of the extension running here (the 2025 task API has no input).
             TaskNotice::InputPosted(id) => ServerHandle { inner }.collect_input_here(&id),
+            // This process can no longer count on the task's lease: stop its run here.
+            TaskNotice::LeaseLost(id) => inner.tasks.lease_lost(&id),
         }
     }
 }

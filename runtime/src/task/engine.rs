@@ -76,9 +76,26 @@ pub(crate) struct LiveTask {
     asking: AtomicUsize,
     /// The principal that created the task (`Principal::binding_key`), if any.
     owner: Option<String>,
+    /// The outcome, once the task finished: kept here (and served from here) until the
+    /// store has it.
+    outcome: Mutex<Option<TaskOutcome>>,
 }
 
 impl LiveTask {
+    /// The task's record as this process knows it (ahead of the store while a terminal
+    /// write is retried).
+    async fn snapshot(&self) -> TaskRecord {
+        TaskRecord {
+            task: self.state.lock().await.clone(),
+            method: self.method.clone(),
+            outcome: lock(&self.outcome).clone(),
+            expires_at: self.expires_at,
+            input_requests: None,
+            resume: None,
+            owner: self.owner.clone(),
+        }
+    }
+
     /// The request the task's messages belong to: the newest pending `tasks/result`, so
     /// Streamable HTTP delivers them on its stream, else the request that created the task.
     pub(crate) fn route(&self) -> RequestId {
@@ -402,6 +419,13 @@ impl TaskEngine {
         lock(&self.live).len() + lock(&self.extension).len()
     }
 
+    /// The ids of the tasks running in this process (of both eras).
+    pub(super) fn running_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = lock(&self.live).keys().cloned().collect();
+        ids.extend(lock(&self.extension).keys().cloned());
+        ids
+    }
+
     fn live(&self, id: &str) -> Option<Arc<LiveTask>> {
         lock(&self.live).get(id).cloned()
     }
@@ -499,6 +523,7 @@ impl TaskEngine {
             waiting: Mutex::new(Vec::new()),
             asking: AtomicUsize::new(0),
             owner: owner.clone(),
+            outcome: Mutex::new(None),
         });
         let record = TaskRecord {
             task: task.clone(),
@@ -519,42 +544,77 @@ impl TaskEngine {
             live: live.clone(),
         });
         let fut = work(handle, live.cancel.clone());
-        let engine = self.clone();
-        tokio::spawn(async move {
-            let deadline = async {
-                match live.expires_at {
-                    Some(at) => {
-                        tokio::time::sleep(Duration::from_millis(at.saturating_sub(now_ms()))).await
-                    }
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                biased;
-                _ = live.cancel.cancelled() => {}
-                _ = deadline => {
-                    let error = ErrorObject::internal("the task's ttl ran out before it finished");
-                    engine
-                        .finish(&live, TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error))
-                        .await;
-                }
-                outcome = fut => {
-                    let (status, message, outcome) = match outcome {
-                        Ok(result) => {
-                            let failed = result.get("isError").and_then(Value::as_bool) == Some(true);
-                            let message = failed.then(|| first_text(&result)).flatten();
-                            let status = if failed { TaskStatus::Failed } else { TaskStatus::Completed };
-                            (status, message, TaskOutcome::Result(result))
-                        }
-                        Err(error) => (TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error)),
-                    };
-                    engine.finish(&live, status, message, outcome).await;
-                }
-            }
-            live.cancel.cancel();
-            crate::capacity::remove(&mut lock(&engine.live), &live.id);
-        });
+        tokio::spawn(self.clone().run(live, fut));
         Ok(task)
+    }
+
+    /// Runs a 2025-11-25 task's work to its end (or its ttl, or its cancellation) and
+    /// settles it; the task leaves the live set then.
+    async fn run(
+        self: Arc<Self>,
+        live: Arc<LiveTask>,
+        fut: impl Future<Output = Result<Value, ErrorObject>>,
+    ) {
+        let engine = self;
+        let deadline = async {
+            match live.expires_at {
+                Some(at) => {
+                    tokio::time::sleep(Duration::from_millis(at.saturating_sub(now_ms()))).await
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            _ = live.cancel.cancelled() => {}
+            _ = deadline => {
+                let error = ErrorObject::internal("the task's ttl ran out before it finished");
+                engine
+                    .finish(&live, TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error))
+                    .await;
+            }
+            outcome = fut => {
+                let (status, message, outcome) = match outcome {
+                    Ok(result) => {
+                        let failed = result.get("isError").and_then(Value::as_bool) == Some(true);
+                        let message = failed.then(|| first_text(&result)).flatten();
+                        let status = if failed { TaskStatus::Failed } else { TaskStatus::Completed };
+                        (status, message, TaskOutcome::Result(result))
+                    }
+                    Err(error) => (TaskStatus::Failed, Some(error.message.clone()), TaskOutcome::Error(error)),
+                };
+                engine.finish(&live, status, message, outcome).await;
+            }
+        }
+        live.cancel.cancel();
+        let ended = live.snapshot().await;
+        if is_terminal(ended.task.status) {
+            // Finished or cancelled: written durably while the task still answers from here.
+            engine.store_end(&live, &ended).await;
+            crate::capacity::remove(&mut lock(&engine.live), &live.id);
+        } else {
+            // Stopped because its lease was lost: whoever holds the task now settles it.
+            crate::capacity::remove(&mut lock(&engine.live), &live.id);
+            if let Err(e) = engine.store().release(&live.id).await {
+                tracing::debug!(task = %live.id, error = %e, "could not release a lost lease");
+            }
+        }
+    }
+
+    /// Stops the 2025-11-25 task `id` running here because its lease was lost, unless it
+    /// finished (its terminal write goes on). Returns whether it stopped one.
+    pub(super) fn lose_live(&self, id: &str) -> bool {
+        let Some(live) = self.live(id) else {
+            return false;
+        };
+        // A finished task has its outcome: its terminal write is under way.
+        if lock(&live.outcome).is_some() || live.cancel.is_cancelled() {
+            return false;
+        }
+        // Gone from here at once: a `tasks/result` waiting on it reads the store next.
+        crate::capacity::remove(&mut lock(&self.live), id);
+        live.cancel.cancel();
+        true
     }
 
     /// Moves `live` to a terminal status with its outcome.
@@ -572,6 +632,10 @@ impl TaskEngine {
     /// Applies `change` (given the current status, returns the new status and message, or
     /// `None` to leave it) unless the task is terminal; writes the record and tells the
     /// requestor. Returns the task after the change, or `None` if nothing changed.
+    ///
+    /// A terminal change is made in memory (the requestor hears it, and `tasks/get` and
+    /// `tasks/result` are answered from memory); the task's run then writes it durably
+    /// before the task leaves this process.
     async fn transition(
         &self,
         live: &LiveTask,
@@ -586,6 +650,13 @@ impl TaskEngine {
         task.status = status;
         task.status_message = message;
         task.last_updated_at = timestamp();
+        if is_terminal(status) {
+            *lock(&live.outcome) = outcome;
+            let finished = task.clone();
+            drop(task);
+            self.tell(live, status, &finished).await;
+            return Some(finished);
+        }
         let record = TaskRecord {
             task: task.clone(),
             method: live.method.clone(),
@@ -601,13 +672,31 @@ impl TaskEngine {
                 tracing::error!(task = %live.id, error = %e, "could not store a task transition")
             }
         }
+        self.tell(live, status, &task).await;
+        Some(task.clone())
+    }
+
+    /// Tells the task's waiters and its requestor that it is now `task`.
+    async fn tell(&self, live: &LiveTask, status: TaskStatus, task: &Task) {
         live.status.send_replace(status);
         if let Some(peer) = live.peer.upgrade() {
             let params = serde_json::to_value(GetTaskResult::new(task.clone())).ok();
             peer.notify(methods::TASKS_STATUS, params, Some(live.route()))
                 .await;
         }
-        Some(task.clone())
+    }
+
+    /// Writes a finished task's record durably (see [`TaskEngine::write_durably`]).
+    async fn store_end(&self, live: &LiveTask, record: &TaskRecord) {
+        match self.write_durably(record).await {
+            Ok(()) => self.announce_legacy(record).await,
+            Err(super::TaskStoreError::Terminal(_)) => {
+                tracing::warn!(task = %live.id, "the task was settled elsewhere first; its end here is dropped")
+            }
+            Err(e) => {
+                tracing::error!(task = %live.id, error = %e, "could not store the task's end")
+            }
+        }
     }
 
     /// Publishes a 2025-11-25 task's status change on the bus, if there is one (its own
@@ -644,6 +733,14 @@ impl TaskEngine {
     /// created by another principal; a task that was running when a previous server process
     /// stopped is settled as failed.
     async fn record(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, ErrorObject> {
+        if let Some(live) = self.live(id) {
+            // Running here: what this process knows is the truth (and may be ahead of the
+            // store while a terminal write is retried).
+            if live.owner.as_deref() != owner {
+                return Err(not_found(id));
+            }
+            return Ok(live.snapshot().await);
+        }
         self.purge().await;
         let record = self
             .store()
@@ -660,29 +757,26 @@ impl TaskEngine {
         self.settle_orphan(record).await
     }
 
-    /// A non-terminal record no task in this process is running belongs to a server that
-    /// stopped: it will never finish, so it is failed.
+    /// A non-terminal record no task in this process runs is an orphan only if no live
+    /// process holds it: its lease is claimed first (a task another live process holds is
+    /// left to it, and answered as stored), then it is failed under the new lease.
     pub(super) async fn settle_orphan(
         &self,
-        mut record: TaskRecord,
+        record: TaskRecord,
     ) -> Result<TaskRecord, ErrorObject> {
-        let id = &record.task.task_id;
+        let id = record.task.task_id.clone();
         if is_terminal(record.task.status)
-            || self.live(id).is_some()
-            || lock(&self.extension).contains_key(id)
+            || self.live(&id).is_some()
+            || lock(&self.extension).contains_key(&id)
         {
             return Ok(record);
         }
-        // It may have finished between the store read and the live check.
-        if let Some(fresh) = self
-            .store()
-            .get(&record.task.task_id)
-            .await
-            .map_err(store_error)?
-            && is_terminal(fresh.task.status)
-        {
-            return Ok(fresh);
-        }
+        let Some(claim) = self.store().claim(&id).await.map_err(store_error)? else {
+            // Held by a live process, or finished meanwhile: answer what the store holds.
+            let stored = self.store().get(&id).await.map_err(store_error)?;
+            return Ok(stored.unwrap_or(record));
+        };
+        let mut record = claim.record;
         let message = "the server stopped while the task was running".to_owned();
         record.task.status = TaskStatus::Failed;
         record.task.status_message = Some(message.clone());
@@ -690,17 +784,12 @@ impl TaskEngine {
         record.outcome = Some(TaskOutcome::Error(ErrorObject::internal(message)));
         match self.store().put(record.clone()).await {
             Ok(()) => self.announce(&record).await,
-            // It finished meanwhile: the store kept the terminal record, which wins.
-            Err(super::TaskStoreError::Terminal(_)) => {}
+            // It finished meanwhile (the stored terminal record wins), or another process
+            // claimed it since: answer what the store holds.
+            Err(super::TaskStoreError::Terminal(_) | super::TaskStoreError::Fenced(_)) => {}
             Err(e) => return Err(store_error(e)),
         }
-        // A shared store may not have written it (the task is leased to a live replica, or
-        // finished meanwhile): answer what the store holds.
-        let stored = self
-            .store()
-            .get(&record.task.task_id)
-            .await
-            .map_err(store_error)?;
+        let stored = self.store().get(&id).await.map_err(store_error)?;
         Ok(stored.unwrap_or(record))
     }
 
@@ -818,7 +907,11 @@ impl TaskEngine {
             lock(&live.waiting).push(entry.clone());
             let _waiting = WaitingGuard { live: &live, entry };
             let mut rx = live.status.subscribe();
-            let _ = rx.wait_for(|s| is_terminal(*s)).await;
+            // Until it finishes, or stops here (its lease was lost: the store tells the end).
+            tokio::select! {
+                _ = rx.wait_for(|s| is_terminal(*s)) => {}
+                _ = live.cancel.cancelled() => {}
+            }
         }
         let record = self.record(&p.task_id, owner).await?;
         let tag = json!({ "taskId": p.task_id });

@@ -119,6 +119,8 @@ pub(crate) fn missing_extension(what: &str) -> ErrorObject {
 pub(crate) struct Running {
     rounds: Arc<Rounds>,
     cancel: CancellationToken,
+    /// This process lost the task's lease: the run stops without writing anything.
+    lost: CancellationToken,
     /// The call, for the replay record (`None`: the task is not resumable).
     call: Option<Value>,
     /// The record as stored; holding the lock serialises the task's writes.
@@ -260,6 +262,7 @@ impl TaskEngine {
         let running = Arc::new(Running {
             rounds,
             cancel,
+            lost: CancellationToken::new(),
             call,
             record: tokio::sync::Mutex::new(record),
         });
@@ -282,8 +285,20 @@ impl TaskEngine {
         tokio::spawn(async move {
             engine.drive(&running, expires_at, work).await;
             running.cancel.cancel();
-            let id = running.record.lock().await.task.task_id.clone();
+            // A write may still hang on the record (a store cut off): not waited for.
+            let ended = running
+                .record
+                .try_lock()
+                .is_ok_and(|record| record.is_terminal());
+            let id = running.rounds.task_id().unwrap_or_default().to_owned();
             crate::capacity::remove(&mut lock(&engine.extension), &id);
+            if !ended {
+                // Stopped because its lease was lost: whoever holds the task now resumes it
+                // (releasing it lets them start at once).
+                if let Err(e) = engine.store().release(&id).await {
+                    tracing::debug!(task = %id, error = %e, "could not release a lost lease");
+                }
+            }
         });
     }
 
@@ -294,13 +309,19 @@ impl TaskEngine {
         call: Option<&Value>,
         rounds: &Rounds,
     ) -> Option<String> {
+        self.seal_carried(record, call, rounds.snapshot())
+    }
+
+    /// The sealed replay record of a task whose call is `call`, with `carried`.
+    fn seal_carried(
+        &self,
+        record: &TaskRecord,
+        call: Option<&Value>,
+        carried: Carried,
+    ) -> Option<String> {
         let call = call?.clone();
         let keys = self.resumer.get()?.keys();
-        let payload = serde_json::to_vec(&Replay {
-            call,
-            carried: rounds.snapshot(),
-        })
-        .ok()?;
+        let payload = serde_json::to_vec(&Replay { call, carried }).ok()?;
         let ttl = match record.expires_at {
             Some(at) => Duration::from_millis(at.saturating_sub(now_ms())),
             None => Duration::from_secs(365 * 24 * 3600),
@@ -350,6 +371,7 @@ impl TaskEngine {
         let running = Arc::new(Running {
             rounds,
             cancel,
+            lost: CancellationToken::new(),
             call: Some(replay.call),
             record: tokio::sync::Mutex::new(record.clone()),
         });
@@ -409,12 +431,19 @@ impl TaskEngine {
                     self.settle(running, status, message, Some(outcome)).await;
                     return;
                 }
+                // The lease was lost: another process resumes the task from its record.
+                _ = running.lost.cancelled() => return,
                 _ = running.rounds.changed() => {
                     if let Some(error) = running.rounds.failure() {
                         self.settle(running, TaskStatus::Failed, Some(error.message.clone()), Some(TaskOutcome::Error(error))).await;
                         return;
                     }
-                    self.sync_questions(running).await;
+                    // A store or bus cut off may hold this up: the lease's loss does not wait.
+                    tokio::select! {
+                        biased;
+                        _ = running.lost.cancelled() => return,
+                        _ = self.sync_questions(running) => {}
+                    }
                 }
             }
         }
@@ -458,13 +487,63 @@ impl TaskEngine {
                 drop(record);
                 self.announce(&next).await;
             }
+            Err(super::TaskStoreError::Fenced(_)) => running.lost.cancel(),
             Err(e) => {
                 tracing::error!(task = %record.task.task_id, error = %e, "could not store a task change")
             }
         }
     }
 
-    /// Moves a running task to a terminal status (unless it already has one).
+    /// Delivers `responses` to the questions `running` waits on, write-ahead: the record
+    /// with the answers in its replay log is written under the task's lease first, and
+    /// only then do the answers reach the tool (whose `after` may follow at once). A write
+    /// that fails — the store is down, or another process holds the task now — delivers
+    /// nothing and is an error, so an answer acknowledged here survives this process.
+    async fn deliver(&self, running: &Running, responses: &JsonObject) -> Result<(), ErrorObject> {
+        let mut record = running.record.lock().await;
+        if record.is_terminal() {
+            return Ok(());
+        }
+        let mut carried = running.rounds.snapshot();
+        if carried.answer_pending(responses).is_empty() {
+            return Ok(());
+        }
+        if running.lost.is_cancelled() {
+            return Err(ErrorObject::internal(
+                "the task is moving to another server process: send the answers again",
+            ));
+        }
+        let mut next = record.clone();
+        next.resume = self.seal_carried(&next, running.call.as_ref(), carried);
+        if let Err(e) = self.store().put(next.clone()).await {
+            if matches!(e, super::TaskStoreError::Fenced(_)) {
+                running.lost.cancel();
+            }
+            return Err(ErrorObject::internal(format!(
+                "the answers could not be recorded ({e}): send them again"
+            )));
+        }
+        *record = next;
+        drop(record);
+        running.rounds.answer(responses);
+        self.sync_questions(running).await;
+        Ok(())
+    }
+
+    /// Stops task `id` running here because its lease was lost (a finished task goes on
+    /// writing its end). Returns whether it runs here.
+    pub(super) fn lose_extension(&self, id: &str) -> bool {
+        match self.running_extension(id) {
+            Some(running) => {
+                running.lost.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Moves a running task to a terminal status (unless it already has one): in memory
+    /// first (`tasks/get` answers from there), then durably in the store.
     async fn settle(
         &self,
         running: &Running,
@@ -472,25 +551,31 @@ impl TaskEngine {
         message: Option<String>,
         outcome: Option<TaskOutcome>,
     ) {
-        let mut record = running.record.lock().await;
-        if record.is_terminal() {
-            return;
-        }
-        let mut next = record.clone();
-        next.task.status = status;
-        next.task.status_message = message;
-        next.task.last_updated_at = timestamp();
-        next.input_requests = None;
-        next.resume = None;
-        next.outcome = outcome;
-        match self.store().put(next.clone()).await {
-            Ok(()) => {
-                *record = next.clone();
-                drop(record);
-                self.announce(&next).await;
+        let next = {
+            let mut record = running.record.lock().await;
+            if record.is_terminal() {
+                return;
             }
+            let mut next = record.clone();
+            next.task.status = status;
+            next.task.status_message = message;
+            next.task.last_updated_at = timestamp();
+            next.input_requests = None;
+            next.resume = None;
+            next.outcome = outcome;
+            *record = next.clone();
+            next
+        };
+        let id = &next.task.task_id;
+        match self.write_durably(&next).await {
+            Ok(()) => self.announce(&next).await,
             Err(e) => {
-                tracing::error!(task = %record.task.task_id, error = %e, "could not store a task's end")
+                // Settled elsewhere, or another process holds it now: the store's record
+                // stands, and this one is dropped.
+                tracing::error!(task = %id, error = %e, "the task's end here was not stored");
+                if let Ok(Some(stored)) = self.store().get(id).await {
+                    *running.record.lock().await = stored;
+                }
             }
         }
     }
@@ -635,13 +720,25 @@ impl TaskEngine {
         let Some(running) = self.running_extension(id) else {
             return;
         };
-        match self.store().take_input(id).await {
-            Ok(Some(responses)) => {
-                running.rounds.answer(&responses);
-                self.sync_questions(&running).await;
+        let responses = match self.store().peek_input(id).await {
+            Ok(Some(responses)) => responses,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(task = %id, error = %e, "could not collect posted input");
+                return;
             }
-            Ok(None) => {}
-            Err(e) => tracing::warn!(task = %id, error = %e, "could not collect posted input"),
+        };
+        // Taken out of the inbox only once the task's record holds them.
+        match self.deliver(&running, &responses).await {
+            Ok(()) => {
+                let keys: Vec<String> = responses.keys().cloned().collect();
+                if let Err(e) = self.store().ack_input(id, &keys).await {
+                    tracing::debug!(task = %id, error = %e, "could not clear the task's inbox");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(task = %id, error = %e.message, "could not take posted input yet")
+            }
         }
     }
 
@@ -728,11 +825,7 @@ impl TaskEngine {
             }
         };
         match self.find(&id, owner).await? {
-            Found::Running(running) => {
-                if !running.rounds.answer(&responses).is_empty() {
-                    self.sync_questions(&running).await;
-                }
-            }
+            Found::Running(running) => self.deliver(&running, &responses).await?,
             // Another replica runs it: the answers to its questions go through the store,
             // and the bus tells the holder to collect them.
             Found::Elsewhere(record) => {

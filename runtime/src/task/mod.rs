@@ -31,6 +31,7 @@
 
 mod engine;
 mod extension;
+mod fencing;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "sqlite")]

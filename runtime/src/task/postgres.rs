@@ -9,11 +9,13 @@ use crate::peer::sync::lock;
 use crate::protocol::JsonObject;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use futures::future::BoxFuture;
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 use tokio_postgres::{Config, NoTls, Row};
+
+mod lease;
+use lease::{Held, expired, upsert_sql};
 
 /// How a [`PostgresTaskStore`] connects and leases; every field has a default.
 ///
@@ -38,7 +40,9 @@ pub struct PostgresOptions {
     pub owner: String,
     /// How long a lease lasts unless renewed (default 10 s). The store renews the leases
     /// it holds every third of it; a replica that dies loses its tasks to another after at
-    /// most this long.
+    /// most this long. A replica that cannot renew a lease gives it up (stops the task
+    /// locally) two thirds of a lease after its last renewal was sent, a third of a lease
+    /// before anyone else may take the task.
     pub lease: Duration,
     /// Connections in the pool (default 8).
     pub pool_size: usize,
@@ -100,7 +104,16 @@ impl PostgresOptions {
 ///   `lease_expires`, by the database's clock) and the store renews its leases in the
 ///   background; another replica's write to a task leased to a live replica is refused
 ///   in SQL, and [`claim_expired`](TaskStore::claim_expired) hands a dead replica's tasks
-///   to exactly one survivor (`FOR UPDATE SKIP LOCKED`).
+///   to exactly one survivor (`FOR UPDATE SKIP LOCKED`). For a lease's length after the
+///   database starts, every lease counts as renewed then (holders get to renew after a
+///   database restart before anyone may adopt their tasks).
+/// - **Fencing**: every claim bumps the task's `lease_epoch`; the holder's writes name
+///   the epoch it claimed under (`AND lease_owner = $me AND lease_epoch = $epoch`, in the
+///   same statement), so once another replica claimed a task the old holder's writes are
+///   refused ([`TaskStoreError::Fenced`]). A lease the store could not renew for two
+///   thirds of its length is given up locally and announced
+///   ([`TaskNotice::LeaseLost`]): the server stops the task's run before the lease can run
+///   out in the database.
 /// - **Terminal statuses never change**: writes skip terminal rows, and a trigger refuses
 ///   any `UPDATE` that would change a terminal task's status or record, whoever sends it.
 /// - **Cancellation and input from other replicas**:
@@ -137,24 +150,10 @@ struct Inner {
     pool: Pool,
     owner: String,
     lease: Duration,
-    /// Non-terminal tasks this process holds the lease of.
+    /// Non-terminal tasks this process holds the lease of (with their epochs).
     held: Mutex<Held>,
     renewer: OnDemand,
     notices: broadcast::Sender<TaskNotice>,
-}
-
-#[derive(Default)]
-struct Held {
-    tasks: HashSet<String>,
-    /// Held tasks whose cancellation request was already announced.
-    cancel_announced: HashSet<String>,
-}
-
-impl Held {
-    fn forget(&mut self, task_id: &str) {
-        self.tasks.remove(task_id);
-        self.cancel_announced.remove(task_id);
-    }
 }
 
 fn backend(e: impl std::fmt::Display) -> TaskStoreError {
@@ -197,6 +196,8 @@ const MIGRATIONS: &[&str] = &[
          FOR EACH ROW EXECUTE FUNCTION tracksuit_tasks_keep_terminal();",
     // 2: input posted for the holder of a task (`post_input` / `take_input`).
     "ALTER TABLE tracksuit_tasks ADD COLUMN inbox JSONB;",
+    // 3: the lease epoch, bumped by every claim; the holder's writes name theirs (fencing).
+    "ALTER TABLE tracksuit_tasks ADD COLUMN lease_epoch BIGINT NOT NULL DEFAULT 0;",
 ];
 
 /// The advisory lock key serialising migrations (any constant; "tracksui" in ASCII).
@@ -241,9 +242,10 @@ impl PostgresTaskStore {
         &self.inner.owner
     }
 
-    /// How many non-terminal tasks this process holds.
+    /// How many non-terminal tasks this process holds (leases given up locally are not
+    /// counted).
     pub fn held(&self) -> usize {
-        lock(&self.inner.held).tasks.len()
+        lock(&self.inner.held).live()
     }
 
     /// Renews every lease this process holds now (the background renewal does this every
@@ -321,90 +323,109 @@ impl Inner {
         self.lease.as_secs_f64()
     }
 
-    /// Notes that this process holds `task_id` (and keeps its lease renewed), or no longer
-    /// does.
-    fn hold(self: &Arc<Self>, task_id: &str, held: bool) {
+    /// [`TaskStore::put`].
+    async fn write(self: &Arc<Self>, record: TaskRecord) -> Result<(), TaskStoreError> {
+        let id = record.task.task_id.clone();
+        let terminal = is_final(record.task.status);
+        let status = status_of(&record)?;
+        let expires = record
+            .expires_at
+            .map(|v| i64::try_from(v).unwrap_or(i64::MAX));
+        let json = serde_json::to_value(&record).map_err(backend)?;
+        let held = self.held_epoch(&id);
+        if let Some((_, true)) = held
+            && !terminal
         {
-            let mut h = lock(&self.held);
-            if held {
-                h.tasks.insert(task_id.to_owned());
-            } else {
-                h.forget(task_id);
-            }
+            // Given up locally: only a finished task's terminal write is still tried.
+            return Err(TaskStoreError::Fenced(id));
         }
-        if held {
-            self.renewer.start(|| {
-                if let Ok(rt) = tokio::runtime::Handle::try_current() {
-                    rt.spawn(renew_loop(Arc::downgrade(self)));
-                }
-            });
+        let client = self.pool.get().await.map_err(backend)?;
+        let sent = Instant::now();
+        let (owner, secs) = (&self.owner, self.lease_secs());
+        let written: Option<i64> = match held {
+            Some((epoch, _)) => client
+                .query_opt(
+                    &format!(
+                        "UPDATE tracksuit_tasks SET status = $2, expires_at = $3, record = $4,
+                             lease_owner = CASE WHEN $6 THEN NULL ELSE lease_owner END,
+                             lease_expires = CASE WHEN $6 THEN NULL
+                                             ELSE now() + make_interval(secs => $7) END
+                         WHERE task_id = $1 AND lease_owner = $5 AND lease_epoch = $8
+                           AND status NOT IN {TERMINAL}
+                         RETURNING lease_epoch"
+                    ),
+                    &[
+                        &id, &status, &expires, &json, owner, &terminal, &secs, &epoch,
+                    ],
+                )
+                .await
+                .map_err(backend)?
+                .map(|row| row.get(0)),
+            None => client
+                .query_opt(
+                    &upsert_sql(),
+                    &[&id, &status, &expires, &json, owner, &terminal, &secs],
+                )
+                .await
+                .map_err(backend)?
+                .map(|row| row.get(0)),
+        };
+        match written {
+            Some(_) if terminal => {
+                self.unhold(&id);
+                Ok(())
+            }
+            Some(epoch) if held.is_some() => {
+                self.extended(&id, epoch, sent);
+                Ok(())
+            }
+            Some(epoch) => {
+                self.hold(&id, epoch, sent);
+                Ok(())
+            }
+            None => self.not_written(&client, &record, held.is_some()).await,
         }
     }
 
-    async fn renew(&self) -> Result<usize, TaskStoreError> {
-        let before: HashSet<String> = lock(&self.held).tasks.clone();
-        let client = self.pool.get().await.map_err(backend)?;
-        let rows = client
-            .query(
-                &format!(
-                    "UPDATE tracksuit_tasks SET lease_expires = now() + make_interval(secs => $2)
-                     WHERE lease_owner = $1 AND status NOT IN {TERMINAL}
-                     RETURNING task_id, cancel_requested, inbox IS NOT NULL"
-                ),
-                &[&self.owner, &self.lease_secs()],
+    /// A write the database did not make: the stored task is terminal (an error unless
+    /// this is the same record again), or leased to another process (fenced).
+    async fn not_written(
+        &self,
+        client: &deadpool_postgres::Client,
+        record: &TaskRecord,
+        held: bool,
+    ) -> Result<(), TaskStoreError> {
+        let id = &record.task.task_id;
+        let stored = client
+            .query_opt(
+                "SELECT record FROM tracksuit_tasks WHERE task_id = $1",
+                &[id],
             )
             .await
-            .map_err(backend)?;
-        let mut still = HashSet::with_capacity(rows.len());
-        let mut notices = Vec::new();
-        let mut h = lock(&self.held);
-        for row in &rows {
-            let id: String = row.get(0);
-            let cancel: bool = row.get(1);
-            let input: bool = row.get(2);
-            if cancel && h.cancel_announced.insert(id.clone()) {
-                notices.push(TaskNotice::CancelRequested(id.clone()));
+            .map_err(backend)?
+            .map(|row| decode(row.get(0)))
+            .transpose()?;
+        match stored {
+            Some(old) if is_final(old.task.status) => {
+                self.unhold(id);
+                if old == *record {
+                    Ok(())
+                } else {
+                    Err(TaskStoreError::Terminal(id.clone()))
+                }
             }
-            if input {
-                // Until it is taken: the holder may have missed the bus's event.
-                notices.push(TaskNotice::InputPosted(id.clone()));
+            _ => {
+                if held {
+                    // Another process claimed it: whatever runs here must stop.
+                    let lost = self.held_epoch(id).is_some_and(|(_, lost)| !lost);
+                    self.unhold(id);
+                    if lost {
+                        self.lose(vec![id.clone()]);
+                    }
+                }
+                tracing::debug!(task = %id, "task not written: leased to another process");
+                Err(TaskStoreError::Fenced(id.clone()))
             }
-            h.tasks.insert(id.clone());
-            still.insert(id);
-        }
-        // Tasks held before the renewal and not renewed were finished or taken over; tasks
-        // added while it ran stay.
-        for gone in before.difference(&still) {
-            h.forget(gone);
-        }
-        let n = h.tasks.len();
-        drop(h);
-        for notice in notices {
-            let _ = self.notices.send(notice);
-        }
-        Ok(n)
-    }
-}
-
-/// Renews the leases of `inner` every third of the lease while it holds any and exists:
-/// when the store is dropped (or the process dies) the leases run out.
-async fn renew_loop(inner: Weak<Inner>) {
-    loop {
-        let Some(period) = inner.upgrade().map(|i| i.lease / 3) else {
-            return;
-        };
-        tokio::time::sleep(period).await;
-        let Some(inner) = inner.upgrade() else {
-            return;
-        };
-        if let Err(e) = inner.renew().await {
-            tracing::warn!(error = %e, owner = inner.owner, "could not renew task leases");
-        }
-        if inner
-            .renewer
-            .should_end(|| lock(&inner.held).tasks.is_empty())
-        {
-            return;
         }
     }
 }
@@ -412,75 +433,12 @@ async fn renew_loop(inner: Weak<Inner>) {
 impl TaskStore for PostgresTaskStore {
     /// Inserts the record (leased to this process unless terminal) or updates it. A stored
     /// terminal record is never changed (writing a different one is an error, the same one
-    /// again is not); a task leased to another live process is left to it (nothing is
-    /// written, and that is not an error).
+    /// again is not). A task this process holds is written under its lease epoch only: once
+    /// another process claimed it the write fails with [`TaskStoreError::Fenced`] (and the
+    /// lease is announced lost); a task leased to another live process is not written
+    /// either (the same error).
     fn put(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
-        Box::pin(async move {
-            let terminal = is_final(record.task.status);
-            let status = status_of(&record)?;
-            let expires = record
-                .expires_at
-                .map(|v| i64::try_from(v).unwrap_or(i64::MAX));
-            let json = serde_json::to_value(&record).map_err(backend)?;
-            let client = self.inner.pool.get().await.map_err(backend)?;
-            let written = client
-                .query_opt(
-                    &format!(
-                        "INSERT INTO tracksuit_tasks
-                             (task_id, status, expires_at, record, lease_owner, lease_expires)
-                         VALUES ($1, $2, $3, $4,
-                                 CASE WHEN $6 THEN NULL ELSE $5 END,
-                                 CASE WHEN $6 THEN NULL ELSE now() + make_interval(secs => $7) END)
-                         ON CONFLICT (task_id) DO UPDATE SET
-                             status = EXCLUDED.status,
-                             expires_at = EXCLUDED.expires_at,
-                             record = EXCLUDED.record,
-                             lease_owner = EXCLUDED.lease_owner,
-                             lease_expires = EXCLUDED.lease_expires
-                         WHERE tracksuit_tasks.status NOT IN {TERMINAL}
-                           AND (tracksuit_tasks.lease_owner IS NULL
-                                OR tracksuit_tasks.lease_owner = $5
-                                OR tracksuit_tasks.lease_expires < now())
-                         RETURNING task_id"
-                    ),
-                    &[
-                        &record.task.task_id,
-                        &status,
-                        &expires,
-                        &json,
-                        &self.inner.owner,
-                        &terminal,
-                        &self.inner.lease_secs(),
-                    ],
-                )
-                .await
-                .map_err(backend)?;
-            if written.is_some() {
-                self.inner.hold(&record.task.task_id, !terminal);
-                return Ok(());
-            }
-            // Not written: the stored task is terminal (an error unless this is the same
-            // record again), or leased to another live replica (skipped: that replica runs
-            // it, and a reader sees what it writes).
-            let stored = client
-                .query_opt(
-                    "SELECT record FROM tracksuit_tasks WHERE task_id = $1",
-                    &[&record.task.task_id],
-                )
-                .await
-                .map_err(backend)?
-                .map(|row| decode(row.get(0)))
-                .transpose()?;
-            match stored {
-                Some(old) if is_final(old.task.status) && old != record => {
-                    Err(TaskStoreError::Terminal(record.task.task_id.clone()))
-                }
-                _ => {
-                    tracing::debug!(task = %record.task.task_id, "task not written: leased to another replica");
-                    Ok(())
-                }
-            }
-        })
+        Box::pin(async move { self.inner.write(record).await })
     }
 
     fn get<'a>(
@@ -550,28 +508,49 @@ impl TaskStore for PostgresTaskStore {
         })
     }
 
+    /// Takes the lease (bumping its epoch) if it is free, run out, or this process's; a
+    /// task this process holds already is only renewed.
     fn claim<'a>(
         &'a self,
         task_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<Claim>, TaskStoreError>> {
         Box::pin(async move {
-            let client = self.inner.pool.get().await.map_err(backend)?;
-            let row = client
-                .query_opt(
-                    &format!(
-                        "UPDATE tracksuit_tasks
-                         SET lease_owner = $2, lease_expires = now() + make_interval(secs => $3)
-                         WHERE task_id = $1 AND status NOT IN {TERMINAL}
-                           AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires < now())
-                         RETURNING record, cancel_requested"
-                    ),
-                    &[&task_id, &self.inner.owner, &self.inner.lease_secs()],
-                )
-                .await
-                .map_err(backend)?;
+            let inner = &self.inner;
+            let client = inner.pool.get().await.map_err(backend)?;
+            let sent = Instant::now();
+            let row = match inner.held_epoch(task_id) {
+                Some((epoch, false)) => client
+                    .query_opt(
+                        &format!(
+                            "UPDATE tracksuit_tasks
+                             SET lease_expires = now() + make_interval(secs => $3)
+                             WHERE task_id = $1 AND lease_owner = $2 AND lease_epoch = $4
+                               AND status NOT IN {TERMINAL}
+                             RETURNING record, cancel_requested, lease_epoch"
+                        ),
+                        &[&task_id, &inner.owner, &inner.lease_secs(), &epoch],
+                    )
+                    .await
+                    .map_err(backend)?,
+                _ => client
+                    .query_opt(
+                        &format!(
+                            "UPDATE tracksuit_tasks AS t
+                             SET lease_owner = $2, lease_expires = now() + make_interval(secs => $3),
+                                 lease_epoch = t.lease_epoch + 1
+                             WHERE t.task_id = $1 AND t.status NOT IN {TERMINAL}
+                               AND (t.lease_owner IS NULL OR t.lease_owner = $2 OR {})
+                             RETURNING t.record, t.cancel_requested, t.lease_epoch",
+                            expired("t", 3)
+                        ),
+                        &[&task_id, &inner.owner, &inner.lease_secs()],
+                    )
+                    .await
+                    .map_err(backend)?,
+            };
             let claim = row.as_ref().map(claim_from).transpose()?;
-            if claim.is_some() {
-                self.inner.hold(task_id, true);
+            if let Some(row) = &row {
+                inner.hold(task_id, row.get(2), sent);
             }
             Ok(claim)
         })
@@ -579,45 +558,59 @@ impl TaskStore for PostgresTaskStore {
 
     fn claim_expired(&self) -> BoxFuture<'_, Result<Option<Claim>, TaskStoreError>> {
         Box::pin(async move {
-            let client = self.inner.pool.get().await.map_err(backend)?;
+            let inner = &self.inner;
+            let client = inner.pool.get().await.map_err(backend)?;
             let now_ms = i64::try_from(super::engine::now_ms()).unwrap_or(i64::MAX);
+            // This process's own leases (given up locally or not) are not adopted here: a
+            // finished task's terminal write may still be on its way under its epoch.
+            let mine: Vec<String> = lock(&inner.held).tasks.keys().cloned().collect();
+            let sent = Instant::now();
             let row = client
                 .query_opt(
-                    "UPDATE tracksuit_tasks AS t
-                     SET lease_owner = $1, lease_expires = now() + make_interval(secs => $2)
-                     FROM (SELECT seq FROM tracksuit_tasks
-                           WHERE status IN ('working', 'input_required')
-                             AND lease_expires < now()
-                             AND (expires_at IS NULL OR expires_at > $3)
-                           ORDER BY seq
-                           LIMIT 1
-                           FOR UPDATE SKIP LOCKED) AS free
-                     WHERE t.seq = free.seq
-                     RETURNING t.record, t.cancel_requested",
-                    &[&self.inner.owner, &self.inner.lease_secs(), &now_ms],
+                    &format!(
+                        "UPDATE tracksuit_tasks AS t
+                         SET lease_owner = $1, lease_expires = now() + make_interval(secs => $2),
+                             lease_epoch = t.lease_epoch + 1
+                         FROM (SELECT seq FROM tracksuit_tasks AS e
+                               WHERE e.status IN ('working', 'input_required')
+                                 AND {}
+                                 AND (e.expires_at IS NULL OR e.expires_at > $3)
+                                 AND NOT (e.lease_owner = $1 AND e.task_id = ANY($4::text[]))
+                               ORDER BY e.seq
+                               LIMIT 1
+                               FOR UPDATE SKIP LOCKED) AS free
+                         WHERE t.seq = free.seq
+                         RETURNING t.record, t.cancel_requested, t.lease_epoch",
+                        expired("e", 2)
+                    ),
+                    &[&inner.owner, &inner.lease_secs(), &now_ms, &mine],
                 )
                 .await
                 .map_err(backend)?;
             let claim = row.as_ref().map(claim_from).transpose()?;
-            if let Some(c) = &claim {
-                self.inner.hold(&c.record.task.task_id, true);
+            if let (Some(c), Some(row)) = (&claim, &row) {
+                inner.hold(&c.record.task.task_id, row.get(2), sent);
             }
             Ok(claim)
         })
     }
 
+    /// Gives the lease up (this process forgets it at once, even if the database cannot
+    /// be reached).
     fn release<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>> {
         Box::pin(async move {
+            let held = self.inner.held_epoch(task_id);
+            self.inner.unhold(task_id);
             let client = self.inner.pool.get().await.map_err(backend)?;
             client
                 .execute(
                     "UPDATE tracksuit_tasks SET lease_owner = NULL, lease_expires = NULL
-                     WHERE task_id = $1 AND lease_owner = $2",
-                    &[&task_id, &self.inner.owner],
+                     WHERE task_id = $1 AND lease_owner = $2
+                       AND ($3::bigint IS NULL OR lease_epoch = $3)",
+                    &[&task_id, &self.inner.owner, &held.map(|(epoch, _)| epoch)],
                 )
                 .await
                 .map_err(backend)?;
-            self.inner.hold(task_id, false);
             Ok(())
         })
     }
@@ -714,6 +707,58 @@ impl TaskStore for PostgresTaskStore {
                 }),
             )
         })
+    }
+
+    fn lease_lost(&self, task_id: &str) -> bool {
+        self.inner.held_epoch(task_id).is_none_or(|(_, lost)| lost)
+    }
+
+    fn peek_input<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<JsonObject>, TaskStoreError>> {
+        Box::pin(async move {
+            let client = self.inner.pool.get().await.map_err(backend)?;
+            let row = client
+                .query_opt(
+                    "SELECT inbox FROM tracksuit_tasks
+                     WHERE task_id = $1 AND lease_owner = $2 AND inbox IS NOT NULL",
+                    &[&task_id, &self.inner.owner],
+                )
+                .await
+                .map_err(backend)?;
+            Ok(
+                row.and_then(|row| match row.get::<_, serde_json::Value>(0) {
+                    serde_json::Value::Object(map) => Some(map),
+                    _ => None,
+                }),
+            )
+        })
+    }
+
+    fn ack_input<'a>(
+        &'a self,
+        task_id: &'a str,
+        keys: &'a [String],
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        Box::pin(async move {
+            let client = self.inner.pool.get().await.map_err(backend)?;
+            client
+                .execute(
+                    "UPDATE tracksuit_tasks SET inbox = NULLIF(inbox - $3::text[], '{}'::jsonb)
+                     WHERE task_id = $1 AND lease_owner = $2 AND inbox IS NOT NULL",
+                    &[&task_id, &self.inner.owner, &keys],
+                )
+                .await
+                .map_err(backend)?;
+            Ok(())
+        })
+    }
+
+    /// A quarter of the lease (at most 5 s): after a database restart the holder's
+    /// terminal write lands within the lease during which nobody may adopt the task.
+    fn write_retry_cap(&self) -> Duration {
+        (self.inner.lease / 4).clamp(Duration::from_millis(10), Duration::from_secs(5))
     }
 
     /// Every third of the lease: a dead replica's tasks are taken over within about

@@ -69,6 +69,16 @@ impl SqliteTaskStore {
         Self::from_connection(conn)
     }
 
+    /// A store on `path` without the exclusive lock (tests only: another connection can
+    /// then hold the database's write lock, and writes meet `SQLITE_BUSY` at once).
+    #[cfg(test)]
+    fn open_shared(path: impl AsRef<Path>) -> Result<Self, TaskStoreError> {
+        let conn = Connection::open(path).map_err(backend)?;
+        conn.execute_batch("PRAGMA busy_timeout = 0;")
+            .map_err(backend)?;
+        Self::from_connection(conn)
+    }
+
     /// A store in a private in-memory database (for tests).
     pub fn in_memory() -> Result<Self, TaskStoreError> {
         Self::from_connection(Connection::open_in_memory().map_err(backend)?)
@@ -318,6 +328,48 @@ mod tests {
             opened.contains("PROBE: opened"),
             "the child could not open a free file: {opened}"
         );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// `SQLITE_BUSY` (another connection holds the write lock) fails a write; the task
+    /// engine retries a terminal write until the lock is free, and nothing is lost.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_busy_database_delays_a_terminal_write_but_does_not_lose_it() {
+        use crate::protocol::TaskStatus;
+        let (dir, path) = scratch("busy");
+        let store = SqliteTaskStore::open_shared(&path).expect("open");
+        let engine = super::super::TaskEngine::new(super::super::TaskOptions::default());
+        engine.set_store(std::sync::Arc::new(store.clone()));
+        let mut done = record("t", None);
+        store.put(done.clone()).await.expect("created");
+        done.task.status = TaskStatus::Completed;
+        done.outcome = Some(super::super::TaskOutcome::Result(
+            serde_json::json!({"content": []}),
+        ));
+
+        let blocker = Connection::open(&path).expect("second connection");
+        blocker
+            .execute_batch("BEGIN IMMEDIATE;")
+            .expect("take the write lock");
+        match store.put(done.clone()).await {
+            Err(TaskStoreError::Backend(message)) => {
+                assert!(message.contains("locked"), "{message}")
+            }
+            other => panic!("a write under another's lock: {other:?}"),
+        }
+        let hold = std::time::Duration::from_millis(300);
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(hold);
+            blocker.execute_batch("COMMIT;").expect("release the lock");
+        });
+        let started = std::time::Instant::now();
+        engine
+            .write_durably(&done)
+            .await
+            .expect("written once the lock is free");
+        assert!(started.elapsed() >= hold, "written under another's lock?");
+        release.join().expect("blocker");
+        assert_eq!(store.get("t").await.expect("get"), Some(done));
         std::fs::remove_dir_all(&dir).ok();
     }
 }

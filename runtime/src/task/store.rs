@@ -163,6 +163,11 @@ pub enum TaskStoreError {
     /// The store is held by another live process (SQLite: one process per database file).
     #[error("task store in use: {0}")]
     InUse(String),
+    /// The write was refused by the lease fence: this process no longer holds the task's
+    /// lease (another process claimed it, bumping its lease epoch, or this process gave it
+    /// up). Nothing was written; the task belongs to whoever holds it now.
+    #[error("task {0} is leased to another process: this process's write was refused")]
+    Fenced(String),
 }
 
 /// One page of `tasks/list`.
@@ -211,7 +216,11 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Inserts or replaces the record of `record.task.task_id`. A new id is listed after
     /// every id already stored. A stored record whose status is terminal never changes:
     /// replacing it with a different record fails with [`TaskStoreError::Terminal`] (see
-    /// [`check_put`]), atomically with the write.
+    /// [`check_put`]), atomically with the write. A store that leases tasks to processes
+    /// writes a task leased to another live process not at all and says so
+    /// ([`TaskStoreError::Fenced`]): a refused write is never reported as written. The
+    /// runtime retries a failed terminal write (see
+    /// [`write_retry_cap`](Self::write_retry_cap)), so `put` may see the same record again.
     fn put(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>>;
 
     /// The record of `task_id`, expired or not.
@@ -320,15 +329,55 @@ pub trait TaskStore: Send + Sync + 'static {
         None
     }
 
-    /// News for the tasks this process holds, from other processes: a cancellation was
-    /// requested, or input was posted. Each is announced once. `None` (the default):
-    /// nothing comes from elsewhere.
+    /// News for the tasks this process holds: a cancellation was requested or input was
+    /// posted by another process, or this process lost a task's lease
+    /// ([`TaskNotice::LeaseLost`]). Each is announced once. `None` (the default): nothing
+    /// comes from elsewhere.
     fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<TaskNotice>> {
         None
     }
+
+    /// Whether this process has given up (or no longer holds) the lease of `task_id`, a
+    /// task it runs: what [`TaskNotice::LeaseLost`] announced, for a listener that missed
+    /// notices. The default (a store without leases): never.
+    fn lease_lost(&self, task_id: &str) -> bool {
+        let _ = task_id;
+        false
+    }
+
+    /// Reads the responses posted for `task_id` without removing them, if this process
+    /// holds it; [`ack_input`](Self::ack_input) removes them once the holder has written
+    /// them into the task's record, so a holder that dies in between loses nothing. The
+    /// default takes them at once ([`take_input`](Self::take_input)).
+    fn peek_input<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<crate::protocol::JsonObject>, TaskStoreError>> {
+        self.take_input(task_id)
+    }
+
+    /// Removes the responses under `keys` from `task_id`'s inbox (see
+    /// [`peek_input`](Self::peek_input)). The default has nothing to remove.
+    fn ack_input<'a>(
+        &'a self,
+        task_id: &'a str,
+        keys: &'a [String],
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        let _ = (task_id, keys);
+        Box::pin(async { Ok(()) })
+    }
+
+    /// The longest pause between two attempts of a task's terminal write that failed (the
+    /// runtime retries it with a doubling backoff from 100 ms). Default 5 s; a store with
+    /// leases keeps it well under the lease, so a holder gets its write in before anyone may
+    /// take the task over after an outage.
+    fn write_retry_cap(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(5)
+    }
 }
 
-/// What another process asked of a task this process holds (see [`TaskStore::notices`]).
+/// What another process asked of a task this process holds, or that this process lost its
+/// lease (see [`TaskStore::notices`]).
 ///
 /// ```
 /// use tracksuit::task::{InMemoryTaskStore, TaskNotice, TaskStore};
@@ -342,6 +391,7 @@ pub trait TaskStore: Send + Sync + 'static {
 /// match notices.recv().await.unwrap() {
 ///     TaskNotice::CancelRequested(id) => assert_eq!(id, "t1"), // cancel the local run
 ///     TaskNotice::InputPosted(id) => panic!("collect input for {id} with take_input"),
+///     TaskNotice::LeaseLost(id) => panic!("stop the local run of {id}"),
 ///     _ => unreachable!(),
 /// }
 /// # }
@@ -353,6 +403,12 @@ pub enum TaskNotice {
     CancelRequested(String),
     /// Someone posted `inputResponses` for it: collect them with [`TaskStore::take_input`].
     InputPosted(String),
+    /// This process can no longer count on the task's lease: it could not renew it for
+    /// two thirds of the lease (measured from when the last successful renewal was sent),
+    /// or the store shows it taken over. Stop the local run now, before the lease runs out
+    /// in the store and another process may adopt the task; the store refuses this
+    /// process's further writes to it once another process claimed it.
+    LeaseLost(String),
 }
 
 /// Whether `status` is terminal (`completed`, `failed`, `cancelled`).
