@@ -188,9 +188,11 @@ fn a_task_survives_sigkill_of_its_process_and_resumes_by_replay_in_another() {
     let second_key = question(first.port, &task, "stop 2?");
     assert_ne!(first_key, second_key);
 
-    // The process dies between two answers of the user.
+    // The process dies between two answers of the user, after the once block between them.
+    let first_pid = first.child.id();
     drop(first);
     assert_eq!(lines(dir.join("before.log")).len(), 1);
+    assert_eq!(lines(dir.join("once.log")), [format!("pid {first_pid}")]);
 
     let second = start(&db, &dir);
     let resumed = get(second.port, &task);
@@ -204,9 +206,16 @@ fn a_task_survives_sigkill_of_its_process_and_resumes_by_replay_in_another() {
         t["status"] == "completed" || t["status"] == "failed"
     });
     assert_eq!(done["status"], "completed", "{done}");
+    // The resumed replay got the once block's logged result: it did not run it again.
     assert_eq!(
-        done["result"]["content"][0]["text"], "from Lyon / Dijon / Paris",
+        done["result"]["content"][0]["text"],
+        format!("from Lyon / Dijon / stamped by {first_pid} / Paris"),
         "{done}"
+    );
+    assert_eq!(
+        lines(dir.join("once.log")).len(),
+        1,
+        "the once block ran again"
     );
     let before = lines(dir.join("before.log"));
     let after = lines(dir.join("after.log"));

@@ -1,7 +1,9 @@
 //! A tracksuit server process for the replay test (`tests/replay.rs`): Streamable HTTP on
 //! `127.0.0.1:<port>`, tasks in the SQLite file `<db>`, and one handoff tool, `journey`,
 //! whose `before` and `after` phases append a line to `<dir>/before.log` and
-//! `<dir>/after.log` (so runs are counted across processes). The sealed-state keys come
+//! `<dir>/after.log`, and whose `client` phase, between its two questions, stamps the
+//! journey in a once block that appends to `<dir>/once.log` (so runs are counted across
+//! processes). The sealed-state keys come
 //! from `TRACKSUIT_STATE_KEYS`, shared by the processes of a test.
 //!
 //! ```text
@@ -52,6 +54,17 @@ impl Journey {
         for n in 1..=2 {
             let answer = ctx.elicit_form::<Word>(format!("stop {n}?")).await?;
             words.push(answer.accepted().map(|w| w.word).unwrap_or_default());
+            if n == 1 {
+                // A side effect between the questions: once, whichever process replays this.
+                let stamp = ctx
+                    .once("stamp", async {
+                        append("once.log", &format!("pid {}", std::process::id()))
+                            .map(|()| std::process::id())
+                            .map_err(|_| "could not write once.log".to_owned())
+                    })
+                    .await??;
+                words.push(format!("stamped by {stamp}"));
+            }
         }
         Ok(words)
     }
