@@ -185,7 +185,12 @@ async fn five_hundred_half_open_connections_under_ulimit_256_lock_no_one_out() {
     let url = format!("http://127.0.0.1:{port}/mcp");
     let client = Client::builder()
         .era(Era::Stateless)
-        .connect(HttpTransport::new(&url).expect("url"))
+        // Idle connections closed by the client first, as real clients do (undici, httpx).
+        .connect(
+            HttpTransport::new(&url)
+                .expect("url")
+                .idle_timeout(Duration::from_millis(500)),
+        )
         .await
         .expect("connect");
     latencies(&client, 10).await; // warm up

@@ -90,6 +90,7 @@ pub struct HttpTransport {
     url: Uri,
     extra: http::HeaderMap,
     max_resumptions: u32,
+    idle: std::time::Duration,
 }
 
 impl HttpTransport {
@@ -108,6 +109,7 @@ impl HttpTransport {
             url,
             extra: http::HeaderMap::new(),
             max_resumptions: 5,
+            idle: std::time::Duration::from_secs(4),
         })
     }
 
@@ -133,6 +135,23 @@ impl HttpTransport {
         self.max_resumptions = n;
         self
     }
+
+    /// How long an idle keep-alive connection is kept for the next request (default 4 s).
+    /// Keep it below the server's idle timeout (tracksuit's `header_read_timeout`, 10 s by
+    /// default; Node's 5 s), so the client closes an idle connection before the server
+    /// does and never sends a request on one the server is closing.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let t = tracksuit::client::HttpTransport::new("http://localhost:1/mcp")
+    ///     .unwrap()
+    ///     .idle_timeout(Duration::from_millis(500));
+    /// # let _ = t;
+    /// ```
+    pub fn idle_timeout(mut self, idle: std::time::Duration) -> Self {
+        self.idle = idle;
+        self
+    }
 }
 
 impl Transport for HttpTransport {
@@ -142,7 +161,10 @@ impl Transport for HttpTransport {
     fn split(self) -> (HttpStream, HttpSink) {
         let (inbox, rx) = mpsc::channel(256);
         let shared = Arc::new(Shared {
-            http: HyperClient::builder(TokioExecutor::new()).build_http(),
+            http: HyperClient::builder(TokioExecutor::new())
+                .pool_timer(hyper_util::rt::TokioTimer::new())
+                .pool_idle_timeout(self.idle)
+                .build_http(),
             url: self.url,
             extra: self.extra,
             max_resumptions: self.max_resumptions,

@@ -7,9 +7,11 @@
 //! ended, so an open SSE stream keeps its connection busy. hyper's header-read timer runs
 //! from the moment a connection waits for a request head, so it bounds both a slow head
 //! (slowloris) and an idle keep-alive connection. When a new connection needs room (at
-//! `max_connections`, or when `accept` fails for want of file descriptors), the idle
-//! connection that has waited longest is closed, one that never sent a request before one
-//! that did; with none idle, the new connection is closed at once.
+//! `max_connections`, or when `accept` fails for want of file descriptors), the connection
+//! that has waited longest without a complete request is closed: one that never sent a
+//! complete head first, then one stuck sending a body. A keep-alive connection between
+//! requests is left to its timeout (its client may be sending on it at that instant).
+//! With none to close, the new connection is closed at once.
 
 use axum::Router;
 use axum::body::Body;
@@ -49,9 +51,8 @@ struct Activity {
 }
 
 impl Activity {
-    /// Whether closing it loses no request being handled, and how much it is worth
-    /// keeping if so: a connection that never sent a complete head goes first, then one
-    /// stuck sending a body, then an idle keep-alive connection.
+    /// Whether it may be closed to make room, and in which order: a connection that never
+    /// sent a complete head goes first, then one stuck sending a body.
     fn idle_rank(&self) -> Option<u8> {
         let busy = self.busy.load(Ordering::Acquire);
         let receiving = self.receiving.load(Ordering::Acquire);
@@ -62,7 +63,10 @@ impl Activity {
         } else if receiving > 0 {
             Some(1)
         } else {
-            Some(2)
+            // An idle keep-alive connection of a client that was served: its client may be
+            // sending its next request on it right now, and the header-read timeout ends it
+            // soon enough. Not taken to make room.
+            None
         }
     }
 }
