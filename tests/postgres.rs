@@ -879,7 +879,7 @@ async fn trip_replica(
         .await
         .expect("bus");
     let keys =
-        tracksuit::StateKeys::from_secret(b"the replicas share this secret, 42").expect("keys");
+        tracksuit::StateKeys::from_secret(b"replicas share 0123456789abcdef, 42").expect("keys");
     let server = Server::with_options(
         Implementation::new("pg-trip-replica", "1"),
         tracksuit::ServerOptions::default().state_keys(keys),

@@ -117,7 +117,8 @@ async fn replica(
     let bus = PgEventBus::connect_channel(url, channel)
         .await
         .expect("bus");
-    let keys = tracksuit::StateKeys::from_secret(&[7u8; 32]).expect("keys");
+    let keys = tracksuit::StateKeys::from_secret(b"fencing replicas share 0123456789abcdef")
+        .expect("keys");
     let server = Server::with_options(
         Implementation::new("pg-fencing", "1"),
         ServerOptions::default().state_keys(keys),
