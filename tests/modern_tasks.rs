@@ -655,3 +655,40 @@ async fn a_listen_stream_carries_task_status_notifications() {
     .await;
     assert_eq!(last["params"]["taskId"], task.as_str());
 }
+
+/// `request` as `user` sends it: the `Principal` an authentication layer would have put in.
+fn as_user(mut request: Request<Body>, user: &str) -> Request<Body> {
+    request
+        .extensions_mut()
+        .insert(tracksuit::Principal::new(user).with_issuer("https://issuer.test"));
+    request
+}
+
+#[tokio::test]
+async fn one_principal_cannot_fill_the_running_tasks_for_everyone() {
+    let options = tracksuit::ServerOptions::default()
+        .tasks(tracksuit::task::TaskOptions::default().max_running_per_caller(2));
+    let server = Server::with_options(Implementation::new("quota", "1"), options)
+        .tool(forever)
+        .build()
+        .expect("one tool");
+    let app = app_of(&server);
+    let start_as = |user: &'static str| {
+        let app = app.clone();
+        async move {
+            send(&app, as_user(call(1, "forever", json!({}), true), user))
+                .await
+                .1
+        }
+    };
+    for _ in 0..2 {
+        let created = start_as("mallory").await;
+        assert_eq!(created["result"]["resultType"], "task", "{created}");
+    }
+    let refused = start_as("mallory").await;
+    assert_eq!(refused["error"]["code"], INTERNAL_ERROR, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("max_running_per_caller"), "{refused}");
+    let theirs = start_as("alice").await;
+    assert_eq!(theirs["result"]["resultType"], "task", "{theirs}");
+}

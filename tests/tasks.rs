@@ -682,3 +682,34 @@ async fn sqlite_keeps_results_for_the_next_server() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Starts `forever` with `key` as a task.
+async fn start(c: &Client, key: &str) -> Result<CreateTaskResult, RequestError> {
+    c.call_tool_as_task("forever", json!({ "key": key }), None)
+        .await
+}
+
+#[tokio::test]
+async fn one_session_cannot_fill_the_running_tasks_for_everyone() {
+    let server = server(fast().max_running(10).max_running_per_caller(2)).running();
+    let greedy = client(server.clone()).await;
+    let other = client(server.clone()).await;
+    let first = start(&greedy, "quota-1")
+        .await
+        .expect("within the quota")
+        .task;
+    start(&greedy, "quota-2").await.expect("within the quota");
+    // The third is refused with an error naming the limit; another session starts its own.
+    let (n, m) = code(start(&greedy, "quota-3").await.expect_err("over the quota"));
+    assert_eq!(n, INTERNAL_ERROR);
+    assert!(m.contains("max_running_per_caller"), "{m}");
+    let theirs = start(&other, "quota-other")
+        .await
+        .expect("another caller")
+        .task;
+    // Ending one of its tasks makes room again.
+    greedy.cancel_task(&first.task_id).await.expect("cancel");
+    wait_until(|| stopped("quota-1"), "the cancelled task stopped").await;
+    start(&greedy, "quota-4").await.expect("room again");
+    other.cancel_task(&theirs.task_id).await.expect("cancel");
+}

@@ -172,7 +172,7 @@ impl TaskHandle {
 }
 
 /// Identifies a session (request ids are only unique within one): its peer's id.
-type SessionKey = u64;
+pub(super) type SessionKey = u64;
 
 /// Removes a `tasks/result` request from a task's waiting list when it ends.
 struct WaitingGuard<'a> {
@@ -419,6 +419,29 @@ impl TaskEngine {
         lock(&self.live).len() + lock(&self.extension).len()
     }
 
+    /// How many tasks running here belong to one caller: the principal `owner`, or without
+    /// one, the 2025-11-25 session `session` (`None`: a caller without identity, none).
+    pub(super) fn running_of(&self, owner: Option<&str>, session: Option<SessionKey>) -> usize {
+        match (owner, session) {
+            (Some(owner), _) => {
+                let live = lock(&self.live)
+                    .values()
+                    .filter(|t| t.owner.as_deref() == Some(owner))
+                    .count();
+                let extension = lock(&self.extension)
+                    .values()
+                    .filter(|t| t.owner.as_deref() == Some(owner))
+                    .count();
+                live + extension
+            }
+            (None, Some(session)) => lock(&self.live)
+                .values()
+                .filter(|t| t.owner.is_none() && t.session == session)
+                .count(),
+            (None, None) => 0,
+        }
+    }
+
     /// The ids of the tasks running in this process (of both eras).
     pub(super) fn running_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = lock(&self.live).keys().cloned().collect();
@@ -492,12 +515,7 @@ impl TaskEngine {
         Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
     {
         self.purge().await;
-        if self.running() >= self.options.max_running {
-            return Err(ErrorObject::internal(format!(
-                "too many running tasks (the limit is {}); try again later",
-                self.options.max_running
-            )));
-        }
+        self.admit_task(owner.as_deref(), Some(peer.id()))?;
         let ttl = self.options.ttl_for(requested_ttl);
         let created = timestamp();
         let task = Task {

@@ -125,6 +125,8 @@ pub(crate) struct Running {
     call: Option<Value>,
     /// The record as stored; holding the lock serialises the task's writes.
     pub(super) record: tokio::sync::Mutex<TaskRecord>,
+    /// Who created it (the record's owner), for the per-caller limit.
+    pub(super) owner: Option<String>,
 }
 
 /// The wire name of a status.
@@ -222,12 +224,7 @@ impl TaskEngine {
         owner: Option<String>,
     ) -> Result<Value, ErrorObject> {
         self.purge().await;
-        if self.running() >= self.options().max_running {
-            return Err(ErrorObject::internal(format!(
-                "too many running tasks (the limit is {}); try again later",
-                self.options().max_running
-            )));
-        }
+        self.admit_task(owner.as_deref(), None)?;
         let ttl = self.options().ttl_for(None);
         let created = timestamp();
         let task = Task {
@@ -264,6 +261,7 @@ impl TaskEngine {
             cancel,
             lost: CancellationToken::new(),
             call,
+            owner: record.owner.clone(),
             record: tokio::sync::Mutex::new(record),
         });
         lock(&self.extension).insert(task.task_id.clone(), running.clone());
@@ -373,6 +371,7 @@ impl TaskEngine {
             cancel,
             lost: CancellationToken::new(),
             call: Some(replay.call),
+            owner: record.owner.clone(),
             record: tokio::sync::Mutex::new(record.clone()),
         });
         {

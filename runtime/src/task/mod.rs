@@ -34,6 +34,7 @@ mod extension;
 mod fencing;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod quota;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
@@ -85,6 +86,10 @@ pub struct TaskOptions {
     pub poll_interval: Duration,
     /// How many tasks may run at once; more are refused with `-32603` (default 1024).
     pub max_running: usize,
+    /// How many of those one caller may have running (default 64): the principal with
+    /// authentication, otherwise the 2025-11-25 session (a 2026-07-28 caller without a
+    /// principal has no identity to count by, and is held to `max_running` only).
+    pub max_running_per_caller: usize,
     /// Whether `tasks/list` is offered (default true).
     pub list: bool,
 }
@@ -96,6 +101,7 @@ impl Default for TaskOptions {
             max_ttl: Some(Duration::from_secs(24 * 3600)),
             poll_interval: Duration::from_millis(500),
             max_running: 1024,
+            max_running_per_caller: 64,
             list: true,
         }
     }
@@ -147,6 +153,17 @@ impl TaskOptions {
     /// ```
     pub fn max_running(mut self, n: usize) -> Self {
         self.max_running = n;
+        self
+    }
+
+    /// Sets how many tasks one caller may have running at once (at least 1).
+    ///
+    /// ```
+    /// let o = tracksuit::task::TaskOptions::default().max_running_per_caller(4);
+    /// assert_eq!(o.max_running_per_caller, 4);
+    /// ```
+    pub fn max_running_per_caller(mut self, n: usize) -> Self {
+        self.max_running_per_caller = n.max(1);
         self
     }
 
