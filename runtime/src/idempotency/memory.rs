@@ -64,23 +64,41 @@ impl Hasher for DigestHasher {
 #[derive(Debug, Default)]
 struct Records {
     slots: HashMap<[u8; 16], Slot, BuildHasherDefault<DigestHasher>>,
-    /// Finished records, oldest first: `(state, token)`.
-    order: VecDeque<([u8; 16], u64)>,
-    /// Bytes of the outcomes held.
-    bytes: usize,
+    /// Finished records, oldest first: `(state, token, where its outcome starts)`.
+    order: VecDeque<([u8; 16], u64, u64)>,
+    /// The outcomes' text, oldest first, back to back: one buffer rather than an allocation
+    /// per record, which kept by the ten thousand slow the allocator for everyone else.
+    log: VecDeque<u8>,
+    /// The position of `log`'s first byte in the stream of every outcome written.
+    log_start: u64,
     next_token: u64,
 }
 
 #[derive(Debug)]
 enum Slot {
-    /// Being served; dropping the sender (finish or release) wakes the waiters.
+    /// Being served; its end (finish or release) wakes the waiters.
     Running { token: u64 },
     Done {
         token: u64,
         answers: [u8; 16],
-        outcome: Box<RawValue>,
+        /// Where its outcome starts in the stream of outcomes, and its length.
+        at: u64,
+        len: usize,
         expires: Instant,
     },
+}
+
+impl Records {
+    /// The outcome written at `at` (`len` bytes), if the log still holds it.
+    fn outcome(&self, at: u64, len: usize) -> Option<Box<RawValue>> {
+        let start = usize::try_from(at.checked_sub(self.log_start)?).ok()?;
+        let bytes: Vec<u8> = self
+            .log
+            .range(start..start.checked_add(len)?)
+            .copied()
+            .collect();
+        RawValue::from_string(String::from_utf8(bytes).ok()?).ok()
+    }
 }
 
 impl Default for MemoryIdempotencyStore {
@@ -126,7 +144,6 @@ impl MemoryIdempotencyStore {
         self.len() == 0
     }
 
-    /// Decides a claim under the lock: `Err(receiver)` to wait on a running claim.
     /// The claim on `key`, or `None` while another holds it.
     fn try_claim(&self, key: RoundKey) -> Option<Claim> {
         let mut map = lock(&self.map);
@@ -135,34 +152,34 @@ impl MemoryIdempotencyStore {
             Some(Slot::Running { .. }) => return None,
             Some(Slot::Done {
                 answers,
-                outcome,
+                at,
+                len,
                 expires,
                 ..
             }) if *expires > now => {
-                return Some(if *answers == key.answers {
-                    Claim::Done(outcome.clone())
-                } else {
-                    Claim::Conflict
-                });
+                if *answers != key.answers {
+                    return Some(Claim::Conflict);
+                }
+                // Written by `finish` from a `RawValue`: it reads back (else: refused).
+                return Some(map.outcome(*at, *len).map_or(Claim::Conflict, Claim::Done));
             }
             _ => {}
         }
         map.next_token += 1;
         let token = map.next_token;
-        if let Some(Slot::Done { outcome, .. }) =
-            map.slots.insert(key.state, Slot::Running { token })
-        {
-            // An expired record, replaced.
-            map.bytes = map.bytes.saturating_sub(outcome.get().len());
-        }
+        // An expired record is replaced; its text stays in the log until trimmed.
+        map.slots.insert(key.state, Slot::Running { token });
         Some(Claim::Won(token))
     }
 
     /// Drops expired records from the front, then the oldest while over the bounds.
     fn trim(&self, map: &mut Records) {
         let now = Instant::now();
-        while let Some(&(state, token)) = map.order.front() {
-            let over = map.order.len() > self.max_records || map.bytes > self.max_bytes;
+        let end = map.log_start + map.log.len() as u64;
+        while let Some(&(state, token, at)) = map.order.front() {
+            // What the log would hold from this record on, were the older text gone.
+            let held = usize::try_from(end.saturating_sub(at)).unwrap_or(usize::MAX);
+            let over = map.order.len() > self.max_records || held > self.max_bytes;
             let slot = map.slots.get(&state);
             let current = matches!(slot, Some(Slot::Done { token: t, .. }) if *t == token);
             let expired = matches!(slot, Some(Slot::Done { expires, .. }) if *expires <= now);
@@ -173,15 +190,18 @@ impl MemoryIdempotencyStore {
             if !current {
                 continue;
             }
-            if let Some(Slot::Done { outcome, .. }) = map.slots.remove(&state) {
-                map.bytes = map.bytes.saturating_sub(outcome.get().len());
-            }
+            map.slots.remove(&state);
             if !expired {
                 tracing::warn!(
                     "idempotency store full: the oldest round's record was dropped before its state expired; raise MemoryIdempotencyStore::max_records / max_bytes"
                 );
             }
         }
+        // The log keeps what the oldest record left needs, and after.
+        let keep = map.order.front().map_or(end, |&(_, _, at)| at);
+        let gone = usize::try_from(keep.saturating_sub(map.log_start)).unwrap_or(usize::MAX);
+        map.log.drain(..gone.min(map.log.len()));
+        map.log_start = keep.min(end);
     }
 }
 
@@ -215,17 +235,20 @@ impl IdempotencyStore for MemoryIdempotencyStore {
         let mut map = lock(&self.map);
         let ours = matches!(map.slots.get(&key.state), Some(Slot::Running { token: t, .. }) if *t == token);
         if ours {
-            map.bytes += outcome.get().len();
+            let at = map.log_start + map.log.len() as u64;
+            let text = outcome.get().as_bytes();
+            map.log.extend(text);
             map.slots.insert(
                 key.state,
                 Slot::Done {
                     token,
                     answers: key.answers,
-                    outcome,
+                    at,
+                    len: text.len(),
                     expires: Instant::now() + ttl,
                 },
             );
-            map.order.push_back((key.state, token));
+            map.order.push_back((key.state, token, at));
             self.trim(&mut map);
         }
         drop(map);
@@ -331,16 +354,32 @@ mod tests {
             let Ok(Claim::Won(t)) = store.claim(key(s, 0), TTL).await else {
                 panic!("won");
             };
-            store.finish(key(s, 0), t, text("0"), TTL).await.unwrap();
+            let outcome = text(&format!("\"outcome {s}{}\"", "!".repeat(usize::from(s))));
+            store.finish(key(s, 0), t, outcome, TTL).await.unwrap();
         }
         assert_eq!(store.len(), 2);
         assert!(matches!(
             store.claim(key(0, 0), TTL).await.unwrap(),
             Claim::Won(_)
         ));
-        assert!(matches!(
-            store.claim(key(2, 0), TTL).await.unwrap(),
-            Claim::Done(_)
-        ));
+        // The records left read back whole, after the oldest's text left the log.
+        for (s, want) in [(1, "\"outcome 1!\""), (2, "\"outcome 2!!\"")] {
+            match store.claim(key(s, 0), TTL).await.unwrap() {
+                Claim::Done(outcome) => assert_eq!(outcome.get(), want),
+                other => panic!("expected record {s}, got {other:?}"),
+            }
+        }
+        // A byte bound trims the same way.
+        let small = MemoryIdempotencyStore::new().max_bytes(30);
+        for s in 0..4u8 {
+            let Ok(Claim::Won(t)) = small.claim(key(s, 1), TTL).await else {
+                panic!("won");
+            };
+            small
+                .finish(key(s, 1), t, text("\"twelve bytes\""), TTL)
+                .await
+                .unwrap();
+        }
+        assert_eq!(small.len(), 2);
     }
 }
