@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -33,6 +34,8 @@ pub struct MemoryIdempotencyStore {
     /// Woken whenever a claim ends (finished or released): duplicates waiting on a round
     /// being served check again. One for the store, as duplicates are rare.
     ended: Notify,
+    /// How many claims wait on `ended` (it is only woken when some do).
+    waiting: AtomicUsize,
     max_records: usize,
     max_bytes: usize,
 }
@@ -58,6 +61,22 @@ impl Hasher for DigestHasher {
         for (i, b) in bytes.iter().take(8).enumerate() {
             self.0 ^= u64::from(*b) << (8 * i);
         }
+    }
+}
+
+/// One claim waiting for another to end, counted while it waits.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn start(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Waiting(count)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -113,6 +132,7 @@ impl MemoryIdempotencyStore {
         MemoryIdempotencyStore {
             map: Mutex::default(),
             ended: Notify::new(),
+            waiting: AtomicUsize::new(0),
             max_records: 100_000,
             max_bytes: 64 << 20,
         }
@@ -142,6 +162,15 @@ impl MemoryIdempotencyStore {
     /// Whether no finished round is recorded.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Wakes the claims waiting for one to end, if any (after the map changed: a claim
+    /// counted in `waiting` checks the map after counting itself, so it sees the change
+    /// or is woken).
+    fn wake(&self) {
+        if self.waiting.load(Ordering::SeqCst) > 0 {
+            self.ended.notify_waiters();
+        }
     }
 
     /// The claim on `key`, or `None` while another holds it.
@@ -212,6 +241,11 @@ impl IdempotencyStore for MemoryIdempotencyStore {
         _ttl: Duration,
     ) -> BoxFuture<'_, Result<Claim, IdempotencyError>> {
         Box::pin(async move {
+            // Almost always free: no registration to wait on it.
+            if let Some(claim) = self.try_claim(key) {
+                return Ok(claim);
+            }
+            let _waiting = Waiting::start(&self.waiting);
             loop {
                 // Registered before the check, so an end between the two is not missed.
                 let ended = self.ended.notified();
@@ -252,7 +286,7 @@ impl IdempotencyStore for MemoryIdempotencyStore {
             self.trim(&mut map);
         }
         drop(map);
-        self.ended.notify_waiters();
+        self.wake();
         Box::pin(std::future::ready(Ok(ours)))
     }
 
@@ -262,7 +296,7 @@ impl IdempotencyStore for MemoryIdempotencyStore {
         {
             map.slots.remove(&key.state);
             drop(map);
-            self.ended.notify_waiters();
+            self.wake();
         }
     }
 }
