@@ -23,42 +23,9 @@ use tracksuit::task::{
 use tracksuit::{Server, ServerHandle};
 use tracksuit_tests::support::{wait_for, within};
 
-const URL_VAR: &str = "TRACKSUIT_TEST_DATABASE_URL";
-
-fn base_url() -> String {
-    std::env::var(URL_VAR).unwrap_or_else(|_| {
-        panic!("{URL_VAR} is not set: run scripts/postgres.sh, which starts PostgreSQL")
-    })
-}
-
-/// A fresh schema; returns its name and a URL whose connections use it.
-async fn schema() -> (String, String) {
-    let name = format!("t_{}", uuid_like());
-    let (client, conn) = tokio_postgres::connect(&base_url(), tokio_postgres::NoTls)
-        .await
-        .expect("connect");
-    tokio::spawn(conn);
-    client
-        .batch_execute(&format!("CREATE SCHEMA {name}"))
-        .await
-        .expect("create schema");
-    let url = format!("{}?options=-csearch_path%3D{name}", base_url());
-    (name, url)
-}
-
-fn uuid_like() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    format!(
-        "{}_{}_{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0)
-    )
-}
+#[path = "pg.rs"]
+mod pg;
+use pg::{base_url, schema, uuid_like};
 
 async fn raw(url: &str) -> tokio_postgres::Client {
     let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
