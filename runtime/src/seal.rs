@@ -7,21 +7,22 @@
 //! state that fails verification, and bind it to the principal, a short expiry and the
 //! originating request (`basic/patterns/mrtr`, "Server Requirements").
 //!
-//! [`StateKeys::seal`] does all of that with AES-256-GCM under a key of its own per token.
+//! [`StateKeys::seal`] does all of that with AES-256-GCM under a subkey of the ring key.
 //! The token is
 //!
 //! ```text
-//! base64url(version 2 ‖ key id (4) ‖ salt (16) ‖ AES-256-GCM(plaintext) ‖ tag (16))
+//! base64url(version 2 ‖ key id (4) ‖ salt (16) ‖ nonce (12) ‖ AES-256-GCM(plaintext) ‖ tag (16))
 //! plaintext = expiry (u64 big-endian, unix ms) ‖ SHA-256(binding) (32) ‖ payload
-//! token key = HKDF-SHA256-Expand(ring key's PRK, "tracksuit/requestState/token/v2" ‖ salt)
+//! subkey = HKDF-SHA256-Expand(ring key's PRK, "tracksuit/requestState/subkey/v2" ‖ salt)
 //! ```
 //!
 //! with the version byte, key id and salt as associated data, so none can be changed
-//! without the tag failing. The salt is 128 random bits, so every token has its own key
-//! and its (all-zero) nonce is never reused under a key: AES-GCM's limit of 2³² random
-//! nonces per key does not apply to a long-lived shared secret. Version 1 tokens
-//! (`version 1 ‖ key id ‖ nonce (12) ‖ …` under the ring key itself, as sealed by earlier
-//! releases) still open, so a rolling upgrade keeps the states in flight. The key id names the ring key that sealed the token: [`StateKeys::open`]
+//! without the tag failing. The nonce is 96 random bits. A process seals at most 2²⁴
+//! tokens under one subkey before it draws a new 128-bit random salt, so AES-GCM's limit
+//! of 2³² random nonces per key never applies to a long-lived shared secret (`subkey`).
+//! Version 1 tokens (`version 1 ‖ key id ‖ nonce (12) ‖ …` under the ring key itself, as
+//! sealed by earlier releases) still open, so a rolling upgrade keeps the states in
+//! flight. The key id names the ring key that sealed the token: [`StateKeys::open`]
 //! picks that key directly instead of trying each, and a token from another deployment or a
 //! retired key is reported as such ([`OpenError::UnknownKey`]).
 //!
@@ -45,6 +46,9 @@ use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_
 use hkdf::Hkdf;
 use sha2::{Digest, Sha256};
 
+mod subkey;
+use subkey::{SALT_LEN, Subkeys};
+
 /// The longest `requestState` token, in characters, that is sealed or opened (512 KiB).
 ///
 /// [`StateKeys`] refuses to seal a payload whose token would be longer, and refuses to
@@ -60,8 +64,6 @@ pub const MAX_STATE_LEN: usize = 512 * 1024;
 const ENV_VAR: &str = "TRACKSUIT_STATE_KEYS";
 /// HKDF-SHA256 `info` for the AES key derived from a secret.
 const HKDF_INFO: &[u8] = b"tracksuit/requestState/v1";
-/// HKDF info prefix for a version 2 token's own key (the salt follows).
-const TOKEN_INFO: &[u8] = b"tracksuit/requestState/token/v2";
 /// The shortest secret accepted, in bytes.
 const MIN_SECRET_LEN: usize = 32;
 /// Fewer distinct byte values than this is no random secret (32 random bytes have ~30).
@@ -72,13 +74,13 @@ const VERSION: u8 = 2;
 /// The format of earlier releases, still opened.
 const VERSION_1: u8 = 1;
 const KEY_ID_LEN: usize = 4;
-/// Version 1's random nonce.
+/// The random nonce of either version.
 const NONCE_LEN: usize = 12;
-/// Version 2's random salt, from which the token's own key is derived.
-const SALT_LEN: usize = 16;
 const TAG_LEN: usize = 16;
-/// Version 2's header, all of it associated data: version, key id, salt.
-const HEADER_LEN: usize = 1 + KEY_ID_LEN + SALT_LEN;
+/// Version 2's associated data: version, key id, salt.
+const AAD_LEN: usize = 1 + KEY_ID_LEN + SALT_LEN;
+/// Version 2's header: the associated data, then the nonce.
+const HEADER_LEN: usize = AAD_LEN + NONCE_LEN;
 /// Version 1's header: version and key id (associated data), nonce.
 const HEADER_LEN_1: usize = 1 + KEY_ID_LEN + NONCE_LEN;
 /// Expiry and binding digest, before the payload.
@@ -89,8 +91,6 @@ const MIN_TOKEN_BYTES: usize = HEADER_LEN + PREFIX_LEN + TAG_LEN;
 const MIN_TOKEN_BYTES_1: usize = HEADER_LEN_1 + PREFIX_LEN + TAG_LEN;
 /// The base64url characters at a token's end that cover its tag (16 bytes: 21⅓ characters).
 const TAG_CHARS: usize = 24;
-/// A version 2 token's nonce: its key is its own, so the nonce need not vary.
-const ZERO_NONCE: [u8; NONCE_LEN] = [0; NONCE_LEN];
 /// Domain separation for the binding digest.
 const BINDING_TAG: &[u8] = b"tracksuit/requestState/binding/v1";
 
@@ -106,9 +106,10 @@ const URL_SAFE_LENIENT: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::
 /// invalidating states in flight: put the new secret first and keep the old one after it
 /// for at least the longest state TTL, then drop it. Each secret (at least 32 random
 /// bytes: a repeated byte or a short pattern is refused as [`KeyError::Weak`]) is turned
-/// into an HKDF-SHA256 key from which every token gets an AES-256 key of its own, so a
-/// key's use is not bounded by AES-GCM's nonce limits; rotate on your own schedule (when
-/// a secret may have leaked, when someone who knew it leaves; yearly otherwise).
+/// into an HKDF-SHA256 key from which AES-256 subkeys are expanded, each sealing at most
+/// 2²⁴ tokens, so a secret's use is not bounded by AES-GCM's nonce limits; rotate on your
+/// own schedule (when a secret may have leaked, when someone who knew it leaves; yearly
+/// otherwise).
 ///
 /// A server that runs as several processes behind one endpoint needs the same secrets in
 /// each ([`StateKeys::from_env`]); a single process can use [`StateKeys::random`].
@@ -131,13 +132,12 @@ pub struct StateKeys {
 }
 
 /// One key of the ring.
-#[derive(Clone)]
 struct RingKey {
     id: [u8; KEY_ID_LEN],
     /// Version 1 tokens' key (the ring key itself).
     cipher: Aes256Gcm,
-    /// The pseudorandom key version 2 tokens' own keys are expanded from.
-    prk: Hkdf<Sha256>,
+    /// The subkeys version 2 tokens are sealed under.
+    subkeys: Subkeys,
 }
 
 /// Why a set of state keys could not be made. No message contains key material.
@@ -638,9 +638,10 @@ impl StateKeys {
             });
         }
         let key = &self.ring[0]; // never empty
-        let mut salt = [0u8; SALT_LEN];
+        let subkey = key.subkeys.for_sealing()?;
+        let mut nonce = [0u8; NONCE_LEN];
         OsRng
-            .try_fill_bytes(&mut salt)
+            .try_fill_bytes(&mut nonce)
             .map_err(|e| SealError::Random(e.to_string()))?;
         let expires_at =
             unix_ms(now).saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
@@ -648,14 +649,15 @@ impl StateKeys {
         let mut token = Vec::with_capacity(bytes);
         token.push(VERSION);
         token.extend_from_slice(&key.id);
-        token.extend_from_slice(&salt);
+        token.extend_from_slice(&subkey.salt);
+        token.extend_from_slice(&nonce);
         token.extend_from_slice(&expires_at.to_be_bytes());
         token.extend_from_slice(&bound.0);
         token.extend_from_slice(payload);
-        let (aad, plaintext) = token.split_at_mut(HEADER_LEN);
-        let tag = key
-            .token_cipher(&salt)
-            .encrypt_in_place_detached(&ZERO_NONCE.into(), aad, plaintext)
+        let (header, plaintext) = token.split_at_mut(HEADER_LEN);
+        let tag = subkey
+            .cipher
+            .encrypt_in_place_detached(&nonce.into(), &header[..AAD_LEN], plaintext)
             .map_err(|_| SealError::Encrypt)?;
         token.extend_from_slice(&tag);
         Ok(URL_SAFE_NO_PAD.encode(token))
@@ -705,13 +707,18 @@ impl StateKeys {
         let (ciphertext, tag) = rest.split_at_mut(rest.len() - TAG_LEN);
         let tag = GenericArray::from_slice(tag);
         let opened = if header[0] == VERSION {
-            let salt = &header[1 + KEY_ID_LEN..];
-            key.token_cipher(salt).decrypt_in_place_detached(
-                &ZERO_NONCE.into(),
-                header,
+            let (aad, nonce) = header.split_at(AAD_LEN);
+            let (subkey, known) = key.subkeys.for_opening(&aad[1 + KEY_ID_LEN..]);
+            let opened = subkey.cipher.decrypt_in_place_detached(
+                GenericArray::from_slice(nonce),
+                aad,
                 ciphertext,
                 tag,
-            )
+            );
+            if opened.is_ok() && !known {
+                key.subkeys.remember(subkey);
+            }
+            opened
         } else {
             let (aad, nonce) = header.split_at(1 + KEY_ID_LEN);
             key.cipher.decrypt_in_place_detached(
@@ -766,15 +773,15 @@ impl RingKey {
         let mut id = [0u8; KEY_ID_LEN];
         id.copy_from_slice(&fingerprint[..KEY_ID_LEN]);
         let cipher = Aes256Gcm::new(&GenericArray::from(key));
-        (Self { id, cipher, prk }, fingerprint)
-    }
-
-    /// The key of the version 2 token with `salt`.
-    fn token_cipher(&self, salt: &[u8]) -> Aes256Gcm {
-        let mut key = [0u8; 32];
-        // HKDF-SHA256 fails only for outputs over 255 × 32 bytes.
-        let _ = self.prk.expand_multi_info(&[TOKEN_INFO, salt], &mut key);
-        Aes256Gcm::new(&GenericArray::from(key))
+        let subkeys = Subkeys::new(prk);
+        (
+            Self {
+                id,
+                cipher,
+                subkeys,
+            },
+            fingerprint,
+        )
     }
 }
 

@@ -176,7 +176,6 @@ impl MemoryIdempotencyStore {
     /// The claim on `key`, or `None` while another holds it.
     fn try_claim(&self, key: RoundKey) -> Option<Claim> {
         let mut map = lock(&self.map);
-        let now = Instant::now();
         match map.slots.get(&key.state) {
             Some(Slot::Running { .. }) => return None,
             Some(Slot::Done {
@@ -185,7 +184,7 @@ impl MemoryIdempotencyStore {
                 len,
                 expires,
                 ..
-            }) if *expires > now => {
+            }) if *expires > Instant::now() => {
                 if *answers != key.answers {
                     return Some(Claim::Conflict);
                 }

@@ -375,21 +375,50 @@ fn a_version_1_token_from_an_earlier_release_still_opens() {
 }
 
 #[test]
-fn every_token_has_a_key_of_its_own() {
-    // The salt differs per token, so the same payload under the same ring key, binding
-    // and expiry never encrypts the same way; and a salt moved to another token breaks it.
+fn a_process_seals_under_one_subkey_until_it_sealed_its_share() {
+    // One salt for the tokens of one subkey, a fresh nonce each; a salt moved to another
+    // token breaks it.
     let keys = keys(5);
     let a = decode(&keys.seal(&base(), TTL, now(), b"same").unwrap());
     let b = decode(&keys.seal(&base(), TTL, now(), b"same").unwrap());
     assert_eq!(a[0], VERSION);
-    assert_ne!(a[1 + KEY_ID_LEN..HEADER_LEN], b[1 + KEY_ID_LEN..HEADER_LEN]);
-    assert_ne!(a[HEADER_LEN..], b[HEADER_LEN..]);
+    let salt = 1 + KEY_ID_LEN..AAD_LEN;
+    assert_eq!(a[salt.clone()], b[salt.clone()]);
+    assert_ne!(a[AAD_LEN..HEADER_LEN], b[AAD_LEN..HEADER_LEN]);
     let mut swapped = b.clone();
-    swapped[1 + KEY_ID_LEN..HEADER_LEN].copy_from_slice(&a[1 + KEY_ID_LEN..HEADER_LEN]);
+    swapped[salt.clone()].copy_from_slice(&[0x5a; SALT_LEN]);
     assert_eq!(
         keys.open(&base(), &encode(&swapped), now()),
         Err(OpenError::Tampered)
     );
+    // Used up: the next token has a new salt, and the old subkey's tokens still open.
+    keys.ring[0].subkeys.use_up();
+    let c = decode(&keys.seal(&base(), TTL, now(), b"next").unwrap());
+    assert_ne!(a[salt.clone()], c[salt]);
+    assert_eq!(keys.open(&base(), &encode(&a), now()).unwrap(), b"same");
+    assert_eq!(keys.open(&base(), &encode(&c), now()).unwrap(), b"next");
+}
+
+#[test]
+fn another_process_subkey_is_remembered_once_a_token_opens_with_it() {
+    let (ours, theirs) = (keys(6), keys(6));
+    let token = theirs.seal(&base(), TTL, now(), b"from r2").unwrap();
+    let subkeys = &ours.ring[0].subkeys;
+    // A made-up salt derives a key that opens nothing, and is not kept.
+    let mut forged = decode(&token);
+    forged[1 + KEY_ID_LEN..AAD_LEN].copy_from_slice(&[0x33; SALT_LEN]);
+    assert_eq!(
+        ours.open(&base(), &encode(&forged), now()),
+        Err(OpenError::Tampered)
+    );
+    assert_eq!(subkeys.remembered(), 0);
+    assert_eq!(ours.open(&base(), &token, now()).unwrap(), b"from r2");
+    assert_eq!(ours.open(&base(), &token, now()).unwrap(), b"from r2");
+    assert_eq!(subkeys.remembered(), 1);
+    // Its own tokens never need remembering.
+    let own = ours.seal(&base(), TTL, now(), b"mine").unwrap();
+    assert_eq!(ours.open(&base(), &own, now()).unwrap(), b"mine");
+    assert_eq!(subkeys.remembered(), 1);
 }
 
 #[test]
