@@ -25,6 +25,9 @@ cargo test --quiet -p tracksuit-tests --features postgres --doc
 echo "--- tests/postgres_rounds.rs (idempotent rounds across two replicas)"
 cargo test --quiet -p tracksuit-tests --features postgres --test postgres_rounds
 
+echo "--- tests/postgres_task_owners.rs (tasks bound to their 2025 session, stored-task quota)"
+cargo test --quiet -p tracksuit-tests --features postgres --test postgres_task_owners
+
 echo "--- tests/postgres_fencing.rs (the database stopped and restarted, a replica cut off), ${FENCING_RUNS:=10} runs"
 cargo test --quiet -p tracksuit-tests --features postgres --test postgres_fencing --no-run
 for run in $(seq 1 "$FENCING_RUNS"); do

@@ -143,8 +143,11 @@ fn server(options: TaskOptions) -> Server {
     .tool(Flow)
 }
 
+/// Quick polls, and `tasks/list` on (it is off by default).
 fn fast() -> TaskOptions {
-    TaskOptions::default().poll_interval(Duration::from_millis(20))
+    TaskOptions::default()
+        .poll_interval(Duration::from_millis(20))
+        .list(true)
 }
 
 /// A client whose model answers at once.
@@ -214,7 +217,7 @@ async fn capabilities_and_tool_level_support_are_published() {
 
     let off = Server::with_options(
         tracksuit::crate_info!(),
-        ServerOptions::default().tasks(TaskOptions::default().list(false)),
+        ServerOptions::default().tasks(TaskOptions::default()),
     );
     let c = client(off).await;
     let caps = serde_json::to_value(&c.server_init().expect("init").capabilities).expect("json");

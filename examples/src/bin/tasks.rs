@@ -113,8 +113,12 @@ async fn flaky() -> Result<String, ToolError> {
 }
 
 fn build(args: &Args) -> Result<Server, Box<dyn std::error::Error>> {
-    let options = ServerOptions::default()
-        .tasks(TaskOptions::default().poll_interval(Duration::from_millis(args.poll_ms)));
+    let options = ServerOptions::default().tasks(
+        // A stdio server's one client, or a demo: listing its tasks shows no one else's.
+        TaskOptions::default()
+            .poll_interval(Duration::from_millis(args.poll_ms))
+            .list(true),
+    );
     let mut server = Server::with_options(tracksuit::crate_info!(), options)
         .tool(crunch)
         .tool(nightly_report)

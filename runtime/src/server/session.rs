@@ -33,6 +33,9 @@ pub struct ServerSession {
     modern: bool,
     /// A modern `subscriptions/listen` request: what it listens for.
     pub(super) listen: OnceLock<super::modern::Listen>,
+    /// Whom its tasks belong to when a request has no principal: a 2025-11-25 HTTP
+    /// session's own key (see [`ServerSession::bind_tasks_to_session`]).
+    anonymous_owner: OnceLock<String>,
 }
 
 impl std::fmt::Debug for ServerSession {
@@ -101,7 +104,29 @@ impl ServerSession {
             stateless,
             modern,
             listen: OnceLock::new(),
+            anonymous_owner: OnceLock::new(),
         })
+    }
+
+    /// Binds the tasks this session creates without a principal to the session: another
+    /// session neither finds nor lists them. For a 2025-11-25 HTTP session (whose id is
+    /// its only credential); a stdio server's one client needs none.
+    #[cfg(feature = "http")]
+    pub(crate) fn bind_tasks_to_session(&self, session_id: &str) {
+        use sha2::{Digest, Sha256};
+        // A digest, so a task store's rows do not hold a live session's id. Principals'
+        // binding keys start with a digit: this one never equals one.
+        let digest = Sha256::digest(session_id.as_bytes());
+        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let _ = self.anonymous_owner.set(format!("session:{hex}"));
+    }
+
+    /// Whom a task this caller creates or asks about belongs to: its principal, or
+    /// without one the session's own key (if bound), else nobody.
+    pub(crate) fn task_owner(&self, caller: &Caller) -> Option<String> {
+        caller
+            .owner()
+            .or_else(|| self.anonymous_owner.get().cloned())
     }
 
     /// The JSON-RPC engine under this session.
@@ -206,7 +231,7 @@ impl ServerSession {
         }
         let progress_token = progress_token_of(params.as_ref());
         let cancel = CancellationToken::new();
-        let owner = caller.owner();
+        let owner = self.task_owner(&caller);
         let ctx = Ctx::new(
             self.clone(),
             id.clone(),
@@ -502,7 +527,7 @@ impl ServerSession {
                     origin.clone(),
                     methods::TOOLS_CALL,
                     task.ttl,
-                    caller.owner(),
+                    self.task_owner(&caller),
                     move |live, cancel| {
                         let ctx = Ctx::for_task(session, origin, progress, cancel, live, caller);
                         async move { run_tool(tool, ctx, arguments).await.map(Value::from) }

@@ -515,7 +515,7 @@ impl TaskEngine {
         Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
     {
         self.purge().await;
-        self.admit_task(owner.as_deref(), Some(peer.id()))?;
+        self.admit_task(owner.as_deref(), Some(peer.id())).await?;
         let ttl = self.options.ttl_for(requested_ttl);
         let created = timestamp();
         let task = Task {

@@ -224,7 +224,7 @@ impl TaskEngine {
         owner: Option<String>,
     ) -> Result<Value, ErrorObject> {
         self.purge().await;
-        self.admit_task(owner.as_deref(), None)?;
+        self.admit_task(owner.as_deref(), None).await?;
         let ttl = self.options().ttl_for(None);
         let created = timestamp();
         let task = Task {

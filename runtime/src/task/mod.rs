@@ -90,7 +90,13 @@ pub struct TaskOptions {
     /// authentication, otherwise the 2025-11-25 session (a 2026-07-28 caller without a
     /// principal has no identity to count by, and is held to `max_running` only).
     pub max_running_per_caller: usize,
-    /// Whether `tasks/list` is offered (default true).
+    /// How many unexpired tasks one caller may have stored, running or finished (default
+    /// 1000): more are refused with `-32603` until some expire. Counted like
+    /// `max_running_per_caller`, by a store that can count ([`TaskStore::count`]).
+    pub max_stored_per_caller: usize,
+    /// Whether `tasks/list` is offered (default false). A caller lists only the tasks it
+    /// owns: its principal's, or without authentication its 2025-11-25 HTTP session's; a
+    /// stdio server's one client lists all of them.
     pub list: bool,
 }
 
@@ -102,7 +108,8 @@ impl Default for TaskOptions {
             poll_interval: Duration::from_millis(500),
             max_running: 1024,
             max_running_per_caller: 64,
-            list: true,
+            max_stored_per_caller: 1000,
+            list: false,
         }
     }
 }
@@ -167,11 +174,23 @@ impl TaskOptions {
         self
     }
 
-    /// Offers `tasks/list` or not.
+    /// How many unexpired tasks one caller may have stored (at least 1).
     ///
     /// ```
-    /// let o = tracksuit::task::TaskOptions::default().list(false);
-    /// assert!(!o.list);
+    /// let o = tracksuit::task::TaskOptions::default().max_stored_per_caller(100);
+    /// assert_eq!(o.max_stored_per_caller, 100);
+    /// ```
+    pub fn max_stored_per_caller(mut self, n: usize) -> Self {
+        self.max_stored_per_caller = n.max(1);
+        self
+    }
+
+    /// Offers `tasks/list` or not (off by default).
+    ///
+    /// ```
+    /// let o = tracksuit::task::TaskOptions::default().list(true);
+    /// assert!(o.list);
+    /// assert!(!tracksuit::task::TaskOptions::default().list);
     /// ```
     pub fn list(mut self, on: bool) -> Self {
         self.list = on;

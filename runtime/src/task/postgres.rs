@@ -198,6 +198,8 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE tracksuit_tasks ADD COLUMN inbox JSONB;",
     // 3: the lease epoch, bumped by every claim; the holder's writes name theirs (fencing).
     "ALTER TABLE tracksuit_tasks ADD COLUMN lease_epoch BIGINT NOT NULL DEFAULT 0;",
+    // 4: counting a caller's tasks (`count_owned`, for `max_stored_per_caller`).
+    "CREATE INDEX tracksuit_tasks_owner ON tracksuit_tasks ((record ->> 'owner'));",
 ];
 
 /// The advisory lock key serialising migrations (any constant; "tracksui" in ASCII).
@@ -505,6 +507,24 @@ impl TaskStore for PostgresTaskStore {
                 .await
                 .map_err(backend)?;
             Ok(usize::try_from(n).unwrap_or(usize::MAX))
+        })
+    }
+
+    fn count_owned<'a>(
+        &'a self,
+        owner: &'a str,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<usize>, TaskStoreError>> {
+        Box::pin(async move {
+            let now = i64::try_from(now_ms).unwrap_or(i64::MAX);
+            let client = self.inner.pool.get().await.map_err(backend)?;
+            let sql = "SELECT count(*) FROM tracksuit_tasks WHERE record ->> 'owner' = $1 \
+                       AND (expires_at IS NULL OR expires_at > $2)";
+            let row = client
+                .query_one(sql, &[&owner, &now])
+                .await
+                .map_err(backend)?;
+            Ok(Some(usize::try_from(row.get::<_, i64>(0)).unwrap_or(0)))
         })
     }
 

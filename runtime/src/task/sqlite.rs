@@ -212,6 +212,25 @@ impl TaskStore for SqliteTaskStore {
             .map_err(backend)
         })
     }
+
+    fn count_owned<'a>(
+        &'a self,
+        owner: &'a str,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<usize>, TaskStoreError>> {
+        let owner = owner.to_owned();
+        self.with(move |conn| {
+            let n: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM tracksuit_tasks WHERE json_extract(record, '$.owner') = ?1
+                     AND (expires_at IS NULL OR expires_at > ?2)",
+                    params![owner, now_ms as i64],
+                    |row| row.get(0),
+                )
+                .map_err(backend)?;
+            Ok(Some(usize::try_from(n).unwrap_or(0)))
+        })
+    }
 }
 
 #[cfg(test)]

@@ -168,6 +168,10 @@ pub enum TaskStoreError {
     /// up). Nothing was written; the task belongs to whoever holds it now.
     #[error("task {0} is leased to another process: this process's write was refused")]
     Fenced(String),
+    /// The store holds as many records as it may ([`InMemoryTaskStore::max_records`]);
+    /// nothing was written.
+    #[error("the task store holds as many tasks as it may ({0}); try again once some expire")]
+    Full(usize),
 }
 
 /// One page of `tasks/list`.
@@ -239,6 +243,18 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Deletes every record expired at `now_ms`; returns how many.
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>>;
+
+    /// How many records unexpired at `now_ms` belong to `owner` (their
+    /// [`TaskRecord::owner`]), for `TaskOptions::max_stored_per_caller`. The default counts
+    /// nothing (`None`): a store that cannot count leaves that cap unenforced.
+    fn count_owned<'a>(
+        &'a self,
+        owner: &'a str,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<usize>, TaskStoreError>> {
+        let _ = (owner, now_ms);
+        Box::pin(async { Ok(None) })
+    }
 
     // Leases: which process runs a task. A store shared by several processes (replicas)
     // gives each task to one of them at a time; the defaults suit a store only one process
@@ -487,9 +503,16 @@ pub struct Lease {
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct InMemoryTaskStore {
     inner: Mutex<Memory>,
+    max_records: usize,
+}
+
+impl Default for InMemoryTaskStore {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -500,9 +523,34 @@ struct Memory {
 }
 
 impl InMemoryTaskStore {
-    /// An empty store.
+    /// An empty store holding at most 100 000 records.
     pub fn new() -> Self {
-        Self::default()
+        InMemoryTaskStore {
+            inner: Mutex::default(),
+            max_records: 100_000,
+        }
+    }
+
+    /// Caps the records held (at least 1): a new task over it is refused with
+    /// [`TaskStoreError::Full`] once expired records are gone, so a flood of tasks cannot
+    /// exhaust the process's memory.
+    ///
+    /// ```
+    /// use tracksuit::task::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let record = |id: &str| -> TaskRecord { serde_json::from_value(serde_json::json!({
+    /// #     "task": {"taskId": id, "status": "working", "ttl": null, "createdAt": "", "lastUpdatedAt": ""},
+    /// #     "method": "tools/call"})).unwrap() };
+    /// let store = InMemoryTaskStore::new().max_records(1);
+    /// store.put(record("a")).await.unwrap();
+    /// store.put(record("a")).await.unwrap(); // an update of a stored task
+    /// assert!(matches!(store.put(record("b")).await, Err(TaskStoreError::Full(1))));
+    /// # }
+    /// ```
+    pub fn max_records(mut self, n: usize) -> Self {
+        self.max_records = n.max(1);
+        self
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Memory> {
@@ -516,6 +564,13 @@ impl TaskStore for InMemoryTaskStore {
         let id = record.task.task_id.clone();
         if let Err(e) = check_put(m.by_id.get(&id).map(|(_, r)| r), &record) {
             return Box::pin(async move { Err(e) });
+        }
+        if !m.by_id.contains_key(&id) && m.by_id.len() >= self.max_records {
+            m.remove_expired(crate::task::engine::now_ms());
+            if m.by_id.len() >= self.max_records {
+                let max = self.max_records;
+                return Box::pin(async move { Err(TaskStoreError::Full(max)) });
+            }
         }
         match m.by_id.get_mut(&id) {
             Some(slot) => slot.1 = record,
@@ -567,20 +622,40 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
-        let mut m = self.lock();
-        let expired: Vec<(u64, String)> = m
+        let n = self.lock().remove_expired(now_ms);
+        Box::pin(async move { Ok(n) })
+    }
+
+    fn count_owned<'a>(
+        &'a self,
+        owner: &'a str,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<usize>, TaskStoreError>> {
+        let n = self
+            .lock()
+            .by_id
+            .values()
+            .filter(|(_, r)| r.owner.as_deref() == Some(owner) && !r.is_expired(now_ms))
+            .count();
+        Box::pin(async move { Ok(Some(n)) })
+    }
+}
+
+impl Memory {
+    /// Deletes the records expired at `now_ms`; returns how many.
+    fn remove_expired(&mut self, now_ms: u64) -> usize {
+        let expired: Vec<(u64, String)> = self
             .by_id
             .iter()
             .filter(|(_, (_, r))| r.is_expired(now_ms))
             .map(|(id, (seq, _))| (*seq, id.clone()))
             .collect();
         for (seq, id) in &expired {
-            m.order.remove(seq);
-            m.by_id.remove(id);
+            self.order.remove(seq);
+            self.by_id.remove(id);
         }
-        m.by_id.release_spare();
-        let n = expired.len();
-        Box::pin(async move { Ok(n) })
+        self.by_id.release_spare();
+        expired.len()
     }
 }
 

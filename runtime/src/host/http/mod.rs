@@ -526,6 +526,9 @@ impl Shared {
         let id = format!("{:032x}", rand::random::<u128>());
         let (tx, rx) = outbound_queue(self.server.options().outbound_queue);
         let engine = ServerSession::new(self.server.clone(), tx);
+        if owner.is_none() {
+            engine.bind_tasks_to_session(&id);
+        }
         // Each POST is its own task waiting for its answer: a handler that finishes without
         // waiting is answered there, with no task of its own (POSTs of one session arrive
         // on their own connections, so none holds up another).
