@@ -58,7 +58,7 @@ servers=
 pid_map=
 for n in 1 2 3; do
     port=$(free_port)
-    "$replica_bin" --port "$port" --name "r$n" --lease-ms "$lease_ms" \
+    "$replica_bin" --port "$port" --name "r$n" --lease-ms "$lease_ms" --trust-user-header \
         --database-url "$TRACKSUIT_TEST_DATABASE_URL" --log-dir "$work" 2>"$work/r$n.log" &
     pid=$!
     pids+=("$pid")

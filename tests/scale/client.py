@@ -191,8 +191,9 @@ def listen_across_replicas(front: Http) -> None:
 class Session:
     """A 2025-11-25 session through the sticky front."""
 
-    def __init__(self, front: Http) -> None:
+    def __init__(self, front: Http, user: str | None = None) -> None:
         self.front = front
+        self.user = user
         self.sid: str | None = None
         self.next_id = 1
         self.served: list[str] = []
@@ -204,13 +205,18 @@ class Session:
         if params is not None:
             body["params"] = params
         headers = {"mcp-protocol-version": LEGACY}
+        if self.user:
+            headers["x-user"] = self.user
         if self.sid:
             headers["mcp-session-id"] = self.sid
         status, hdrs, msgs = self.front.post(body, headers)
         self.served.append(hdrs.get("x-served-by", "?"))
         if method == "initialize":
             self.sid = hdrs.get("mcp-session-id")
-            self.front.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, {"mcp-protocol-version": LEGACY, "mcp-session-id": self.sid or ""})
+            note = {"mcp-protocol-version": LEGACY, "mcp-session-id": self.sid or ""}
+            if self.user:
+                note["x-user"] = self.user
+            self.front.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, note)
         reply = response(msgs, rid)
         if not reply:
             reply = {"error": {"http": status}}
@@ -218,6 +224,23 @@ class Session:
 
     def open(self) -> None:
         self.call("initialize", {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "scale", "version": "0"}})
+
+
+def killed(pid: int) -> None:
+    """SIGKILLs `pid` and waits until it is gone: exited (a zombie, or reaped), its sockets
+    closed. Until then the kernel still completes connections to its listening port, and a
+    request HAProxy sends on one is lost with the process (a 502 it cannot retry)."""
+    os.kill(pid, signal.SIGKILL)
+
+    def gone():
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        return True if state in ("Z", "X") else None
+
+    check(f"pid {pid} exited after SIGKILL", wait_for("the process exits", gone, TIMEOUT) is not None)
 
 
 def wait_for(what: str, probe, timeout: float):
@@ -232,7 +255,14 @@ def wait_for(what: str, probe, timeout: float):
 
 
 def legacy_tasks_and_a_kill(sticky: Http, pids: dict[str, int], lease_ms: int) -> None:
-    s = Session(sticky)
+    # A principal's tasks outlive its session (and the replica holding it); a task made
+    # without one belongs to its session alone (the replicas take the principal from
+    # `X-User`: `--trust-user-header`).
+    anonymous = Session(sticky)
+    anonymous.open()
+    theirs = anonymous.call("tools/call", {"name": "slow", "arguments": {"ms": 10}, "task": {"ttl": 600000}})
+    theirs_id = theirs.get("result", {}).get("task", {}).get("taskId")
+    s = Session(sticky, user="ada")
     s.open()
     owner = s.served[0]
     done = s.call("tools/call", {"name": "slow", "arguments": {"ms": 10}, "task": {"ttl": 600000}})
@@ -244,13 +274,19 @@ def legacy_tasks_and_a_kill(sticky: Http, pids: dict[str, int], lease_ms: int) -
     check("2025: the short task completed", finished is not None, finished)
     check("2025: a sticky session stays on one replica", len(set(s.served)) == 1, s.served)
 
-    os.kill(pids[owner], signal.SIGKILL)
+    killed(pids[owner])
     killed_at = time.monotonic()
     print(f"     SIGKILLed {owner} (pid {pids[owner]}) with task {run_id} running", flush=True)
 
-    other = Session(sticky)
+    other = Session(sticky, user="ada")
     other.open()
     survivor = other.served[0]
+    unseen = other.call("tasks/get", {"taskId": theirs_id})
+    check("2025: a task made in an anonymous session is not found from another session", bool(theirs_id) and unseen.get("error", {}).get("code") == -32602, (theirs, unseen))
+    stranger = Session(sticky, user="eve")
+    stranger.open()
+    refused = stranger.call("tasks/get", {"taskId": done_id})
+    check("2025: another principal does not find ada's task", refused.get("error", {}).get("code") == -32602, refused)
     check("2025: a new session lands on a surviving replica", survivor not in ("?", owner), other.served)
     first = other.call("tasks/get", {"taskId": run_id}).get("result", {})
     within_lease = (time.monotonic() - killed_at) * 1000 < lease_ms
@@ -419,7 +455,7 @@ def extension_task_survives_sigkill(front: Http, order: list[str], pids: dict[st
     c.answer(task, key1 or "?", "Dijon")
     key2, _, got = c.question(task, "stop 2?")
     check("kill: the user answered the first stop; the second is asked", key2 is not None, got)
-    os.kill(pids[holder], signal.SIGKILL)
+    killed(pids[holder])
     killed_at = time.monotonic()
     print(f"     SIGKILLed {holder} (pid {pids[holder]}), which ran task {task}, between two answers", flush=True)
     live = [r for r in order if r != holder]

@@ -13,9 +13,9 @@ use clap::Parser;
 use std::sync::Arc;
 use std::time::Duration;
 use tracksuit::events::PgEventBus;
-use tracksuit::host::http::HttpOptions;
+use tracksuit::host::http::{HttpOptions, StreamableHttp};
 use tracksuit::task::{PostgresOptions, PostgresTaskStore, TaskOptions};
-use tracksuit::{Ctx, Elicits, PhaseCtx, Server, ServerOptions, ToolError, mcp_tool};
+use tracksuit::{Ctx, Elicits, PhaseCtx, Principal, Server, ServerOptions, ToolError, mcp_tool};
 
 #[derive(Parser)]
 #[command(about = "one tracksuit replica on a shared PostgreSQL")]
@@ -36,6 +36,12 @@ struct Args {
     /// one line per run naming the replica), shared by the replicas of a test.
     #[arg(long)]
     log_dir: Option<std::path::PathBuf>,
+    /// Takes a request's principal from its `X-User` header (tests only: any client can
+    /// claim any name; in production authenticate with `HttpOptions::auth`). Without
+    /// authentication a 2025-11-25 task belongs to its session, which dies with its
+    /// replica; a principal's tasks outlive both.
+    #[arg(long)]
+    trust_user_header: bool,
 }
 
 /// Where `journey` logs its phases.
@@ -186,7 +192,33 @@ async fn main() -> std::io::Result<()> {
         "replica {} on http://127.0.0.1:{}/mcp",
         args.name, args.port
     );
-    server
-        .serve_http_with(("127.0.0.1", args.port), HttpOptions::default())
-        .await
+    let options = HttpOptions::default();
+    if !args.trust_user_header {
+        return server
+            .serve_http_with(("127.0.0.1", args.port), options)
+            .await;
+    }
+    let server = server.build().map_err(|e| io(&e))?;
+    let app = StreamableHttp::new(server, options.clone())
+        .router("/mcp")
+        .layer(axum::middleware::from_fn(user_from_header));
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port)).await?;
+    tracksuit::host::http::serve_with(listener, app, &options).await
+}
+
+/// The `X-User` header as the request's principal (`--trust-user-header`).
+async fn user_from_header(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let user = request
+        .headers()
+        .get("x-user")
+        .and_then(|v| v.to_str().ok());
+    if let Some(user) = user.map(str::to_owned) {
+        request.extensions_mut().insert(Arc::new(
+            Principal::new(user).with_issuer("urn:replica:x-user"),
+        ));
+    }
+    next.run(request).await
 }
