@@ -4,9 +4,12 @@
 //!
 //! A connection is *idle* while no request is in flight on it (before its first request,
 //! and between keep-alive requests); a request stays in flight until its response body has
-//! ended, so an open SSE stream keeps its connection busy. hyper's header-read timer runs
-//! from the moment a connection waits for a request head, so it bounds both a slow head
-//! (slowloris) and an idle keep-alive connection. When a new connection needs room (at
+//! ended, so an open SSE stream keeps its connection busy. An idle connection is closed
+//! once it has been idle for the header-read timeout, so the timeout bounds both a slow
+//! head (slowloris) and an idle keep-alive connection. One sweeper per listener checks
+//! every connection on a coarse tick (an eighth of the timeout, at most a second): a
+//! request costs two atomic writes instead of arming and cancelling a timer each time it
+//! waits for a head (which on a quiet connection is every request). When a new connection needs room (at
 //! `max_connections`, or when `accept` fails for want of file descriptors), the connection
 //! that has waited longest without a complete request is closed: one that never sent a
 //! complete head first, then one stuck sending a body. A keep-alive connection between
@@ -18,12 +21,12 @@ use axum::body::Body;
 use http_body_util::BodyExt;
 use hyper::body::Body as _;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
@@ -48,6 +51,8 @@ struct Activity {
     receiving: AtomicUsize,
     /// Requests it carried, ever.
     served: AtomicUsize,
+    /// The sweeper's tick when it last became idle (opened, or a response ended).
+    idle_since: AtomicU64,
 }
 
 impl Activity {
@@ -85,9 +90,30 @@ struct Open {
 struct Table {
     open: Mutex<HashMap<u64, Open>>,
     next: AtomicUsize,
+    /// The sweeper's clock: ticks since the listener started.
+    tick: AtomicU64,
 }
 
 impl Table {
+    /// Closes every connection idle for more than `ticks` ticks; the sweeper's work.
+    fn sweep(&self, ticks: u64) {
+        let now = self.tick.fetch_add(1, Ordering::AcqRel) + 1;
+        let mut open = lock(&self.open);
+        open.retain(|id, c| {
+            let activity = &c.activity;
+            let idle = activity.busy.load(Ordering::Acquire) == 0
+                && now.saturating_sub(activity.idle_since.load(Ordering::Acquire)) > ticks;
+            if idle {
+                tracing::debug!(
+                    connection = id,
+                    "closing a connection idle past header_read_timeout"
+                );
+                c.close.notify_one();
+            }
+            !idle
+        });
+    }
+
     fn len(&self) -> usize {
         lock(&self.open).len()
     }
@@ -121,6 +147,7 @@ pub(super) async fn serve(
     limits: Limits,
 ) -> std::io::Result<()> {
     let table = Arc::new(Table::default());
+    tokio::spawn(sweep(Arc::downgrade(&table), limits.header_read_timeout));
     loop {
         let tcp = match listener.accept().await {
             Ok((tcp, _)) => tcp,
@@ -142,14 +169,36 @@ pub(super) async fn serve(
             continue;
         }
         let _ = tcp.set_nodelay(true);
-        spawn_connection(&table, tcp, app.clone(), limits);
+        spawn_connection(&table, tcp, app.clone());
     }
 }
 
 /// Registers `tcp` in the table and serves it on a task of its own.
-fn spawn_connection(table: &Arc<Table>, tcp: TcpStream, app: Router, limits: Limits) {
+/// Closes the connections of `table` idle for `timeout`, on a tick of an eighth of it (at
+/// most a second): one is closed between `timeout` and `timeout` plus a tick after it
+/// became idle. Ends with the listener.
+async fn sweep(table: Weak<Table>, timeout: Duration) {
+    let period = (timeout / 8).clamp(Duration::from_millis(5), Duration::from_secs(1));
+    let ticks = timeout.as_nanos().div_ceil(period.as_nanos().max(1));
+    let ticks = u64::try_from(ticks).unwrap_or(u64::MAX);
+    let mut interval = tokio::time::interval(period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    interval.tick().await;
+    loop {
+        interval.tick().await;
+        let Some(table) = table.upgrade() else {
+            return;
+        };
+        table.sweep(ticks);
+    }
+}
+
+fn spawn_connection(table: &Arc<Table>, tcp: TcpStream, app: Router) {
     let id = table.next.fetch_add(1, Ordering::Relaxed) as u64;
-    let activity = Arc::new(Activity::default());
+    let activity = Arc::new(Activity {
+        idle_since: AtomicU64::new(table.tick.load(Ordering::Acquire)),
+        ..Activity::default()
+    });
     let close = Arc::new(Notify::new());
     lock(&table.open).insert(
         id,
@@ -161,8 +210,9 @@ fn spawn_connection(table: &Arc<Table>, tcp: TcpStream, app: Router, limits: Lim
     );
     let table = table.clone();
     tokio::spawn(async move {
+        let tick = Arc::downgrade(&table);
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-            let in_flight = InFlight::start(&activity);
+            let in_flight = InFlight::start(&activity, tick.clone());
             let request = request.map(|body| Body::new(Arriving::new(body, &activity)));
             let response = app.clone().oneshot(request);
             async move {
@@ -179,9 +229,7 @@ fn spawn_connection(table: &Arc<Table>, tcp: TcpStream, app: Router, limits: Lim
                 }))
             }
         });
-        let mut http = hyper::server::conn::http1::Builder::new();
-        http.timer(TokioTimer::new())
-            .header_read_timeout(limits.header_read_timeout);
+        let http = hyper::server::conn::http1::Builder::new();
         let connection = http.serve_connection(TokioIo::new(tcp), service);
         tokio::select! {
             result = connection => {
@@ -196,18 +244,23 @@ fn spawn_connection(table: &Arc<Table>, tcp: TcpStream, app: Router, limits: Lim
 }
 
 /// One request in flight on a connection, until dropped.
-struct InFlight(Arc<Activity>);
+struct InFlight(Arc<Activity>, Weak<Table>);
 
 impl InFlight {
-    fn start(activity: &Arc<Activity>) -> Self {
+    fn start(activity: &Arc<Activity>, table: Weak<Table>) -> Self {
         activity.busy.fetch_add(1, Ordering::AcqRel);
         activity.served.fetch_add(1, Ordering::AcqRel);
-        InFlight(activity.clone())
+        InFlight(activity.clone(), table)
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
+        // Idle from now on (the sweeper reads `busy` after `idle_since`).
+        if let Some(table) = self.1.upgrade() {
+            let now = table.tick.load(Ordering::Acquire);
+            self.0.idle_since.store(now, Ordering::Release);
+        }
         self.0.busy.fetch_sub(1, Ordering::AcqRel);
     }
 }
