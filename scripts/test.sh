@@ -12,6 +12,8 @@ export CARGO_INCREMENTAL=0
 
 section() { printf '\n=== %s ===\n' "$*"; }
 start=$(date +%s)
+# A clean build needs about 11 GB; a run that dies of a full disk should say so up front.
+df -h . | sed 's/^/disk: /' || true
 
 section "cargo fmt --check"
 cargo fmt --all -- --check
