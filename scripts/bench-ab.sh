@@ -11,6 +11,11 @@
 # rmcp twin; target/bench-ab-modern-*.md, summarised at the end). The floor (in-process) is
 # compared by running each revision's driver with the floor alone. Nothing else should run
 # on the machine meanwhile; the report goes to target/bench-ab.md.
+#
+# PIN=1 runs every driver on CPU 0 and every server twin on CPU 1 (`taskset`): on a shared
+# two-core machine one binary's CPU per call then moves by about ±7 % between runs instead
+# of ±15–25 %, which is what a 5 % question needs. ROUNDS (default 2) sets how many times
+# the 2026-07-28 rows alternate old and new.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rev=${1:-main}
@@ -26,14 +31,30 @@ echo "--- building the old twin at $(git -C "$old" rev-parse --short HEAD) and t
 (cd "$old/bench" && cargo build --release --quiet --bins)
 (cd "$root/bench" && cargo build --release --quiet --bins)
 
+pin=
+driver_pin=()
+if [ "${PIN:-0}" = 1 ]; then
+    pin="taskset -c 1"
+    driver_pin=(taskset -c 0)
+fi
 wrapper="$root/target/bench-ab-old-twin.sh"
 cat > "$wrapper" <<EOF
 #!/bin/sh
 # Stands in for \`node <script>\`: drops the script argument, runs the old twin.
 shift
-exec "$old/bench/target/release/tracksuit_twin" "\$@"
+exec $pin "$old/bench/target/release/tracksuit_twin" "\$@"
 EOF
 chmod +x "$wrapper"
+# The twins as the driver starts them: pinned with PIN=1, as they are otherwise.
+twin_of() { # name binary
+    local script="$root/target/bench-ab-$1.sh"
+    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$pin" "$2" > "$script"
+    chmod +x "$script"
+    echo "$script"
+}
+new_twin=$(twin_of new-twin "$root/bench/target/release/tracksuit_twin")
+old_twin=$(twin_of old-twin-direct "$old/bench/target/release/tracksuit_twin")
+rmcp_twin=$(twin_of rmcp-twin "$root/bench/target/release/rmcp_twin")
 
 # A twin left over from an interrupted run keeps its port and would be measured instead.
 if pgrep -f 'tracksuit_twin|rmcp_twin' >/dev/null; then
@@ -46,28 +67,29 @@ for which in new old; do
     driver=target/release/driver
     [ "$which" = old ] && driver="$old/bench/target/release/driver"
     echo "--- floor, $which" >&2
-    "$driver" --tracksuit target/release/tracksuit_twin --rmcp target/release/rmcp_twin \
+    "${driver_pin[@]}" "$driver" --tracksuit "$new_twin" --rmcp "$rmcp_twin" \
         --ts unused --skip stdio,http,modern,idle,hold,robust --out "$root/target/bench-ab-floor-$which.md" 2>&1 |
         grep '\[bench\] floor' >&2
 done
 echo "--- load, new (tracksuit) against old (the TS SDK column) and rmcp" >&2
-target/release/driver --tracksuit target/release/tracksuit_twin --rmcp target/release/rmcp_twin \
+"${driver_pin[@]}" target/release/driver --tracksuit "$new_twin" --rmcp "$rmcp_twin" \
     --node "$wrapper" --ts old --skip floor,idle,hold,robust --out "$root/target/bench-ab.md" "$@"
 echo "--- wrote target/bench-ab.md (\"TS SDK\" = tracksuit at $rev)" >&2
 
 # The 2026-07-28 rows: old and new twin alternately, each against rmcp in the same run.
-for round in 1 2; do
+rounds=${ROUNDS:-2}
+for round in $(seq 1 "$rounds"); do
     for which in old new; do
-        twin=target/release/tracksuit_twin
-        [ "$which" = old ] && twin="$old/bench/target/release/tracksuit_twin"
-        echo "--- 2026-07-28 rows, $which ($round of 2)" >&2
-        target/release/driver --tracksuit "$twin" --rmcp target/release/rmcp_twin --ts unused \
+        twin=$new_twin
+        [ "$which" = old ] && twin=$old_twin
+        echo "--- 2026-07-28 rows, $which ($round of $rounds)" >&2
+        "${driver_pin[@]}" target/release/driver --tracksuit "$twin" --rmcp "$rmcp_twin" --ts unused \
             --skip stdio,http,floor,idle,hold,robust \
             --out "$root/target/bench-ab-modern-$which-$round.md" >/dev/null 2>&1
     done
 done
 echo "--- 2026-07-28 rows: tracksuit ÷ rmcp throughput, then tracksuit CPU per call" >&2
-for f in "$root"/target/bench-ab-modern-{old,new}-{1,2}.md; do
+for f in "$root"/target/bench-ab-modern-{old,new}-*.md; do
     echo "$(basename "$f" .md):" >&2
     awk '/^## Throughput/{t=1} /^## Latency/{t=0} t && /HTTP 2026/' "$f" |
         awk -F'|' '{printf "  %-32s %-13s %s\n", $2, $3, $7}' >&2
