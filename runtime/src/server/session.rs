@@ -231,7 +231,6 @@ impl ServerSession {
         }
         let progress_token = progress_token_of(params.as_ref());
         let cancel = CancellationToken::new();
-        let owner = self.task_owner(&caller);
         let ctx = Ctx::new(
             self.clone(),
             id.clone(),
@@ -243,7 +242,8 @@ impl ServerSession {
         let span = request_span(&method, &id, params.as_ref(), "2025");
         let fut = async move {
             let tasks = &this.server.inner.tasks;
-            let owner = owner.as_deref();
+            // Whose tasks: taken by the task methods only (an owner is a `String`).
+            let owner = || this.task_owner(ctx.caller());
             let tree = match method.as_str() {
                 methods::TOOLS_LIST => this.list_tools(ctx.caller(), params),
                 methods::TOOLS_CALL => {
@@ -251,14 +251,15 @@ impl ServerSession {
                 }
                 // The task methods are boxed: their states are large and rare, and a
                 // call's future (copied whole when its task is boxed) stays small.
-                methods::TASKS_GET => Box::pin(tasks.get(params, owner)).await,
+                methods::TASKS_GET => Box::pin(tasks.get(params, owner().as_deref())).await,
                 methods::TASKS_RESULT => {
-                    Box::pin(tasks.result(params, &this.peer, ctx.request_id().clone(), owner))
-                        .await
+                    let (id, owner) = (ctx.request_id().clone(), owner());
+                    Box::pin(tasks.result(params, &this.peer, id, owner.as_deref())).await
                 }
-                methods::TASKS_CANCEL => Box::pin(tasks.cancel(params, owner)).await,
+                methods::TASKS_CANCEL => Box::pin(tasks.cancel(params, owner().as_deref())).await,
                 methods::TASKS_LIST if tasks.options().list => {
-                    Box::pin(tasks.list(params, this.server.inner.options.page_size, owner)).await
+                    let page_size = this.server.inner.options.page_size;
+                    Box::pin(tasks.list(params, page_size, owner().as_deref())).await
                 }
                 methods::PROMPTS_LIST => this.list_prompts(ctx.caller(), params),
                 methods::PROMPTS_GET => this.get_prompt(ctx, params).await,
