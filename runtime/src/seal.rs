@@ -17,7 +17,8 @@
 //! ```
 //!
 //! with the version byte, key id and salt as associated data, so none can be changed
-//! without the tag failing. The nonce is 96 random bits. A process seals at most 2²⁴
+//! without the tag failing. The nonce is 96 random bits (from the thread-local CSPRNG,
+//! `rand::rng()`, seeded by the operating system). A process seals at most 2²⁴
 //! tokens under one subkey before it draws a new 128-bit random salt, so AES-GCM's limit
 //! of 2³² random nonces per key never applies to a long-lived shared secret (`subkey`).
 //! Version 1 tokens (`version 1 ‖ key id ‖ nonce (12) ‖ …` under the ring key itself, as
@@ -89,8 +90,6 @@ const PREFIX_LEN: usize = 8 + 32;
 const MIN_TOKEN_BYTES: usize = HEADER_LEN + PREFIX_LEN + TAG_LEN;
 /// The shortest well-formed version 1 token.
 const MIN_TOKEN_BYTES_1: usize = HEADER_LEN_1 + PREFIX_LEN + TAG_LEN;
-/// The base64url characters at a token's end that cover its tag (16 bytes: 21⅓ characters).
-const TAG_CHARS: usize = 24;
 /// Domain separation for the binding digest.
 const BINDING_TAG: &[u8] = b"tracksuit/requestState/binding/v1";
 
@@ -307,25 +306,12 @@ pub(crate) fn digest_json(value: &serde_json::Value) -> [u8; 32] {
     h.finalize().into()
 }
 
-/// The identity of one MRTR round as a client sends it: SHA-256/128 of the `requestState`
-/// it presents, and SHA-256/128 of the answers it gives to that state's questions (by key,
-/// in key order, each value in canonical JSON; a missing answer counts as one).
-///
-/// Only for a token that [`StateKeys::open`] accepted: the state is then identified by its
-/// last [`TAG_CHARS`] characters, which encode its AES-GCM tag. An authentic tag is as
-/// unique as the token (every token is sealed under a key of its own), and hashing it
-/// instead of the whole token keeps the cost of a claim independent of the state's size.
-pub(crate) fn digest_round<'a>(
-    token: &str,
+/// SHA-256/128 of the answers a client gives to a state's questions (by key, in key
+/// order, each value in canonical JSON; a missing answer counts as one): with the state's
+/// tag ([`Opened::tag`]), the identity of one MRTR round as a client sends it.
+pub(crate) fn digest_answers<'a>(
     answers: impl Iterator<Item = (&'a str, Option<&'a serde_json::Value>)>,
-) -> ([u8; 16], [u8; 16]) {
-    let half = |full: [u8; 32]| {
-        let mut out = [0u8; 16];
-        out.copy_from_slice(&full[..16]);
-        out
-    };
-    let tail = token.len().saturating_sub(TAG_CHARS);
-    let state = half(Sha256::digest(&token.as_bytes()[tail..]).into());
+) -> [u8; 16] {
     let mut h = Sha256::new();
     for (key, answer) in answers {
         h.update((key.len() as u64).to_be_bytes());
@@ -342,7 +328,10 @@ pub(crate) fn digest_round<'a>(
             }
         }
     }
-    (state, half(h.finalize().into()))
+    let full: [u8; 32] = h.finalize().into();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&full[..16]);
+    out
 }
 
 /// SHA-256 of `{"method": method, "params": params}`, `params` being JSON text taken as it
@@ -639,10 +628,10 @@ impl StateKeys {
         }
         let key = &self.ring[0]; // never empty
         let subkey = key.subkeys.for_sealing()?;
+        // From the thread's CSPRNG (ChaCha, seeded and reseeded by the operating system):
+        // a system call per token cost more than the rest of sealing it.
         let mut nonce = [0u8; NONCE_LEN];
-        OsRng
-            .try_fill_bytes(&mut nonce)
-            .map_err(|e| SealError::Random(e.to_string()))?;
+        rand::RngCore::fill_bytes(&mut rand::rng(), &mut nonce);
         let expires_at =
             unix_ms(now).saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
 
@@ -672,6 +661,7 @@ impl StateKeys {
         now: SystemTime,
     ) -> Result<Vec<u8>, OpenError> {
         self.open_bound(&binding.bound(), token, now)
+            .map(|opened| opened.payload)
     }
 
     /// [`StateKeys::open`] with the binding's digest taken already.
@@ -680,7 +670,7 @@ impl StateKeys {
         bound: &Bound,
         token: &str,
         now: SystemTime,
-    ) -> Result<Vec<u8>, OpenError> {
+    ) -> Result<Opened, OpenError> {
         if token.len() > MAX_STATE_LEN {
             return Err(OpenError::TooLarge {
                 len: token.len(),
@@ -743,10 +733,25 @@ impl StateKeys {
                 expired_at_ms: expires_at,
             });
         }
+        let mut tag = [0u8; TAG_LEN];
+        tag.copy_from_slice(&bytes[bytes.len() - TAG_LEN..]);
         bytes.truncate(bytes.len() - TAG_LEN);
         bytes.drain(..header_len + PREFIX_LEN);
-        Ok(bytes)
+        Ok(Opened {
+            payload: bytes,
+            tag,
+        })
     }
+}
+
+/// A token [`StateKeys::open_bound`] accepted.
+#[derive(Debug)]
+pub(crate) struct Opened {
+    /// What was sealed.
+    pub(crate) payload: Vec<u8>,
+    /// Its AES-GCM tag: authentic, so it names this token among all the ring sealed (two
+    /// tokens share one by chance with probability 2⁻¹²⁸), and no client can choose it.
+    pub(crate) tag: [u8; TAG_LEN],
 }
 
 /// How many distinct byte values `secret` has.

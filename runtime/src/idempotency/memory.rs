@@ -82,7 +82,12 @@ impl Drop for Waiting<'_> {
 
 #[derive(Debug, Default)]
 struct Records {
-    slots: HashMap<[u8; 16], Slot, BuildHasherDefault<DigestHasher>>,
+    /// The rounds being served, by state, with their claim's token: a few (as many as
+    /// rounds in flight), so claiming and giving back a round that only asked stays in
+    /// cache instead of writing to the large map of finished ones.
+    running: HashMap<[u8; 16], u64, BuildHasherDefault<DigestHasher>>,
+    /// The finished rounds, by state.
+    done: HashMap<[u8; 16], Done, BuildHasherDefault<DigestHasher>>,
     /// Finished records, oldest first: `(state, token, where its outcome starts)`.
     order: VecDeque<([u8; 16], u64, u64)>,
     /// The outcomes' text, oldest first, back to back: one buffer rather than an allocation
@@ -93,18 +98,15 @@ struct Records {
     next_token: u64,
 }
 
+/// A finished round's record.
 #[derive(Debug)]
-enum Slot {
-    /// Being served; its end (finish or release) wakes the waiters.
-    Running { token: u64 },
-    Done {
-        token: u64,
-        answers: [u8; 16],
-        /// Where its outcome starts in the stream of outcomes, and its length.
-        at: u64,
-        len: usize,
-        expires: Instant,
-    },
+struct Done {
+    token: u64,
+    answers: [u8; 16],
+    /// Where its outcome starts in the stream of outcomes, and its length.
+    at: u64,
+    len: usize,
+    expires: Instant,
 }
 
 impl Records {
@@ -176,41 +178,38 @@ impl MemoryIdempotencyStore {
     /// The claim on `key`, or `None` while another holds it.
     fn try_claim(&self, key: RoundKey) -> Option<Claim> {
         let mut map = lock(&self.map);
-        match map.slots.get(&key.state) {
-            Some(Slot::Running { .. }) => return None,
-            Some(Slot::Done {
-                answers,
-                at,
-                len,
-                expires,
-                ..
-            }) if *expires > Instant::now() => {
-                if *answers != key.answers {
-                    return Some(Claim::Conflict);
-                }
-                // Written by `finish` from a `RawValue`: it reads back (else: refused).
-                return Some(map.outcome(*at, *len).map_or(Claim::Conflict, Claim::Done));
-            }
-            _ => {}
+        if map.running.contains_key(&key.state) {
+            return None;
         }
+        if let Some(done) = map.done.get(&key.state)
+            && done.expires > Instant::now()
+        {
+            if done.answers != key.answers {
+                return Some(Claim::Conflict);
+            }
+            // Written by `finish` from a `RawValue`: it reads back (else: refused).
+            return Some(
+                map.outcome(done.at, done.len)
+                    .map_or(Claim::Conflict, Claim::Done),
+            );
+        }
+        // An expired record stays until `finish` replaces it or `trim` drops it.
         map.next_token += 1;
         let token = map.next_token;
-        // An expired record is replaced; its text stays in the log until trimmed.
-        map.slots.insert(key.state, Slot::Running { token });
+        map.running.insert(key.state, token);
         Some(Claim::Won(token))
     }
 
     /// Drops expired records from the front, then the oldest while over the bounds.
-    fn trim(&self, map: &mut Records) {
-        let now = Instant::now();
+    fn trim(&self, map: &mut Records, now: Instant) {
         let end = map.log_start + map.log.len() as u64;
         while let Some(&(state, token, at)) = map.order.front() {
             // What the log would hold from this record on, were the older text gone.
             let held = usize::try_from(end.saturating_sub(at)).unwrap_or(usize::MAX);
             let over = map.order.len() > self.max_records || held > self.max_bytes;
-            let slot = map.slots.get(&state);
-            let current = matches!(slot, Some(Slot::Done { token: t, .. }) if *t == token);
-            let expired = matches!(slot, Some(Slot::Done { expires, .. }) if *expires <= now);
+            let done = map.done.get(&state);
+            let current = done.is_some_and(|d| d.token == token);
+            let expired = done.is_some_and(|d| d.expires <= now);
             if current && !expired && !over {
                 break;
             }
@@ -218,7 +217,7 @@ impl MemoryIdempotencyStore {
             if !current {
                 continue;
             }
-            map.slots.remove(&state);
+            map.done.remove(&state);
             if !expired {
                 tracing::warn!(
                     "idempotency store full: the oldest round's record was dropped before its state expired; raise MemoryIdempotencyStore::max_records / max_bytes"
@@ -266,23 +265,23 @@ impl IdempotencyStore for MemoryIdempotencyStore {
         ttl: Duration,
     ) -> BoxFuture<'_, Result<bool, IdempotencyError>> {
         let mut map = lock(&self.map);
-        let ours = matches!(map.slots.get(&key.state), Some(Slot::Running { token: t, .. }) if *t == token);
+        let ours = map.running.get(&key.state) == Some(&token);
         if ours {
+            map.running.remove(&key.state);
             let at = map.log_start + map.log.len() as u64;
             let text = outcome.get().as_bytes();
             map.log.extend(text);
-            map.slots.insert(
-                key.state,
-                Slot::Done {
-                    token,
-                    answers: key.answers,
-                    at,
-                    len: text.len(),
-                    expires: Instant::now() + ttl,
-                },
-            );
+            let now = Instant::now();
+            let done = Done {
+                token,
+                answers: key.answers,
+                at,
+                len: text.len(),
+                expires: now + ttl,
+            };
+            map.done.insert(key.state, done);
             map.order.push_back((key.state, token, at));
-            self.trim(&mut map);
+            self.trim(&mut map, now);
         }
         drop(map);
         self.wake();
@@ -291,9 +290,8 @@ impl IdempotencyStore for MemoryIdempotencyStore {
 
     fn release(&self, key: RoundKey, token: u64) {
         let mut map = lock(&self.map);
-        if matches!(map.slots.get(&key.state), Some(Slot::Running { token: t, .. }) if *t == token)
-        {
-            map.slots.remove(&key.state);
+        if map.running.get(&key.state) == Some(&token) {
+            map.running.remove(&key.state);
             drop(map);
             self.wake();
         }

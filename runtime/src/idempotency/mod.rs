@@ -2,8 +2,8 @@
 //! first sending instead of running the call's tail again.
 //!
 //! A multi round-trip call's later rounds each present a sealed `requestState` and the
-//! client's answers to its questions. The server claims a round by the digest of that
-//! state before it runs the handler ([`IdempotencyStore::claim`]), and once the round has
+//! client's answers to its questions. The server claims a round by that state's
+//! authenticated AES-GCM tag before it runs the handler ([`IdempotencyStore::claim`]), and once the round has
 //! done something that must not happen twice — it completed (a handoff tool's `after`, a
 //! plain tool's code after its last question), or it ran a [`Ctx::once`](crate::Ctx::once)
 //! block — records its outcome ([`IdempotencyStore::finish`]). A round that only asked
@@ -35,7 +35,8 @@ use std::time::Duration;
 /// The identity of one round as a client sent it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RoundKey {
-    /// SHA-256/128 of the `requestState` presented: what a claim is keyed by.
+    /// The AES-GCM tag of the `requestState` presented, checked when it was opened: what a
+    /// claim is keyed by. Unique per sealed state and not a client's choice.
     pub state: [u8; 16],
     /// SHA-256/128 of the answers given to that state's questions.
     pub answers: [u8; 16],

@@ -74,10 +74,13 @@ fn a_digest_taken_once_opens_and_seals_as_the_binding_does() {
     let token = keys.seal_bound(&bound, TTL, now(), b"p").unwrap();
     assert_eq!(keys.open(&base(), &token, now()).unwrap(), b"p");
     let token = keys.seal(&base(), TTL, now(), b"q").unwrap();
-    assert_eq!(keys.open_bound(&bound, &token, now()).unwrap(), b"q");
+    assert_eq!(
+        keys.open_bound(&bound, &token, now()).unwrap().payload,
+        b"q"
+    );
     let other = binding(&json!({"env": "dev", "n": 3}), Some("alice")).bound();
     assert_eq!(
-        keys.open_bound(&other, &token, now()),
+        keys.open_bound(&other, &token, now()).map(|o| o.payload),
         Err(OpenError::Foreign)
     );
     let later = now() + TTL;
@@ -85,6 +88,23 @@ fn a_digest_taken_once_opens_and_seals_as_the_binding_does() {
         keys.open_bound(&bound, &token, later),
         Err(OpenError::Expired { .. })
     ));
+}
+
+#[test]
+fn an_opened_token_names_its_tag_and_two_seals_of_one_payload_differ_in_it() {
+    let keys = keys(1);
+    let bound = base().bound();
+    let a = keys.seal_bound(&bound, TTL, now(), b"same").unwrap();
+    let b = keys.seal_bound(&bound, TTL, now(), b"same").unwrap();
+    let (ta, tb) = (
+        keys.open_bound(&bound, &a, now()).unwrap().tag,
+        keys.open_bound(&bound, &b, now()).unwrap().tag,
+    );
+    let raw = URL_SAFE_NO_PAD.decode(&a).unwrap();
+    assert_eq!(ta[..], raw[raw.len() - TAG_LEN..]);
+    assert_ne!(ta, tb);
+    // The same token re-sent is the same round.
+    assert_eq!(keys.open_bound(&bound, &a, now()).unwrap().tag, ta);
 }
 
 #[test]

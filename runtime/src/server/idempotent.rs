@@ -47,11 +47,11 @@ enum Recording<'a> {
     Error(&'a ErrorObject),
 }
 
-/// Claims the round that presents `token` with `responses` to the state's `pending`
-/// questions, waiting while a duplicate is being served.
+/// Claims the round that presents the state tagged `tag` with `responses` to its
+/// `pending` questions, waiting while a duplicate is being served.
 pub(super) async fn admit(
     store: &Arc<dyn IdempotencyStore>,
-    token: &str,
+    tag: [u8; 16],
     pending: &BTreeMap<String, crate::context::Digest>,
     responses: Option<&JsonObject>,
     ttl: Duration,
@@ -59,8 +59,10 @@ pub(super) async fn admit(
     let answers = pending
         .keys()
         .map(|key| (key.as_str(), responses.and_then(|r| r.get(key))));
-    let (state, answers) = crate::seal::digest_round(token, answers);
-    let key = RoundKey { state, answers };
+    let key = RoundKey {
+        state: tag,
+        answers: crate::seal::digest_answers(answers),
+    };
     let claim = store.claim(key, ttl).await.map_err(|e| {
         ErrorObject::internal(format!(
             "the round could not be claimed, so it did not run (retry it): {e}"

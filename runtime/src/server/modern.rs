@@ -786,27 +786,29 @@ impl ServerSession {
         };
         // Taken once for a request that opens a state and seals the next one.
         let mut bound = None;
-        let mut carried = match &state {
-            None => Carried::default(),
+        // The state's tag names the round (with the answers) for its claim.
+        let (mut carried, tag) = match &state {
+            None => (Carried::default(), None),
             Some(token) => {
                 let b = *bound.insert(binding.bound());
-                let bytes = keys.open_bound(&b, token, SystemTime::now()).map_err(|e| {
+                let opened = keys.open_bound(&b, token, SystemTime::now()).map_err(|e| {
                     ErrorObject::invalid_params(format!("requestState refused: {e}"))
                 })?;
-                serde_json::from_slice::<Carried>(&bytes).map_err(|_| {
+                let carried = serde_json::from_slice::<Carried>(&opened.payload).map_err(|_| {
                     ErrorObject::invalid_params(
                         "requestState refused: its contents are not a call state",
                     )
-                })?
+                })?;
+                (carried, Some(opened.tag))
             }
         };
         let ttl = self.server.inner.options.request_state_ttl;
         // A later round is claimed before it runs: a re-sent one gets its first outcome.
-        let held = match &state {
+        let held = match tag {
             None => None,
-            Some(token) => {
+            Some(tag) => {
                 let store = &self.server.inner.rounds_store;
-                match idempotent::admit(store, token, &carried.pending, responses.as_ref(), ttl)
+                match idempotent::admit(store, tag, &carried.pending, responses.as_ref(), ttl)
                     .await?
                 {
                     Admission::Serve(held) => Some(held),

@@ -805,8 +805,15 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
             "Unsupported Media Type: Content-Type must be application/json",
         );
     }
-    let read = axum::body::to_bytes(body, shared.options.max_body_size);
-    let bytes = match tokio::time::timeout(shared.options.request_body_timeout, read).await {
+    let mut read = std::pin::pin!(axum::body::to_bytes(body, shared.options.max_body_size));
+    // A body that came with its headers (most do) needs no timer.
+    let read = match futures::poll!(read.as_mut()) {
+        std::task::Poll::Ready(read) => Ok(read),
+        std::task::Poll::Pending => {
+            tokio::time::timeout(shared.options.request_body_timeout, read).await
+        }
+    };
+    let bytes = match read {
         Ok(Ok(b)) => b,
         Err(_) => return body_timeout(shared.options.request_body_timeout),
         Ok(Err(_)) => {
