@@ -334,7 +334,7 @@ async fn scoped_items_are_refused_with_an_insufficient_scope_challenge_before_th
         let h = challenge(&headers);
         assert!(
             h.starts_with(&format!(
-                "Bearer error=\"insufficient_scope\", scope=\"files:read {needed}\", resource_metadata=\"{METADATA}\""
+                "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{METADATA}\""
             )),
             "{h}"
         );
@@ -698,7 +698,7 @@ async fn without_auth_the_applications_own_middleware_can_supply_the_principal()
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(
         challenge(&headers),
-        "Bearer error=\"insufficient_scope\", scope=\"files:read files:write\", error_description=\"this request needs the scope(s) files:write\""
+        "Bearer error=\"insufficient_scope\", scope=\"files:write\", error_description=\"this request needs the scope(s) files:write\""
     );
 }
 

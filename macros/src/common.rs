@@ -202,14 +202,35 @@ pub fn version_check(krate: &TokenStream) -> TokenStream {
     quote!(const _: () = #krate::__private::#marker;)
 }
 
-/// The handler's `scopes()` method; nothing when no scopes are required.
+/// The handler's `scopes()` method (the fixed scopes) and `scope_rule()` (the scopes with
+/// placeholders, and `scopes_with`); nothing for what is not required.
 impl quote::ToTokens for crate::internals::attr::Scopes {
     fn to_tokens(&self, out: &mut TokenStream) {
-        let list = &self.0;
-        if !list.is_empty() {
+        let krate = &self.krate;
+        let (templated, fixed): (Vec<_>, Vec<_>) = self
+            .list
+            .iter()
+            .partition(|lit| !crate::internals::attr::placeholders(&lit.value()).is_empty());
+        if !fixed.is_empty() {
             out.extend(quote! {
                 fn scopes(&self) -> ::std::vec::Vec<::std::string::String> {
-                    ::std::vec![#(::std::string::String::from(#list)),*]
+                    ::std::vec![#(::std::string::String::from(#fixed)),*]
+                }
+            });
+        }
+        let mut rules = Vec::new();
+        if !templated.is_empty() {
+            rules.push(quote!(#krate::ScopeRule::template([#(#templated),*])));
+        }
+        if let Some(path) = &self.with {
+            // Spanned at the path: a function of the wrong shape is reported there.
+            rules.push(quote::quote_spanned!(syn::spanned::Spanned::span(path)=>
+                #krate::ScopeRule::typed(#path)));
+        }
+        if let Some((first, rest)) = rules.split_first() {
+            out.extend(quote! {
+                fn scope_rule(&self) -> ::core::option::Option<#krate::ScopeRule> {
+                    ::core::option::Option::Some(#first #(.and(#rest))*)
                 }
             });
         }

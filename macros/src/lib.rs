@@ -55,7 +55,9 @@ mod tool;
 ///   `open_world`, `icons = [...]`, `meta = "{json}"`, `ui = "ui://..."` (links the tool
 ///   to an MCP App: `_meta.ui.resourceUri`, merged into `meta`), `task_support = "..."`,
 ///   `scopes = ["files:write"]` (OAuth scopes the caller's token must grant; checked before
-///   the body runs, see `tracksuit::host::http::auth`), `crate = path`. Names are checked
+///   the body runs, see `tracksuit::host::http::auth`; a `{name}` placeholder takes the
+///   argument of that name), `scopes_with = path` (`fn(&T) -> Vec<String>`, more scopes
+///   computed from the arguments read as `T`), `crate = path`. Names are checked
 ///   against SEP-986 at compile time.
 /// - The return type implements `IntoToolResult`: `String`, `&str`, `ContentBlock`,
 ///   `Vec<ContentBlock>`, `CallToolResult`, `Json<T>` (structured output + `outputSchema`),

@@ -123,6 +123,13 @@ pub fn prompt(
     let parsed = Function::from_sig(cx, fn_attrs, sig, "prompt");
     check(cx, &parsed, sig, method);
     let attrs = PromptAttrs::from_args(cx, args, &sig.ident, parsed.docs.as_ref());
+    let names: Vec<String> = parsed
+        .args()
+        .map(|p| crate::tool::property_name(&p.ident))
+        .collect();
+    attrs
+        .scopes
+        .check_placeholders(cx, &names, "the prompt's arguments");
     let call_args = parsed
         .params
         .iter()

@@ -208,6 +208,9 @@ pub fn resource(
     let parsed = Function::from_sig(cx, fn_attrs, sig, "resource");
     let attrs = ResourceAttrs::from_args(cx, args, &sig.ident, parsed.docs.as_ref());
     let vars = check(cx, &attrs, &parsed, &sig.ident, method);
+    attrs
+        .scopes
+        .check_placeholders(cx, &vars, "the URI template's variables");
     let uri_span = attrs.uri.as_ref().map_or(sig.ident.span(), LitStr::span);
     let uri = attrs.uri.as_ref().map(LitStr::value).unwrap_or_default();
     let body = read_body(&parsed, &attrs, sig, krate, invoke);

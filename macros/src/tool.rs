@@ -79,6 +79,14 @@ impl ToolAttrs {
 
 /// A tool that declares `elicits = Keys` takes `Ctx<Keys>`; one that does not takes `Ctx`.
 pub fn check_key_set(cx: &Ctxt, func: &Function, attrs: &ToolAttrs) {
+    // A `#[params]` struct's fields are not known here: its placeholders are checked when
+    // a call comes (a missing argument is `-32602`).
+    if func.whole().is_none() {
+        let names: Vec<String> = func.args().map(|p| property_name(&p.ident)).collect();
+        attrs
+            .scopes
+            .check_placeholders(cx, &names, "the tool's arguments");
+    }
     for p in &func.params {
         if !matches!(p.kind, ParamKind::Ctx { .. }) {
             continue;

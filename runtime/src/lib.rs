@@ -92,8 +92,8 @@ pub use sampling::{SampleError, SampleExchange};
 pub use seal::{KeyError, MAX_STATE_LEN, StateKeys};
 pub use server::{
     CacheHint, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, PromptFn, PromptHandler,
-    ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler, Server, ServerError,
-    ServerHandle, ServerOptions, ToolFn, ToolHandler, UriTemplate,
+    ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler, ScopeRule, Server,
+    ServerError, ServerHandle, ServerOptions, ToolFn, ToolHandler, UriTemplate,
 };
 
 /// The [`protocol::Implementation`] of the crate that invokes it: its package name and

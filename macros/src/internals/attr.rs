@@ -58,6 +58,7 @@ pub const READ_ONLY: Symbol = Symbol("read_only");
 pub const RENAME: Symbol = Symbol("rename");
 pub const RESPONSE: Symbol = Symbol("response");
 pub const SCOPES: Symbol = Symbol("scopes");
+pub const SCOPES_WITH: Symbol = Symbol("scopes_with");
 pub const TASK_SUPPORT: Symbol = Symbol("task_support");
 pub const TITLE: Symbol = Symbol("title");
 pub const UI: Symbol = Symbol("ui");
@@ -284,16 +285,69 @@ impl Args {
     }
 }
 
-/// `scopes = ["a", "b"]`: the OAuth scopes a caller's token must grant, each checked as a
-/// scope token, without duplicates; empty when the key is absent. (`common.rs` turns it
-/// into the handler's `scopes()` method.)
+/// `scopes = ["a", "b:{id}"]`: the OAuth scopes a caller's token must grant, each checked
+/// as a scope token, without duplicates; empty when the key is absent. A scope with a
+/// `{name}` placeholder depends on the request (see [`Scopes::check_placeholders`]);
+/// `scopes_with = path` names a function computing more from the typed arguments.
+/// (`common.rs` turns them into the handler's `scopes()` and `scope_rule()` methods.)
 #[derive(Default)]
-pub struct Scopes(pub Vec<LitStr>);
+pub struct Scopes {
+    pub list: Vec<LitStr>,
+    pub with: Option<syn::Path>,
+    pub krate: TokenStream,
+}
+
+/// The `{name}` placeholders of a scope, in order.
+pub fn placeholders(scope: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = scope;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) => {
+                out.push(&after[..close]);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push(after);
+                break;
+            }
+        }
+    }
+    out
+}
 
 impl Scopes {
+    /// Each placeholder must name one of `names` (`what` says what they are, for the error,
+    /// e.g. "the tool's parameters").
+    pub fn check_placeholders(&self, cx: &Ctxt, names: &[String], what: &str) {
+        for lit in &self.list {
+            let scope = lit.value();
+            for name in placeholders(&scope) {
+                if !names.iter().any(|n| n == name) {
+                    let known = if names.is_empty() {
+                        "there are none".to_owned()
+                    } else {
+                        format!("one of {}", names.join(", "))
+                    };
+                    cx.error_spanned_by(
+                        lit,
+                        format!("`{{{name}}}` in scope {scope:?} names none of {what} ({known})"),
+                    );
+                }
+            }
+        }
+    }
+
     pub fn from_args(cx: &Ctxt, args: &Args) -> Scopes {
+        let krate = crate::common::krate(args.path(CRATE));
+        let with = args.path(SCOPES_WITH).cloned();
         let Some(list) = args.list(SCOPES) else {
-            return Scopes::default();
+            return Scopes {
+                list: Vec::new(),
+                with,
+                krate,
+            };
         };
         if list.is_empty()
             && let Some((key, _)) = args.get(SCOPES)
@@ -313,7 +367,11 @@ impl Scopes {
             }
             seen.push(scope);
         }
-        Scopes(list.to_vec())
+        Scopes {
+            list: list.to_vec(),
+            with,
+            krate,
+        }
     }
 }
 
@@ -334,6 +392,7 @@ pub const TOOL_KEYS: &[(Symbol, Kind)] = &[
     (ELICITS, Kind::Path),
     (TASK_SUPPORT, Kind::Str),
     (SCOPES, Kind::StrList),
+    (SCOPES_WITH, Kind::Path),
     (CLIENT, Kind::Path),
     (AFTER, Kind::Path),
     (CRATE, Kind::Path),
@@ -478,6 +537,7 @@ pub const PROMPT_KEYS: &[(Symbol, Kind)] = &[
     (DESCRIPTION, Kind::Str),
     (COMPLETE, Kind::Path),
     (SCOPES, Kind::StrList),
+    (SCOPES_WITH, Kind::Path),
     (CRATE, Kind::Path),
 ];
 
@@ -525,6 +585,7 @@ pub const RESOURCE_KEYS: &[(Symbol, Kind)] = &[
     (APP, Kind::Flag),
     (COMPLETE, Kind::Path),
     (SCOPES, Kind::StrList),
+    (SCOPES_WITH, Kind::Path),
     (CRATE, Kind::Path),
 ];
 

@@ -11,6 +11,7 @@ mod register;
 mod registry;
 mod resource;
 mod resume;
+mod scopes;
 mod session;
 mod tool;
 mod uri_template;
@@ -25,6 +26,7 @@ pub use register::{
     tagged,
 };
 pub use resource::{ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler};
+pub use scopes::ScopeRule;
 pub(crate) use session::ServerSession;
 pub use tool::{ServerParts, ServerTools, ToolFn, ToolHandler, ToolSet};
 pub use uri_template::UriTemplate;
@@ -240,8 +242,9 @@ impl ServerOptions {
 pub(crate) struct Entry<D, T: ?Sized> {
     pub(crate) descriptor: D,
     pub(crate) item: Arc<T>,
-    /// The scopes a caller must hold to use the item (its handler's `scopes()`).
-    pub(crate) scopes: Arc<[String]>,
+    /// The scopes a caller must hold to use the item (its handler's `scopes()` and
+    /// `scope_rule()`).
+    pub(crate) scopes: scopes::Required,
 }
 
 impl<T: ?Sized> Entry<crate::protocol::Tool, T> {
@@ -811,12 +814,13 @@ impl ServerInner {
     }
 
     /// An item's scopes, noting that some item requires scopes.
-    fn scopes_of(&self, scopes: Vec<String>) -> Arc<[String]> {
-        if !scopes.is_empty() {
+    fn scopes_of(&self, fixed: Vec<String>, rule: Option<ScopeRule>) -> scopes::Required {
+        let required = scopes::Required::new(fixed, rule);
+        if required.any() {
             self.scoped_items
                 .store(true, std::sync::atomic::Ordering::Release);
         }
-        scopes.into()
+        required
     }
 
     fn insert_tool(&self, item: Arc<dyn ToolHandler>) -> Result<(), ServerError> {
@@ -835,7 +839,7 @@ impl ServerInner {
             descriptor.name.clone(),
             Entry {
                 descriptor,
-                scopes: self.scopes_of(item.scopes()),
+                scopes: self.scopes_of(item.scopes(), item.scope_rule()),
                 item,
             },
         )
@@ -849,7 +853,7 @@ impl ServerInner {
             descriptor.name.clone(),
             Entry {
                 descriptor,
-                scopes: self.scopes_of(item.scopes()),
+                scopes: self.scopes_of(item.scopes(), item.scope_rule()),
                 item,
             },
         )
@@ -863,7 +867,7 @@ impl ServerInner {
             descriptor.uri.clone(),
             Entry {
                 descriptor,
-                scopes: self.scopes_of(item.scopes()),
+                scopes: self.scopes_of(item.scopes(), None),
                 item,
             },
         )
@@ -878,7 +882,7 @@ impl ServerInner {
             key,
             Entry {
                 descriptor,
-                scopes: self.scopes_of(item.scopes()),
+                scopes: self.scopes_of(item.scopes(), item.scope_rule()),
                 item,
             },
         )
@@ -953,46 +957,61 @@ impl ServerHandle {
         &self.inner.options
     }
 
-    #[cfg(feature = "http")]
-    /// The `x-mcp-header` parameters of tool `name`: each one's path of `properties` keys
-    /// from the schema root and its header name (`Mcp-Param-{name}`).
     /// The scopes the item a request targets requires (`tools/call` and `prompts/get` by
-    /// name, `resources/read` by URI); none for other requests or unknown items.
+    /// name, `resources/read` by URI), those its rule computes from the request included;
+    /// none for other requests or unknown items. A request whose scopes cannot be computed
+    /// (arguments a rule cannot read) gets its item's fixed ones here, and its `-32602`
+    /// from the session.
+    #[cfg(feature = "http")]
     pub(crate) fn required_scopes(
         &self,
         method: &str,
         params: Option<&serde_json::Value>,
-    ) -> Arc<[String]> {
-        static NONE: std::sync::LazyLock<Arc<[String]>> =
-            std::sync::LazyLock::new(|| Arc::from(Vec::new()));
+    ) -> Vec<String> {
         if !self
             .inner
             .scoped_items
             .load(std::sync::atomic::Ordering::Acquire)
         {
-            return NONE.clone();
+            return Vec::new();
         }
-        let field = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
+        let field = |key: &str| params.and_then(|p| p.get(key));
+        let name = || field("name").and_then(|v| v.as_str());
+        let arguments = || {
+            field("arguments")
+                .and_then(|a| a.as_object())
+                .cloned()
+                .unwrap_or_default()
+        };
+        let of = |required: &scopes::Required, input: &crate::protocol::JsonObject| {
+            required
+                .of(input)
+                .map_or_else(|_| required.fixed().to_vec(), |s| s.into_owned())
+        };
         let found = match method {
-            methods::TOOLS_CALL => {
-                field("name").and_then(|n| read(&self.inner.tools).get(n).map(|e| e.scopes.clone()))
-            }
-            methods::PROMPTS_GET => field("name")
-                .and_then(|n| read(&self.inner.prompts).get(n).map(|e| e.scopes.clone())),
-            methods::RESOURCES_READ => field("uri").and_then(|uri| {
+            methods::TOOLS_CALL => name().and_then(|n| {
+                let required = read(&self.inner.tools).get(n)?.scopes.clone();
+                Some(of(&required, &arguments()))
+            }),
+            methods::PROMPTS_GET => name().and_then(|n| {
+                let required = read(&self.inner.prompts).get(n)?.scopes.clone();
+                Some(of(&required, &arguments()))
+            }),
+            methods::RESOURCES_READ => field("uri").and_then(|v| v.as_str()).and_then(|uri| {
                 let fixed = read(&self.inner.resources)
                     .get(uri)
-                    .map(|e| e.scopes.clone());
+                    .map(|e| e.scopes.fixed().to_vec());
                 fixed.or_else(|| {
-                    read(&self.inner.templates)
-                        .values()
-                        .find(|e| e.item.template().matches(uri).is_some())
-                        .map(|e| e.scopes.clone())
+                    let templates = read(&self.inner.templates);
+                    templates.values().find_map(|e| {
+                        let vars = e.item.template().matches(uri)?;
+                        Some(of(&e.scopes, &scopes::variables(vars)))
+                    })
                 })
             }),
             _ => None,
         };
-        found.unwrap_or_else(|| NONE.clone())
+        found.unwrap_or_default()
     }
 
     /// The `x-mcp-header` parameters of tool `name`: each one's path of `properties` keys

@@ -46,6 +46,14 @@ pub trait PromptHandler: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// Scopes this prompt requires depending on the request (its arguments), on top of
+    /// [`scopes`](Self::scopes): `#[mcp_prompt(scopes = ["…{name}…"])]` or `scopes_with = path`;
+    /// none by default. A caller without them is refused before the handler runs, and the
+    /// `insufficient_scope` challenge names exactly the scopes the request needs.
+    fn scope_rule(&self) -> Option<crate::server::ScopeRule> {
+        None
+    }
+
     /// Renders the prompt with the given arguments.
     fn get<'a>(
         &'a self,
@@ -80,6 +88,7 @@ pub trait PromptHandler: Send + Sync + 'static {
 pub struct PromptFn<F> {
     descriptor: PromptDescriptor,
     f: F,
+    scope_rule: Option<crate::server::ScopeRule>,
 }
 
 impl<F> PromptFn<F> {
@@ -97,7 +106,18 @@ impl<F> PromptFn<F> {
         F: Fn(Ctx, HashMap<String, String>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
     {
-        PromptFn { descriptor, f }
+        PromptFn {
+            descriptor,
+            f,
+            scope_rule: None,
+        }
+    }
+
+    /// Requires the scopes `rule` computes from each request's arguments (see
+    /// [`PromptHandler::scope_rule`]).
+    pub fn scopes_with(mut self, rule: crate::server::ScopeRule) -> Self {
+        self.scope_rule = Some(rule);
+        self
     }
 }
 
@@ -108,6 +128,10 @@ where
 {
     fn descriptor(&self) -> PromptDescriptor {
         self.descriptor.clone()
+    }
+
+    fn scope_rule(&self) -> Option<crate::server::ScopeRule> {
+        self.scope_rule.clone()
     }
 
     fn get<'a>(

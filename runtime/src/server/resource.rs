@@ -93,6 +93,14 @@ pub trait ResourceTemplateHandler: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// Scopes this template requires depending on the request (its URI's variables, each a string), on top of
+    /// [`scopes`](Self::scopes): `#[mcp_resource(scopes = ["…{name}…"])]` or `scopes_with = path`;
+    /// none by default. A caller without them is refused before the handler runs, and the
+    /// `insufficient_scope` challenge names exactly the scopes the request needs.
+    fn scope_rule(&self) -> Option<crate::server::ScopeRule> {
+        None
+    }
+
     /// The parsed template used to match URIs.
     fn template(&self) -> &UriTemplate;
 
@@ -183,6 +191,7 @@ pub struct ResourceTemplateFn<F> {
     descriptor: TemplateDescriptor,
     template: UriTemplate,
     f: F,
+    scope_rule: Option<crate::server::ScopeRule>,
 }
 
 impl<F> ResourceTemplateFn<F> {
@@ -210,7 +219,15 @@ impl<F> ResourceTemplateFn<F> {
             descriptor,
             template,
             f,
+            scope_rule: None,
         })
+    }
+
+    /// Requires the scopes `rule` computes from each URI's variables (see
+    /// [`ResourceTemplateHandler::scope_rule`]).
+    pub fn scopes_with(mut self, rule: crate::server::ScopeRule) -> Self {
+        self.scope_rule = Some(rule);
+        self
     }
 }
 
@@ -225,6 +242,10 @@ where
 
     fn template(&self) -> &UriTemplate {
         &self.template
+    }
+
+    fn scope_rule(&self) -> Option<crate::server::ScopeRule> {
+        self.scope_rule.clone()
     }
 
     fn read<'a>(

@@ -388,7 +388,7 @@ impl ServerSession {
         Ok((
             items
                 .into_iter()
-                .filter(|e| !hide || caller.missing_scopes(&e.scopes).is_empty())
+                .filter(|e| !hide || caller.missing_scopes(e.scopes.fixed()).is_empty())
                 .map(|e| e.descriptor.clone())
                 .collect(),
             next.map(encode_cursor),
@@ -499,8 +499,8 @@ impl ServerSession {
                 ErrorObject::quote(&p.name)
             )));
         };
-        check_scopes(&ctx, "tool", &p.name, &scopes)?;
         let arguments = p.arguments.unwrap_or_default();
+        check_scopes(&ctx, "tool", &p.name, &scopes.of(&arguments)?)?;
         match (p.task, support) {
             (Some(_), TaskSupport::Forbidden) => Err(ErrorObject::new(
                 METHOD_NOT_FOUND,
@@ -554,8 +554,12 @@ impl ServerSession {
                 ErrorObject::quote(&p.name)
             )));
         };
-        check_scopes(&ctx, "prompt", &p.name, &entry.scopes)?;
         let args: HashMap<String, String> = p.arguments.unwrap_or_default().into_iter().collect();
+        let input = args
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect();
+        check_scopes(&ctx, "prompt", &p.name, &entry.scopes.of(&input)?)?;
         for arg in entry.descriptor.arguments.iter().flatten() {
             if arg.required == Some(true) && !args.contains_key(&arg.name) {
                 return Err(ErrorObject::invalid_params(format!(
@@ -577,7 +581,7 @@ impl ServerSession {
             .get(&p.uri)
             .map(|e| (e.item.clone(), e.scopes.clone()));
         if let Some((resource, scopes)) = fixed {
-            check_scopes(&ctx, "resource", &p.uri, &scopes)?;
+            check_scopes(&ctx, "resource", &p.uri, scopes.fixed())?;
             return encode(resource.read(ctx).await?);
         }
         let matched = read(&self.server.inner.templates).values().find_map(|e| {
@@ -588,7 +592,8 @@ impl ServerSession {
         });
         match matched {
             Some((template, vars, scopes)) => {
-                check_scopes(&ctx, "resource", &p.uri, &scopes)?;
+                let input = super::scopes::variables(vars.clone());
+                check_scopes(&ctx, "resource", &p.uri, &scopes.of(&input)?)?;
                 encode(template.read(ctx, &p.uri, vars).await?)
             }
             None => Err(ErrorObject::new(

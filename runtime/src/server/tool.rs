@@ -47,6 +47,14 @@ pub trait ToolHandler: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// Scopes this tool requires depending on the request (its arguments), on top of
+    /// [`scopes`](Self::scopes): `#[mcp_tool(scopes = ["…{name}…"])]` or `scopes_with = path`;
+    /// none by default. A caller without them is refused before the handler runs, and the
+    /// `insufficient_scope` challenge names exactly the scopes the request needs.
+    fn scope_rule(&self) -> Option<crate::server::ScopeRule> {
+        None
+    }
+
     /// Runs the tool with the call's arguments (an empty object when the client sent none).
     fn call<'a>(
         &'a self,
@@ -94,6 +102,7 @@ pub struct ToolFn<F> {
     f: F,
     input_before_task: bool,
     scopes: Vec<String>,
+    scope_rule: Option<crate::server::ScopeRule>,
 }
 
 impl<F> ToolFn<F> {
@@ -108,6 +117,7 @@ impl<F> ToolFn<F> {
             f,
             input_before_task: false,
             scopes: Vec::new(),
+            scope_rule: None,
         }
     }
 
@@ -141,6 +151,24 @@ impl<F> ToolFn<F> {
         self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
+
+    /// Also requires the scopes `rule` computes from each call's arguments (see
+    /// [`ToolHandler::scope_rule`]).
+    ///
+    /// ```
+    /// use tracksuit::{ScopeRule, ToolFn, ToolHandler, protocol::{CallToolResult, Tool}};
+    /// let push = ToolFn::new(Tool::new("push", Default::default()), |_ctx, _args| async {
+    ///     Ok(CallToolResult::text("pushed"))
+    /// })
+    /// .scopes_with(ScopeRule::template(["repo:{repo}:write"]));
+    /// let args = serde_json::json!({"repo": "site"});
+    /// let rule = push.scope_rule().unwrap();
+    /// assert_eq!(rule.scopes(args.as_object().unwrap()).unwrap(), ["repo:site:write"]);
+    /// ```
+    pub fn scopes_with(mut self, rule: crate::server::ScopeRule) -> Self {
+        self.scope_rule = Some(rule);
+        self
+    }
 }
 
 impl<F, Fut> ToolHandler for ToolFn<F>
@@ -154,6 +182,10 @@ where
 
     fn scopes(&self) -> Vec<String> {
         self.scopes.clone()
+    }
+
+    fn scope_rule(&self) -> Option<crate::server::ScopeRule> {
+        self.scope_rule.clone()
     }
 
     fn call<'a>(

@@ -3,11 +3,14 @@
 
 use axum::http::HeaderValue;
 
-/// The URL of the protected resource metadata (RFC 9728) of the resource a request reached,
-/// put into the request's extensions by the bearer-token layer so that a refusal further in
-/// (a missing scope on one tool) points the client at it too.
+/// What a refusal further in (a missing scope on one tool) says of the resource a request
+/// reached, put into the request's extensions by the bearer-token layer: the URL of its
+/// protected resource metadata (RFC 9728), and the scopes every request to it needs.
 #[derive(Debug, Clone)]
-pub(crate) struct ResourceMetadataUrl(pub(crate) String);
+pub(crate) struct ResourceChallenge {
+    pub(crate) metadata_url: String,
+    pub(crate) endpoint_scopes: Vec<String>,
+}
 
 /// A `Bearer` challenge: `error`, `scope`, `resource_metadata` and `error_description`
 /// parameters, each only when given. Values are quoted strings; characters a quoted string
@@ -41,16 +44,17 @@ pub(crate) fn bearer_challenge(
     HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static("Bearer"))
 }
 
-/// The `scope` of an `insufficient_scope` challenge: what the caller holds, then what the
-/// request needs besides (so a client re-authorising does not lose what it had).
-pub(crate) fn step_up_scope(granted: &[String], required: &[String]) -> String {
-    let mut scopes: Vec<&str> = granted.iter().map(String::as_str).collect();
-    for r in required {
-        if !scopes.contains(&r.as_str()) {
-            scopes.push(r);
+/// The `scope` of an `insufficient_scope` challenge: every scope the operation needs, and
+/// only those (MCP authorization, "Runtime Insufficient Scope Errors"; what the caller was
+/// granted besides is not repeated), each once, in order.
+pub(crate) fn operation_scope<'a>(scopes: impl IntoIterator<Item = &'a String>) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for scope in scopes {
+        if !out.contains(&scope.as_str()) {
+            out.push(scope);
         }
     }
-    scopes.join(" ")
+    out.join(" ")
 }
 
 #[cfg(test)]
@@ -73,9 +77,12 @@ mod tests {
     }
 
     #[test]
-    fn step_up_keeps_what_was_granted() {
-        let granted = vec!["files:read".to_owned()];
-        let required = vec!["files:read".to_owned(), "files:write".to_owned()];
-        assert_eq!(step_up_scope(&granted, &required), "files:read files:write");
+    fn the_operation_scope_names_each_needed_scope_once() {
+        let endpoint = ["mcp".to_owned()];
+        let item = vec!["files:write".to_owned(), "mcp".to_owned()];
+        assert_eq!(
+            operation_scope(endpoint.iter().chain(&item)),
+            "mcp files:write"
+        );
     }
 }

@@ -756,24 +756,21 @@ fn scope_refusal(
     if missing.is_empty() {
         return None;
     }
-    let granted = caller
-        .principal
-        .as_ref()
-        .map(|p| p.scopes.as_slice())
-        .unwrap_or_default();
     let description = format!("this request needs the scope(s) {}", missing.join(" "));
-    let metadata = parts
-        .extensions
-        .get::<challenge::ResourceMetadataUrl>()
-        .map(|m| m.0.as_str());
+    let resource = parts.extensions.get::<challenge::ResourceChallenge>();
+    let endpoint = resource
+        .map(|r| r.endpoint_scopes.as_slice())
+        .unwrap_or_default();
     let header = challenge::bearer_challenge(
         Some("insufficient_scope"),
-        Some(&challenge::step_up_scope(granted, &required)),
-        metadata,
+        Some(&challenge::operation_scope(
+            endpoint.iter().chain(&required),
+        )),
+        resource.map(|r| r.metadata_url.as_str()),
         Some(&description),
     );
     let error = ErrorObject::invalid_request(format!("Forbidden: {description}"))
-        .with_data(serde_json::json!({ "requiredScopes": &*required, "missingScopes": missing }));
+        .with_data(serde_json::json!({ "requiredScopes": required, "missingScopes": missing }));
     let mut response = rpc_error(StatusCode::FORBIDDEN, Some(request.id.clone()), error);
     response
         .headers_mut()

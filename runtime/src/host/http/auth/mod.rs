@@ -84,7 +84,7 @@ pub use jsonwebtoken::jwk::Jwk;
 pub use jsonwebtoken::jwk::JwkSet;
 pub use jwt::JwtValidator;
 
-use super::challenge::{ResourceMetadataUrl, bearer_challenge};
+use super::challenge::{ResourceChallenge, bearer_challenge};
 use crate::caller::{Principal, PrincipalKind};
 use axum::Router;
 use axum::extract::Request;
@@ -374,12 +374,12 @@ impl ResourceServer {
             }
         };
         if !principal.has_scopes(&self.inner.required_scopes) {
-            return Err(self.refuse(Refusal::Scope(&principal)));
+            return Err(self.refuse(Refusal::Scope));
         }
         Ok(principal)
     }
 
-    fn refuse(&self, refusal: Refusal<'_>) -> Response {
+    fn refuse(&self, refusal: Refusal) -> Response {
         let s = &self.inner;
         let metadata = self.metadata_url();
         let challenge_scope = if s.required_scopes.is_empty() {
@@ -400,7 +400,7 @@ impl ResourceServer {
                 Some("invalid_token"),
                 Some(why.clone()),
             ),
-            Refusal::Scope(_) => (
+            Refusal::Scope => (
                 StatusCode::FORBIDDEN,
                 Some("insufficient_scope"),
                 Some(format!(
@@ -410,10 +410,7 @@ impl ResourceServer {
             ),
         };
         let scope = match &refusal {
-            Refusal::Scope(p) => Some(super::challenge::step_up_scope(
-                &p.scopes,
-                &s.required_scopes,
-            )),
+            Refusal::Scope => Some(super::challenge::operation_scope(&s.required_scopes)),
             _ => scope.map(str::to_owned),
         };
         let challenge = bearer_challenge(
@@ -438,11 +435,12 @@ impl ResourceServer {
 }
 
 /// Why a request was refused.
-enum Refusal<'a> {
+enum Refusal {
     Missing,
     Malformed(&'static str),
     Invalid(String),
-    Scope(&'a Principal),
+    /// The token lacks a scope the whole endpoint requires.
+    Scope,
 }
 
 /// What the `Authorization` header holds, when it is not a bearer token.
@@ -630,7 +628,10 @@ where
                 Ok(principal) => {
                     let extensions = request.extensions_mut();
                     extensions.insert(Arc::new(principal));
-                    extensions.insert(ResourceMetadataUrl(resource.metadata_url()));
+                    extensions.insert(ResourceChallenge {
+                        metadata_url: resource.metadata_url(),
+                        endpoint_scopes: resource.inner.required_scopes.clone(),
+                    });
                     // The token stops here: nothing behind the layer can pass it on.
                     request.headers_mut().remove(header::AUTHORIZATION);
                     inner.call(request).await
