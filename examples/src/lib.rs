@@ -1,1 +1,3 @@
 //! Runnable tracksuit example servers.
+
+pub mod conformance;

@@ -160,6 +160,8 @@ struct CtxInner {
     rounds: Option<Arc<Rounds>>,
     /// Who made the request.
     caller: Caller,
+    /// The last progress value sent: each must be greater (the spec's MUST).
+    last_progress: std::sync::Mutex<Option<f64>>,
 }
 
 /// One answer the client gave during a call (sampling or elicitation), in order. A handoff
@@ -375,6 +377,7 @@ impl Ctx {
                 task,
                 rounds,
                 caller,
+                last_progress: std::sync::Mutex::new(None),
             }),
             flow: Arc::default(),
             keys: std::marker::PhantomData,
@@ -812,13 +815,18 @@ impl<K> Ctx<K> {
     }
 
     /// Sends `notifications/progress` if the client asked for progress (a no-op otherwise).
+    /// Each value must be greater than the last one sent for this request (the spec's
+    /// MUST): one that is not, or is not finite, is dropped.
     ///
     /// ```
     /// use tracksuit::{Ctx, mcp_tool, protocol::ProgressToken};
-    /// /// Reports half-way progress.
+    /// /// Reports half-way progress (the repeated and the smaller value are not sent).
     /// #[mcp_tool]
     /// async fn copy(ctx: &Ctx) -> String {
     ///     ctx.progress(50.0, Some(100.0), Some("half-way")).await;
+    ///     ctx.progress(50.0, Some(100.0), None).await;
+    ///     ctx.progress(10.0, Some(100.0), None).await;
+    ///     ctx.progress(100.0, Some(100.0), Some("done")).await;
     ///     "copied".into()
     /// }
     /// # #[tokio::main(flavor = "current_thread")]
@@ -831,6 +839,7 @@ impl<K> Ctx<K> {
     /// let params = notes.recv().await?.params.unwrap();
     /// assert_eq!(params["progressToken"], "copy-1");
     /// assert_eq!(params["progress"], 50.0);
+    /// assert_eq!(notes.recv().await?.params.unwrap()["progress"], 100.0);
     /// # Ok(())
     /// # }
     /// ```
@@ -838,6 +847,20 @@ impl<K> Ctx<K> {
         let Some(token) = self.inner.progress_token.clone() else {
             return;
         };
+        {
+            // Progress MUST increase with each notification: a value that does not (or is
+            // not a number) is dropped rather than sent.
+            let mut last = self
+                .inner
+                .last_progress
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !progress.is_finite() || last.is_some_and(|last| progress <= last) {
+                tracing::debug!(progress, last = ?*last, "progress that does not increase is not sent");
+                return;
+            }
+            *last = Some(progress);
+        }
         let params = ProgressNotificationParams {
             progress_token: token,
             progress,

@@ -300,6 +300,8 @@ pub(crate) struct ServerInner {
     pub(crate) bus: Option<events::Bus>,
     /// Where later MRTR rounds are claimed and their outcomes kept for re-sends.
     pub(crate) rounds_store: Arc<dyn crate::idempotency::IdempotencyStore>,
+    /// Cancelled by [`ServerHandle::end_subscriptions`]: every `subscriptions/listen` ends.
+    pub(crate) subscriptions_end: tokio_util::sync::CancellationToken,
     /// The skills served (SEP-2640), if any.
     #[cfg(feature = "skills")]
     pub(crate) skills: Option<Arc<crate::skills::Skills>>,
@@ -450,6 +452,7 @@ impl Server {
                 discarding: std::sync::OnceLock::new(),
                 bus: None,
                 rounds_store: Arc::new(crate::idempotency::MemoryIdempotencyStore::new()),
+                subscriptions_end: tokio_util::sync::CancellationToken::new(),
                 #[cfg(feature = "skills")]
                 skills: None,
                 task_notices: Mutex::default(),
@@ -1304,6 +1307,20 @@ impl ServerHandle {
                     .try_notify(methods::RESOURCES_UPDATED, params, None);
             }
         }
+    }
+
+    /// Ends every MCP 2026-07-28 `subscriptions/listen` this server holds open, and any
+    /// opened later, the graceful way: each gets its completion result (`resultType:
+    /// "complete"`, its `subscriptionId` in `_meta`) and its stream closes, so clients can
+    /// tell a shutdown from a dropped connection. Call it when shutting down.
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// server.end_subscriptions();
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn end_subscriptions(&self) {
+        self.inner.subscriptions_end.cancel();
     }
 
     /// The names of the registered tools, in registration order.

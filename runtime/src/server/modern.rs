@@ -102,6 +102,12 @@ impl Listen {
     }
 }
 
+/// The result a `subscriptions/listen` the server ends itself gets (the spec's "Graceful
+/// Closure"): complete, its subscription id in `_meta`.
+fn listen_ended(id: &RequestId) -> Value {
+    json!({ "_meta": { SUBSCRIPTION_ID: id } })
+}
+
 /// Whether `method` exists in the modern revision (anything else is `-32601`; on HTTP 404).
 pub(crate) fn is_modern_method(method: &str) -> bool {
     METHODS.contains(&method)
@@ -407,9 +413,15 @@ impl ServerSession {
                     this.complete(&ctx, params).await.map(Answer::Tree)
                 }
                 // Boxed, as the rarer paths with large states: a call's future stays small.
-                SUBSCRIPTIONS_LISTEN => Box::pin(this.listen(request_id, params, caller.owner()))
-                    .await
-                    .map(Answer::Tree),
+                SUBSCRIPTIONS_LISTEN => {
+                    let end = this.server.inner.subscriptions_end.clone();
+                    let id = request_id.clone();
+                    let listening = Box::pin(this.listen(request_id, params, caller.owner()));
+                    tokio::select! {
+                        listened = listening => listened.map(Answer::Tree),
+                        () = end.cancelled() => Ok(Answer::Tree(listen_ended(&id))),
+                    }
+                }
                 crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
                     Box::pin(this.task_method(&method, params, caller.owner()))
                         .await
@@ -499,7 +511,8 @@ impl ServerSession {
     }
 
     /// `subscriptions/listen`: acknowledges the filter, then stays open (its notifications
-    /// arrive through the server's broadcasts) until the client closes the stream.
+    /// arrive through the server's broadcasts) until the client closes the stream, or the
+    /// server ends it ([`super::ServerHandle::end_subscriptions`], answered by the caller).
     async fn listen(
         self: &Arc<Self>,
         id: RequestId,
