@@ -7,6 +7,14 @@
 # 0 warnings.
 #
 # Installs what it needs into .tools/ (Node 22 from the npm registry, the suites).
+#
+# The suite's next release: its scenarios are in open pull requests (json-rpc-batch-rejection
+# #381, cancellation and progress-notifications #450, sep-2350-server-scope-challenge #481),
+# installable only from GitHub or pkg.pr.new, which CI cannot reach; tests/conformance_next.rs
+# encodes their checks against the same fixtures. Where a build of them can be installed, set
+# CONFORMANCE_NEXT to its npm spec (e.g. https://pkg.pr.new/@modelcontextprotocol/conformance@481
+# or github:modelcontextprotocol/conformance#<sha>) and this runs them too, the scope
+# challenge against a second instance (`conformance --scope-challenge`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -112,4 +120,33 @@ run_extension 0.2.0-alpha.12 tasks
 # Skills (SEP-2640): on the modern wire, and forced onto 2025-11-25 (the extension serves both).
 run_extension 0.2.0-alpha.12 sep-2640-skills
 run_extension 0.2.0-alpha.12 sep-2640-skills --spec-version 2025-11-25 --force
+
+if [ -n "${CONFORMANCE_NEXT:-}" ]; then
+    if [ ! -f "$tools/conformance-next/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
+        npm_install "$tools/conformance-next" "@modelcontextprotocol/conformance@$CONFORMANCE_NEXT"
+    fi
+    next_port=$((port + 1))
+    "$root/target/debug/conformance" --port "$next_port" --scope-challenge >"$out/server-next.log" 2>&1 &
+    next_server=$!
+    trap 'kill $server $next_server 2>/dev/null || true' EXIT
+    for _ in $(seq 1 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$next_port") 2>/dev/null; then break; fi
+        sleep 0.1
+    done
+    for scenario in json-rpc-batch-rejection cancellation progress-notifications; do
+        dir="$out/next-$scenario"; rm -rf "$dir"; mkdir -p "$dir"
+        set +e
+        suite next server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" -o "$dir/results" >"$dir/output.txt" 2>&1
+        rc=$?
+        set -e
+        tally "next $scenario" "$dir/results" "$rc"
+    done
+    dir="$out/next-scope-challenge"; rm -rf "$dir"; mkdir -p "$dir"
+    set +e
+    suite next server --url "http://127.0.0.1:$next_port/mcp" --scenario sep-2350-server-scope-challenge \
+        -o "$dir/results" >"$dir/output.txt" 2>&1
+    rc=$?
+    set -e
+    tally "next sep-2350-server-scope-challenge" "$dir/results" "$rc"
+fi
 exit $status
