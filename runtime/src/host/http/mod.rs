@@ -840,7 +840,8 @@ async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body:
     let message = match message {
         JsonRpcMessage::Request(request)
             if client.version.is_some()
-                || crate::server::is_modern(&request.method, request.params.as_ref()) =>
+                || crate::server::is_modern(&request.method, request.params.as_ref())
+                || names_modern_version(headers, &request.method) =>
         {
             let queue = shared.server.options().outbound_queue;
             return modern::post(&shared.server, headers, request, client, queue, caller).await;
@@ -1307,6 +1308,19 @@ pub async fn serve_with(
         max_connections: options.max_connections,
     };
     connections::serve(listener, app, limits).await
+}
+
+/// Whether a request outside any session names a modern protocol version in its
+/// `MCP-Protocol-Version` header: it is then a modern request even if its `_meta` lacks
+/// the version (and is refused with `-32602` / `400` for that, as the spec requires),
+/// not a 2025-11-25 request without a session.
+fn names_modern_version(headers: &HeaderMap, method: &str) -> bool {
+    method != methods::INITIALIZE
+        && !headers.contains_key(SESSION_HEADER)
+        && headers
+            .get(VERSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| crate::server::MODERN_PROTOCOL_VERSIONS.contains(&v))
 }
 
 /// `408 Request Timeout` for a body that did not arrive in time; the connection closes.
