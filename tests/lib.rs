@@ -15,6 +15,10 @@ pub struct ScalingGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/auth.md")]
 pub struct AuthGuide;
+/// The code in `docs/tools.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/tools.md")]
+pub struct ToolsGuide;
 /// The code in `docs/client.md`, compiled as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/client.md")]

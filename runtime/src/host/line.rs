@@ -1,5 +1,6 @@
 //! The line host: one session of a server over a line [`Transport`].
 
+use crate::caller::{Caller, Principal};
 use crate::client::{Client, ClientBuilder};
 use crate::peer::OutboundSender;
 use crate::peer::RequestError;
@@ -50,6 +51,32 @@ impl ServerHandle {
     /// # }
     /// ```
     pub async fn serve<T: Transport>(self, transport: T) -> std::io::Result<()> {
+        self.serve_line(transport, Caller::default()).await
+    }
+
+    /// [`serve`](Self::serve), every request made by `principal`: a line connection has no
+    /// token, so this is how a local user (stdio) or a test reaches tools with `scopes`,
+    /// task binding and [`Ctx::principal`](crate::Ctx::principal).
+    ///
+    /// ```no_run
+    /// # async fn run(server: tracksuit::ServerHandle) -> std::io::Result<()> {
+    /// let me = tracksuit::Principal::new("local-user").with_scopes(["files:write"]);
+    /// server.serve_as(tracksuit::transport::stdio::stdio(), me).await
+    /// # }
+    /// ```
+    pub async fn serve_as<T: Transport>(
+        self,
+        transport: T,
+        principal: Principal,
+    ) -> std::io::Result<()> {
+        let caller = Caller {
+            principal: Some(Arc::new(principal)),
+            ..Caller::default()
+        };
+        self.serve_line(transport, caller).await
+    }
+
+    async fn serve_line<T: Transport>(self, transport: T, caller: Caller) -> std::io::Result<()> {
         let (tx, rx) = outbound_queue(self.inner.options.outbound_queue);
         let session = ServerSession::new(self.clone(), tx.clone());
         let (mut stream, sink) = transport.split();
@@ -77,8 +104,8 @@ impl ServerHandle {
                 modern = Some(ModernLine::default());
             }
             match &mut modern {
-                Some(line) => line.handle(&self, &session, &tx, message).await,
-                None => session.handle(message).await,
+                Some(line) => line.handle(&self, &session, &tx, message, &caller).await,
+                None => session.handle_from(message, caller.clone()).await,
             }
         }
         // The input ended: every request received is answered (one waiting on the client
@@ -136,6 +163,38 @@ pub async fn connect_in_memory(
     builder.connect(client_end).await
 }
 
+/// [`connect_in_memory`], every request made by `principal`: how a test reaches a tool
+/// with `scopes` (or the principal's tasks) in process.
+///
+/// ```
+/// use tracksuit::{Principal, Server, client::Client, mcp_tool};
+/// /// Writes a file.
+/// #[mcp_tool(scopes = ["files:write"])]
+/// async fn write(path: String) -> String { format!("wrote {path}") }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::new(tracksuit::crate_info!()).tool(write).build()?;
+/// let writer = Principal::new("alice").with_scopes(["files:write"]);
+/// let client = tracksuit::host::connect_in_memory_as(server.clone(), Client::builder(), writer).await?;
+/// let result = client.call_tool("write", serde_json::json!({"path": "/a"})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("wrote /a"));
+/// // Without the scope, refused before it runs.
+/// let reader = Principal::new("bob");
+/// let client = tracksuit::host::connect_in_memory_as(server, Client::builder(), reader).await?;
+/// assert!(client.call_tool("write", serde_json::json!({"path": "/a"})).await.is_err());
+/// # Ok(())
+/// # }
+/// ```
+pub async fn connect_in_memory_as(
+    server: ServerHandle,
+    builder: ClientBuilder,
+    principal: Principal,
+) -> Result<Client, RequestError> {
+    let (server_end, client_end) = memory::pair();
+    tokio::spawn(server.serve_as(server_end, principal));
+    builder.connect(client_end).await
+}
+
 /// A line connection of modern requests: each is served on a session of its own, sharing
 /// the line's outbound queue; `notifications/cancelled` finds it by request id.
 #[derive(Default)]
@@ -150,6 +209,7 @@ impl ModernLine {
         line: &Arc<ServerSession>,
         tx: &OutboundSender,
         message: JsonRpcMessage,
+        caller: &Caller,
     ) {
         match message {
             JsonRpcMessage::Request(request) => {
@@ -170,7 +230,8 @@ impl ModernLine {
                             in_flight.retain(|_, s| s.strong_count() > 0);
                             in_flight.insert(request.id.clone(), Arc::downgrade(&session));
                         }
-                        session.handle(JsonRpcMessage::Request(request)).await;
+                        let request = JsonRpcMessage::Request(request);
+                        session.handle_from(request, caller.clone()).await;
                     }
                 }
             }

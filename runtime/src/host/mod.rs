@@ -34,4 +34,4 @@ mod line;
 #[cfg(feature = "http")]
 pub mod http;
 
-pub use line::connect_in_memory;
+pub use line::{connect_in_memory, connect_in_memory_as};

@@ -1,7 +1,7 @@
 //! Elicitation: form mode with the restricted schema (SEP-1330 enums, SEP-1034 defaults)
 //! and URL mode (client/elicitation.mdx).
 
-use super::{JsonObject, Meta, TaskMetadata};
+use super::{Meta, TaskMetadata};
 /// The ordered map of a form's fields ([`ElicitationSchema::properties`]): insertion order is
 /// the order a client shows the fields in.
 ///
@@ -740,46 +740,6 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
         }
         .map_err(D::Error::custom)
     }
-}
-
-/// What the user did.
-///
-/// ```
-/// use tracksuit::protocol::ElicitAction;
-/// assert_eq!(serde_json::to_value(ElicitAction::Decline).unwrap(), "decline");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ElicitAction {
-    /// Submitted.
-    Accept,
-    /// Explicitly declined.
-    Decline,
-    /// Dismissed.
-    Cancel,
-}
-
-/// `elicitation/create` result.
-///
-/// ```
-/// use tracksuit::protocol::{ElicitAction, ElicitResult};
-/// let r: ElicitResult = serde_json::from_value(serde_json::json!({"action": "accept", "content": {"name": "Ada"}})).unwrap();
-/// assert_eq!(r.action, ElicitAction::Accept);
-/// assert_eq!(r.content.unwrap()["name"], "Ada");
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ElicitResult {
-    /// What the user did.
-    pub action: ElicitAction,
-    /// The submitted values (form mode, accept only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<JsonObject>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown fields, kept.
-    #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
-    pub extra: JsonObject,
 }
 
 /// `notifications/elicitation/complete` params.

@@ -19,6 +19,7 @@ mod client_meta;
 mod codec;
 mod completion;
 mod content;
+mod elicit_result;
 mod elicitation;
 mod jsonrpc;
 mod lifecycle;
@@ -41,6 +42,7 @@ pub(crate) use client_meta::{CLIENT_CAPABILITIES, CLIENT_INFO, ClientMeta, PROTO
 pub(crate) use codec::{decode, decode_or_default, encode};
 pub use completion::*;
 pub use content::*;
+pub use elicit_result::{ElicitAction, ElicitResult};
 pub use elicitation::*;
 pub use jsonrpc::*;
 pub use lifecycle::*;

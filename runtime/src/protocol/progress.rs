@@ -49,3 +49,29 @@ pub struct ProgressNotificationParams {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+impl From<&str> for ProgressToken {
+    /// ```
+    /// use tracksuit::protocol::ProgressToken;
+    /// assert_eq!(ProgressToken::from("copy-1"), ProgressToken::String("copy-1".into()));
+    /// ```
+    fn from(token: &str) -> Self {
+        ProgressToken::String(token.to_owned())
+    }
+}
+
+impl From<String> for ProgressToken {
+    fn from(token: String) -> Self {
+        ProgressToken::String(token)
+    }
+}
+
+impl From<i64> for ProgressToken {
+    /// ```
+    /// use tracksuit::protocol::ProgressToken;
+    /// assert_eq!(ProgressToken::from(7), ProgressToken::Number(7));
+    /// ```
+    fn from(token: i64) -> Self {
+        ProgressToken::Number(token)
+    }
+}

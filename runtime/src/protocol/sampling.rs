@@ -323,3 +323,83 @@ pub struct CreateMessageResult {
     #[serde(flatten, default, skip_serializing_if = "JsonObject::is_empty")]
     pub extra: JsonObject,
 }
+
+/// The tool `sample_schema` offers the model (public as `sampling::SCHEMA_TOOL`).
+pub(crate) const SCHEMA_TOOL: &str = "__schema__";
+
+/// Replies a test's scripted client can give (or a provider bridge can build).
+impl CreateMessageResult {
+    /// The model answered `text` (stop reason `endTurn`).
+    ///
+    /// ```
+    /// use tracksuit::protocol::CreateMessageResult;
+    /// let reply = CreateMessageResult::text("Paris", "test-model");
+    /// assert_eq!(reply.content.iter().next().and_then(|c| c.as_text()), Some("Paris"));
+    /// ```
+    pub fn text(text: impl Into<String>, model: impl Into<String>) -> Self {
+        Self::of(
+            SamplingMessageContentBlock::text(text),
+            model,
+            StopReason::EndTurn,
+        )
+    }
+
+    /// The model calls tool `name` with `input` (stop reason `toolUse`); `id` names the call
+    /// for its `tool_result`.
+    ///
+    /// ```
+    /// use tracksuit::protocol::{CreateMessageResult, SamplingMessageContentBlock, StopReason};
+    /// let reply = CreateMessageResult::tool_use("call-1", "weather", serde_json::json!({"city": "Oslo"}), "m");
+    /// assert_eq!(reply.stop_reason, Some(StopReason::ToolUse));
+    /// assert!(matches!(reply.content.iter().next(), Some(SamplingMessageContentBlock::ToolUse(u)) if u.name == "weather"));
+    /// ```
+    pub fn tool_use(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: serde_json::Value,
+        model: impl Into<String>,
+    ) -> Self {
+        let input = match input {
+            serde_json::Value::Object(map) => map,
+            other => JsonObject::from_iter([("value".to_owned(), other)]),
+        };
+        let call = crate::protocol::ToolUseContent {
+            id: id.into(),
+            name: name.into(),
+            input,
+            meta: None,
+        };
+        Self::of(
+            SamplingMessageContentBlock::ToolUse(call),
+            model,
+            StopReason::ToolUse,
+        )
+    }
+
+    /// The answer to [`Ctx::sample_schema`](crate::Ctx::sample_schema): the model calls the
+    /// `__schema__` tool with `value` (an object matching the requested type).
+    ///
+    /// ```
+    /// use tracksuit::protocol::CreateMessageResult;
+    /// let reply = CreateMessageResult::schema_answer(serde_json::json!({"city": "Oslo", "days": 3}), "m");
+    /// # let _ = reply;
+    /// ```
+    pub fn schema_answer(value: serde_json::Value, model: impl Into<String>) -> Self {
+        Self::tool_use("schema-1", SCHEMA_TOOL, value, model)
+    }
+
+    fn of(
+        content: SamplingMessageContentBlock,
+        model: impl Into<String>,
+        stop: StopReason,
+    ) -> Self {
+        CreateMessageResult {
+            role: Role::Assistant,
+            content: OneOrMany::One(content),
+            model: model.into(),
+            stop_reason: Some(stop),
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+}

@@ -96,7 +96,7 @@ use std::marker::PhantomData;
 /// # Ok(())
 /// # }
 /// ```
-pub const SCHEMA_TOOL: &str = "__schema__";
+pub const SCHEMA_TOOL: &str = crate::protocol::SCHEMA_TOOL;
 /// Its description.
 ///
 /// ```

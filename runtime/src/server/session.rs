@@ -160,11 +160,6 @@ impl ServerSession {
         self.peer.close();
     }
 
-    /// Handles one decoded message from the client.
-    pub async fn handle(self: &Arc<Self>, message: JsonRpcMessage) {
-        self.handle_from(message, Caller::default()).await
-    }
-
     /// Handles one decoded message from the client, made by `caller` (a request's handler
     /// sees it in its `Ctx`).
     pub(crate) async fn handle_from(self: &Arc<Self>, message: JsonRpcMessage, caller: Caller) {
