@@ -115,6 +115,19 @@ fn portable(
             .iter()
             .any(|k| schema.contains_key(*k));
     if object_at_top {
+        let no_properties = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_none_or(JsonObject::is_empty);
+        if optional_non_null && no_properties && !schema.contains_key("additionalProperties") {
+            // An argument-less tool: exactly the empty object, which strict-mode converters
+            // (OpenAI's) accept and adapters that read `properties` (LangChain's) can read.
+            schema = JsonObject::from_iter([
+                ("type".to_owned(), json!("object")),
+                ("properties".to_owned(), json!({})),
+                ("additionalProperties".to_owned(), json!(false)),
+            ]);
+        }
         return Portable {
             schema,
             wrapper: None,
@@ -471,6 +484,26 @@ mod tests {
         }
         walk(v, &mut out);
         out
+    }
+
+    #[test]
+    fn an_argument_less_input_is_exactly_the_empty_object() {
+        #[derive(schemars::JsonSchema)]
+        struct Nothing {}
+        let p = portable_input(schema_for::<Nothing>());
+        assert_eq!(
+            Value::Object(p.schema),
+            json!({"type": "object", "properties": {}, "additionalProperties": false})
+        );
+        // An output keeps what it was derived with; so does an open object.
+        let out = portable_output(schema_for::<Nothing>()).schema;
+        assert!(!out.contains_key("additionalProperties"), "{out:?}");
+        let open = portable_input(schema_for::<serde_json::Map<String, Value>>()).schema;
+        assert_ne!(
+            open.get("additionalProperties"),
+            Some(&json!(false)),
+            "{open:?}"
+        );
     }
 
     #[test]
