@@ -181,6 +181,15 @@ pub(crate) struct Caller {
 }
 
 impl Caller {
+    /// A caller known only as `principal` (a line connection's local user, a test).
+    pub(crate) fn of(principal: Principal) -> Self {
+        Caller {
+            principal: Some(Arc::new(principal)),
+            #[cfg(feature = "http")]
+            http: None,
+        }
+    }
+
     /// What tasks and sealed state are bound to: the principal's [`Principal::binding_key`].
     pub(crate) fn owner(&self) -> Option<String> {
         self.principal.as_deref().map(Principal::binding_key)

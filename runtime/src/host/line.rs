@@ -69,11 +69,7 @@ impl ServerHandle {
         transport: T,
         principal: Principal,
     ) -> std::io::Result<()> {
-        let caller = Caller {
-            principal: Some(Arc::new(principal)),
-            ..Caller::default()
-        };
-        self.serve_line(transport, caller).await
+        self.serve_line(transport, Caller::of(principal)).await
     }
 
     async fn serve_line<T: Transport>(self, transport: T, caller: Caller) -> std::io::Result<()> {
