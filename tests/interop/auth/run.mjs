@@ -261,8 +261,8 @@ try {
     const h = res.headers.get("www-authenticate") ?? "";
     const body = await res.json();
     check(
-      "missing scope: 403 insufficient_scope naming notes:write",
-      res.status === 403 && h.startsWith('Bearer error="insufficient_scope", scope="notes:read notes:write"') && h.includes(`resource_metadata="${metadataUrl}"`) && body.id === 2,
+      "missing scope: 403 insufficient_scope naming exactly the operation's scope, notes:write",
+      res.status === 403 && h.startsWith('Bearer error="insufficient_scope", scope="notes:write"') && h.includes(`resource_metadata="${metadataUrl}"`) && body.id === 2,
       `${res.status} ${h}`,
     );
   }
