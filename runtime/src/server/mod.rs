@@ -980,25 +980,28 @@ impl ServerHandle {
         }
         let field = |key: &str| params.and_then(|p| p.get(key));
         let name = || field("name").and_then(|v| v.as_str());
-        let arguments = || {
-            field("arguments")
-                .and_then(|a| a.as_object())
-                .cloned()
-                .unwrap_or_default()
+        use std::borrow::Cow;
+        // Borrowed for a rule to read (an object without arguments reads as empty).
+        let arguments = || match field("arguments").and_then(|a| a.as_object()) {
+            Some(arguments) => Cow::Borrowed(arguments),
+            None => Cow::Owned(crate::protocol::JsonObject::new()),
         };
-        let of = |required: &scopes::Required, input: &crate::protocol::JsonObject| {
+        fn of<'i>(
+            required: &scopes::Required,
+            input: impl FnOnce() -> Cow<'i, crate::protocol::JsonObject>,
+        ) -> Vec<String> {
             required
                 .of(input)
-                .map_or_else(|_| required.fixed().to_vec(), |s| s.into_owned())
-        };
+                .map_or_else(|_| required.fixed().to_vec(), Cow::into_owned)
+        }
         let found = match method {
             methods::TOOLS_CALL => name().and_then(|n| {
                 let required = read(&self.inner.tools).get(n)?.scopes.clone();
-                Some(of(&required, &arguments()))
+                Some(of(&required, arguments))
             }),
             methods::PROMPTS_GET => name().and_then(|n| {
                 let required = read(&self.inner.prompts).get(n)?.scopes.clone();
-                Some(of(&required, &arguments()))
+                Some(of(&required, arguments))
             }),
             methods::RESOURCES_READ => field("uri").and_then(|v| v.as_str()).and_then(|uri| {
                 let fixed = read(&self.inner.resources)
@@ -1008,7 +1011,7 @@ impl ServerHandle {
                     let templates = read(&self.inner.templates);
                     templates.values().find_map(|e| {
                         let vars = e.item.template().matches(uri)?;
-                        Some(of(&e.scopes, &scopes::variables(vars)))
+                        Some(of(&e.scopes, || Cow::Owned(scopes::variables(vars))))
                     })
                 })
             }),

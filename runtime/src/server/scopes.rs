@@ -141,13 +141,17 @@ impl Required {
         &self.fixed
     }
 
-    /// The scopes a request with `input` needs: `-32602` when the rule cannot tell.
-    pub(crate) fn of(&self, input: &JsonObject) -> Result<Cow<'_, [String]>, ErrorObject> {
+    /// The scopes a request needs, `input` made only for a rule to read: `-32602` when the
+    /// rule cannot tell.
+    pub(crate) fn of<'i>(
+        &self,
+        input: impl FnOnce() -> Cow<'i, JsonObject>,
+    ) -> Result<Cow<'_, [String]>, ErrorObject> {
         let Some(rule) = &self.rule else {
             return Ok(Cow::Borrowed(&self.fixed));
         };
         let mut all = self.fixed.to_vec();
-        let computed = rule.scopes(input).map_err(|e| {
+        let computed = rule.scopes(&input()).map_err(|e| {
             ErrorObject::invalid_params(format!("the scopes this request needs: {e}"))
         })?;
         for scope in computed {
@@ -204,11 +208,16 @@ mod tests {
         );
         assert!(required.any());
         assert_eq!(required.fixed(), ["read"]);
-        let scopes = required.of(&obj(json!({"id": "7"}))).unwrap();
+        let scopes = required.of(|| Cow::Owned(obj(json!({"id": "7"})))).unwrap();
         assert_eq!(&*scopes, ["read", "item:7"]);
-        let error = required.of(&obj(json!({}))).unwrap_err();
+        let error = required.of(|| Cow::Owned(obj(json!({})))).unwrap_err();
         assert_eq!(error.code, crate::protocol::INVALID_PARAMS);
         assert!(!Required::default().any());
+        let fixed = Required::new(vec!["read".into()], None);
+        let scopes = fixed
+            .of(|| unreachable!("no rule reads the input"))
+            .unwrap();
+        assert_eq!(&*scopes, ["read"]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::protocol::*;
 use base64::Engine as _;
 use futures::FutureExt;
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -495,7 +496,8 @@ impl ServerSession {
             )));
         };
         let arguments = p.arguments.unwrap_or_default();
-        check_scopes(&ctx, "tool", &p.name, &scopes.of(&arguments)?)?;
+        let required = scopes.of(|| Cow::Borrowed(&arguments))?;
+        check_scopes(&ctx, "tool", &p.name, &required)?;
         match (p.task, support) {
             (Some(_), TaskSupport::Forbidden) => Err(ErrorObject::new(
                 METHOD_NOT_FOUND,
@@ -550,11 +552,13 @@ impl ServerSession {
             )));
         };
         let args: HashMap<String, String> = p.arguments.unwrap_or_default().into_iter().collect();
-        let input = args
-            .iter()
-            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect();
-        check_scopes(&ctx, "prompt", &p.name, &entry.scopes.of(&input)?)?;
+        let required = entry.scopes.of(|| {
+            let strings = args
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())));
+            Cow::Owned(strings.collect())
+        })?;
+        check_scopes(&ctx, "prompt", &p.name, &required)?;
         for arg in entry.descriptor.arguments.iter().flatten() {
             if arg.required == Some(true) && !args.contains_key(&arg.name) {
                 return Err(ErrorObject::invalid_params(format!(
@@ -587,8 +591,8 @@ impl ServerSession {
         });
         match matched {
             Some((template, vars, scopes)) => {
-                let input = super::scopes::variables(vars.clone());
-                check_scopes(&ctx, "resource", &p.uri, &scopes.of(&input)?)?;
+                let required = scopes.of(|| Cow::Owned(super::scopes::variables(vars.clone())))?;
+                check_scopes(&ctx, "resource", &p.uri, &required)?;
                 encode(template.read(ctx, &p.uri, vars).await?)
             }
             None => Err(ErrorObject::new(
