@@ -62,7 +62,8 @@ impl Journey {
                             .map(|()| std::process::id())
                             .map_err(|_| "could not write once.log".to_owned())
                     })
-                    .await??;
+                    .await?
+                    .map_err(ToolError::new)?;
                 words.push(format!("stamped by {stamp}"));
             }
         }

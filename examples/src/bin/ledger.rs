@@ -227,7 +227,8 @@ impl Ledger {
         // call asks about the same rows.
         let duplicates = ctx
             .once("duplicates", async { self.duplicates() })
-            .await??;
+            .await?
+            .map_err(ToolError::new)?;
         let mut deleted = 0;
         for dup in duplicates {
             let question = format!(
@@ -237,7 +238,10 @@ impl Ledger {
             let answer = ctx.elicit_form::<Confirm>(question).await?;
             if answer.accepted().is_some_and(|c| c.yes) {
                 // The write: once per call, whichever era replays this loop.
-                deleted += ctx.once("delete", async { self.delete(dup.id) }).await??;
+                deleted += ctx
+                    .once("delete", async { self.delete(dup.id) })
+                    .await?
+                    .map_err(ToolError::new)?;
             }
         }
         Ok(format!("{deleted} duplicate(s) deleted"))
@@ -251,16 +255,21 @@ impl Ledger {
         _ctx: &PhaseCtx,
     ) -> Result<Pending, ToolError> {
         if request.amount <= 0 || request.from == request.to {
-            return Err("a transfer moves a positive amount between two accounts".into());
+            return Err(ToolError::new(
+                "a transfer moves a positive amount between two accounts",
+            ));
         }
         for account in [&request.from, &request.to] {
-            if self.balance(account).map_err(|e| e.to_string())?.is_none() {
-                return Err(format!("no account {account:?}").into());
+            if self.balance(account).map_err(ToolError::new)?.is_none() {
+                return Err(ToolError::new(format!("no account {account:?}")));
             }
         }
-        let balance = self.balance(&request.from).map_err(|e| e.to_string())?;
+        let balance = self.balance(&request.from).map_err(ToolError::new)?;
         if balance.unwrap_or(0) < request.amount {
-            return Err(format!("{} cannot cover {}", request.from, request.amount).into());
+            return Err(ToolError::new(format!(
+                "{} cannot cover {}",
+                request.from, request.amount
+            )));
         }
         Ok(Pending {
             from: request.from,
@@ -281,8 +290,11 @@ impl Ledger {
         if !yes {
             return Ok("transfer cancelled".into());
         }
-        if !self.move_money(&t).map_err(|e| e.to_string())? {
-            return Err(format!("{} can no longer cover {}", t.from, t.amount).into());
+        if !self.move_money(&t).map_err(ToolError::new)? {
+            return Err(ToolError::new(format!(
+                "{} can no longer cover {}",
+                t.from, t.amount
+            )));
         }
         Ok(format!("moved {} from {} to {}", t.amount, t.from, t.to))
     }
@@ -290,13 +302,13 @@ impl Ledger {
     /// The entries left, the balances, and the deletes and transfers executed so far.
     #[mcp_tool]
     async fn ledger_stats(&self) -> Result<Json<Stats>, ToolError> {
-        Ok(Json(self.stats().map_err(|e| e.to_string())?))
+        Ok(Json(self.stats().map_err(ToolError::new)?))
     }
 
     /// Puts the seed entries back and clears the audit log.
     #[mcp_tool]
     async fn ledger_reset(&self) -> Result<String, ToolError> {
-        self.db().execute_batch(SEED).map_err(|e| e.to_string())?;
+        self.db().execute_batch(SEED).map_err(ToolError::new)?;
         Ok("reset".into())
     }
 }

@@ -82,7 +82,7 @@ impl TripPlanner {
             .await?
             .accepted()
         else {
-            return Err("the user did not pick a destination".into());
+            return Err(ToolError::new("the user did not pick a destination"));
         };
         let plan = ctx
             .sample_schema::<Plan>()

@@ -9,10 +9,13 @@ use crate::protocol::ErrorObject;
 /// error becomes a JSON-RPC error response (use it only for what the spec makes a protocol
 /// error, such as `-32042` URL elicitation required).
 ///
-/// Any `Display` error converts into an execution error, so `?` works on anything in a
-/// tool returning `Result<_, ToolError>`. (Like `anyhow::Error`, `ToolError` itself is not
-/// `Display`, which is what lets that conversion coexist with `Result<T, ToolError>`
-/// keeping protocol errors intact; use [`ToolError::message`] to read it.)
+/// `ToolError` is `Display` (its message), and every `std::error::Error + Send + Sync`
+/// converts into an execution error, so `?` works on I/O, parse, serde and database errors
+/// in a tool returning `Result<_, ToolError>`. Other `Display` errors (`String`,
+/// `anyhow::Error`) take one call: `.map_err(ToolError::new)?`. (A blanket conversion from
+/// every `Display` type would include `ToolError` itself, which Rust forbids for a `Display`
+/// type; this is `anyhow::Error`'s rule too.) A tool may also *return* `Result<T, E>` with
+/// any `E: Display` (`String`, `anyhow::Error`): its `Err` becomes an execution error.
 ///
 /// ```
 /// use tracksuit::{ToolError, mcp_tool};
@@ -23,9 +26,17 @@ use crate::protocol::ErrorObject;
 ///         // An execution error: the model sees it (isError) and can correct itself.
 ///         return Err(ToolError::new("paths may not contain `..`"));
 ///     }
-///     std::fs::read_to_string(&path).map_err(|e| ToolError::new(format!("{path}: {e}")))
+///     // `?` converts any `std::error::Error` (here `std::io::Error`).
+///     Ok(std::fs::read_to_string(&path)?)
 /// }
-/// # fn main() {}
+///
+/// // `Display` shows the message (what the model reads).
+/// let e = ToolError::new("no such city");
+/// assert_eq!(e.to_string(), "no such city");
+/// // A `String` error (e.g. from a helper) converts with `ToolError::new`.
+/// fn helper() -> Result<u32, String> { Err("quota exceeded".into()) }
+/// let e = helper().map_err(ToolError::new).unwrap_err();
+/// assert_eq!(format!("{e}"), "quota exceeded");
 /// ```
 #[derive(Debug, Clone)]
 pub enum ToolError {
@@ -36,14 +47,15 @@ pub enum ToolError {
 }
 
 impl ToolError {
-    /// An execution error with a message for the model.
+    /// An execution error with a message for the model: any `Display` value, so
+    /// `.map_err(ToolError::new)?` converts a `String` or `anyhow::Error`.
     ///
     /// ```
     /// let e = tracksuit::ToolError::new("city not found");
     /// assert_eq!(e.message(), "city not found");
     /// ```
-    pub fn new(message: impl Into<String>) -> Self {
-        ToolError::Execution(message.into())
+    pub fn new(message: impl std::fmt::Display) -> Self {
+        ToolError::Execution(message.to_string())
     }
 
     /// A JSON-RPC error response instead of a tool result.
@@ -61,7 +73,7 @@ impl ToolError {
     ///
     /// ```
     /// use tracksuit::ToolError;
-    /// // Any `Display` error converts into an execution error.
+    /// // Any `std::error::Error` converts into an execution error.
     /// let e: ToolError = "42x".parse::<i32>().unwrap_err().into();
     /// assert_eq!(e.message(), "invalid digit found in string");
     /// ```
@@ -73,7 +85,16 @@ impl ToolError {
     }
 }
 
-impl<E: std::fmt::Display> From<E> for ToolError {
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToolError::Execution(m) => f.write_str(m),
+            ToolError::Protocol(e) => std::fmt::Display::fmt(e, f),
+        }
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
     fn from(e: E) -> Self {
         ToolError::Execution(e.to_string())
     }

@@ -158,7 +158,7 @@ fn wraps_output<T: JsonSchema>() -> bool {
     wraps
 }
 
-impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
+impl<T: IntoToolResult, E: std::fmt::Display + 'static> IntoToolResult for Result<T, E> {
     fn output_schema() -> Option<JsonObject> {
         T::output_schema()
     }
@@ -166,11 +166,24 @@ impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
         match self {
             Ok(t) => t.into_tool_result(),
-            // `ToolError` passes through (protocol errors stay protocol errors); any other
-            // `Display` error becomes an execution error.
-            Err(e) => Err(e.into()),
+            Err(e) => Err(tool_error_of(e)),
         }
     }
+}
+
+/// A tool's error as a [`ToolError`]: a `ToolError` passes through (protocol errors stay
+/// protocol errors); any other `Display` error (`String`, `&str`, `anyhow::Error`, an
+/// `std::error::Error`) becomes an execution error with its text.
+fn tool_error_of<E: std::fmt::Display + 'static>(e: E) -> ToolError {
+    let mut slot = Some(e);
+    let any: &mut dyn std::any::Any = &mut slot;
+    if let Some(tool_error) = any
+        .downcast_mut::<Option<ToolError>>()
+        .and_then(Option::take)
+    {
+        return tool_error;
+    }
+    ToolError::Execution(slot.map(|e| e.to_string()).unwrap_or_default())
 }
 
 /// Converts a prompt function's return value into a `prompts/get` result.
@@ -343,3 +356,33 @@ pub trait JsonOutput: Serialize + JsonSchema {}
 // trait's message), not through this impl's bounds.
 #[diagnostic::do_not_recommend]
 impl<T: Serialize + JsonSchema + ?Sized> JsonOutput for T {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of<E: std::fmt::Display + 'static>(e: E) -> ToolError {
+        match Err::<String, E>(e).into_tool_result() {
+            Err(e) => e,
+            Ok(r) => panic!("an Err became a result: {r:?}"),
+        }
+    }
+
+    #[test]
+    fn a_returned_tool_error_keeps_its_kind() {
+        let protocol = error_of(ToolError::protocol(ErrorObject::invalid_params("no city")));
+        assert!(matches!(protocol, ToolError::Protocol(ref o) if o.code == -32602));
+        let execution = error_of(ToolError::new("bad city"));
+        assert!(matches!(execution, ToolError::Execution(ref m) if m == "bad city"));
+    }
+
+    #[test]
+    fn any_other_display_error_becomes_an_execution_error_with_its_text() {
+        let from_string = error_of(String::from("quota exceeded"));
+        assert!(matches!(from_string, ToolError::Execution(ref m) if m == "quota exceeded"));
+        let from_str = error_of("no such row");
+        assert_eq!(from_str.to_string(), "no such row");
+        let parse = error_of("4x".parse::<u8>().unwrap_err());
+        assert_eq!(parse.to_string(), "invalid digit found in string");
+    }
+}
