@@ -138,7 +138,7 @@ pub fn prompt(
             let ty = &p.ty;
             match p.kind {
                 ParamKind::Arg => {
-                    quote!(<#ty as #krate::PromptParameter>::from_prompt(&__ctx, __args.remove(#n)))
+                    quote!(<#ty as #krate::PromptParameter>::from_prompt(&__ctx, #n, __args.remove(#n))?)
                 }
                 ParamKind::Ctx {
                     by_ref: true,

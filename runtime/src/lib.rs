@@ -80,8 +80,8 @@ pub mod task;
 pub mod transport;
 
 pub use authoring::{
-    FromCtx, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, JsonOutput,
-    PromptParameter, ToolError, ToolParameter, schema_for, strict_schema,
+    FromCtx, FromPromptArgument, IntoPromptResult, IntoResourceResult, IntoToolResult, Json,
+    JsonOutput, PromptParameter, ToolError, ToolParameter, schema_for, strict_schema,
 };
 pub use caller::{Principal, PrincipalKind};
 pub use context::{Ctx, LoggedExchange, MAX_ONCE_LEN, MissingState, OnceError};

@@ -7,9 +7,10 @@ mod parameter;
 mod portable;
 mod result;
 mod schema;
+mod violation;
 
 pub use error::ToolError;
-pub use parameter::{FromCtx, PromptParameter, ToolParameter};
+pub use parameter::{FromCtx, FromPromptArgument, PromptParameter, ToolParameter};
 pub use portable::strict_schema;
 pub(crate) use portable::{Portable, portable_input};
 pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, JsonOutput};

@@ -7,7 +7,7 @@
 //! short is reported once, at the parameter's type, by the message of these traits.
 
 use crate::context::Ctx;
-use crate::protocol::JsonObject;
+use crate::protocol::{ErrorObject, JsonObject};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::Value;
@@ -189,46 +189,153 @@ impl<K> FromCtx for Ctx<K> {
 /// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).prompt(summarise);
 /// ```
 ///
+/// Typed arguments ([`FromPromptArgument`]: numbers, `bool`, `char`, or your own type)
+/// are parsed before the body runs; a value that does not parse is answered `-32602`
+/// naming the argument and what it must be:
+///
+/// ```
+/// /// Reports on a month.
+/// #[tracksuit::mcp_prompt]
+/// async fn report(month: u8, detailed: Option<bool>) -> String {
+///     format!("Report on month {month} (detailed: {})", detailed.unwrap_or(false))
+/// }
+/// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).prompt(report);
+/// ```
+///
 /// Any other type is refused at the parameter:
 ///
 /// ```compile_fail
 /// #[tracksuit::mcp_prompt]
-/// async fn repeat(times: u32) -> String { // error: prompt arguments are strings
-///     "again ".repeat(times as usize)
+/// async fn repeat(times: Vec<u32>) -> String { // error: not a prompt argument
+///     format!("{times:?}")
 /// }
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "prompt arguments are strings on the wire: use `String`, or `Option<String>` for an optional argument",
-    label = "`{Self}` is neither a string nor the request context",
-    note = "parse the string in the prompt's body, or take the context as `ctx: &Ctx`"
+    message = "`{Self}` is not a prompt argument: prompt arguments are strings on the wire",
+    label = "`{Self}` neither parses from a string (`FromPromptArgument`) nor is the request context",
+    note = "use `String`, a number, `bool` or `char` (or `Option` of one), implement `FromPromptArgument` for your type, or take the context as `ctx: &Ctx`"
 )]
 pub trait PromptParameter: Sized {
     /// For an argument, whether the client must give it (`String`) or may leave it out
     /// (`Option<String>`); `None` for the context.
     fn required() -> Option<bool>;
 
-    /// The parameter's value in one `prompts/get`: the argument (`value`, `None` when the
-    /// client left it out), or the context.
-    fn from_prompt(ctx: &Ctx, value: Option<String>) -> Self;
+    /// The parameter's value in one `prompts/get`: the argument `name`'s value (`None`
+    /// when the client left it out), or the context. A value that does not parse is a
+    /// `-32602` error naming the argument.
+    fn from_prompt(ctx: &Ctx, name: &str, value: Option<String>) -> Result<Self, ErrorObject>;
 }
 
-impl PromptParameter for String {
+/// A prompt argument's type: parsed from the string the client sends.
+///
+/// Implemented for `String`, `bool`, `char` and the integer and float types; implement it
+/// for your own (an enum of report kinds, a date) to take it as a prompt argument.
+///
+/// ```
+/// use tracksuit::FromPromptArgument;
+///
+/// enum Tone { Formal, Casual }
+///
+/// impl FromPromptArgument for Tone {
+///     fn from_argument(text: &str) -> Result<Self, String> {
+///         match text {
+///             "formal" => Ok(Tone::Formal),
+///             "casual" => Ok(Tone::Casual),
+///             _ => Err("expected \"formal\" or \"casual\"".into()),
+///         }
+///     }
+/// }
+///
+/// /// Writes a greeting.
+/// #[tracksuit::mcp_prompt]
+/// async fn greet(tone: Tone) -> String {
+///     match tone { Tone::Formal => "Good day.".into(), Tone::Casual => "Hi!".into() }
+/// }
+/// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).prompt(greet);
+/// assert!(<u8 as FromPromptArgument>::from_argument("300").is_err());
+/// ```
+pub trait FromPromptArgument: Sized {
+    /// The value `text` stands for, or what the text should have been (`expected …`),
+    /// which the client reads in the `-32602` error.
+    fn from_argument(text: &str) -> Result<Self, String>;
+}
+
+impl FromPromptArgument for String {
+    fn from_argument(text: &str) -> Result<Self, String> {
+        Ok(text.to_owned())
+    }
+}
+
+impl FromPromptArgument for bool {
+    fn from_argument(text: &str) -> Result<Self, String> {
+        text.parse().map_err(|_| "expected true or false".into())
+    }
+}
+
+impl FromPromptArgument for char {
+    fn from_argument(text: &str) -> Result<Self, String> {
+        text.parse().map_err(|_| "expected one character".into())
+    }
+}
+
+macro_rules! integer_arguments {
+    ($($t:ty),*) => {$(
+        impl FromPromptArgument for $t {
+            fn from_argument(text: &str) -> Result<Self, String> {
+                text.trim().parse().map_err(|_| {
+                    format!("expected an integer from {} to {}", <$t>::MIN, <$t>::MAX)
+                })
+            }
+        }
+    )*};
+}
+integer_arguments!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+macro_rules! float_arguments {
+    ($($t:ty),*) => {$(
+        impl FromPromptArgument for $t {
+            fn from_argument(text: &str) -> Result<Self, String> {
+                text.trim().parse().map_err(|_| "expected a number".into())
+            }
+        }
+    )*};
+}
+float_arguments!(f32, f64);
+
+/// The `-32602` error of an argument whose text does not parse.
+fn invalid_argument(name: &str, text: &str, expected: &str) -> ErrorObject {
+    let quoted = Value::from(ErrorObject::quote(text).as_ref());
+    ErrorObject::invalid_params(format!(
+        "argument `{name}`: {quoted} is not valid ({expected})"
+    ))
+}
+
+impl<T: FromPromptArgument> PromptParameter for T {
     fn required() -> Option<bool> {
         Some(true)
     }
 
-    fn from_prompt(_: &Ctx, value: Option<String>) -> Self {
-        value.unwrap_or_default()
+    fn from_prompt(_: &Ctx, name: &str, value: Option<String>) -> Result<Self, ErrorObject> {
+        // The server answers a missing required argument before the prompt runs.
+        let text = value.unwrap_or_default();
+        T::from_argument(&text).map_err(|expected| invalid_argument(name, &text, &expected))
     }
 }
 
-impl PromptParameter for Option<String> {
+impl<T: FromPromptArgument> PromptParameter for Option<T> {
     fn required() -> Option<bool> {
         Some(false)
     }
 
-    fn from_prompt(_: &Ctx, value: Option<String>) -> Self {
-        value
+    fn from_prompt(_: &Ctx, name: &str, value: Option<String>) -> Result<Self, ErrorObject> {
+        match value {
+            None => Ok(None),
+            Some(text) => T::from_argument(&text)
+                .map(Some)
+                .map_err(|expected| invalid_argument(name, &text, &expected)),
+        }
     }
 }
 
@@ -237,8 +344,8 @@ impl<K> PromptParameter for Ctx<K> {
         None
     }
 
-    fn from_prompt(ctx: &Ctx, _: Option<String>) -> Self {
-        ctx.with_keys::<K>()
+    fn from_prompt(ctx: &Ctx, _: &str, _: Option<String>) -> Result<Self, ErrorObject> {
+        Ok(ctx.with_keys::<K>())
     }
 }
 

@@ -186,6 +186,13 @@ fn tool_error_of<E: std::fmt::Display + 'static>(e: E) -> ToolError {
     ToolError::Execution(slot.map(|e| e.to_string()).unwrap_or_default())
 }
 
+/// The value in `slot` when its type `E` is `T` (the slot is then left empty), without
+/// allocating; `None` (the slot untouched) for any other type.
+fn take_as<T: 'static, E: 'static>(slot: &mut Option<E>) -> Option<T> {
+    let any: &mut dyn std::any::Any = slot;
+    any.downcast_mut::<Option<T>>().and_then(Option::take)
+}
+
 /// Converts a prompt function's return value into a `prompts/get` result.
 ///
 /// ```
@@ -227,10 +234,22 @@ impl IntoPromptResult for Vec<PromptMessage> {
     }
 }
 
-impl<T: IntoPromptResult, E: std::fmt::Display> IntoPromptResult for Result<T, E> {
+impl<T: IntoPromptResult, E: std::fmt::Display + 'static> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
-        self.map_err(|e| ErrorObject::internal(e))?
-            .into_prompt_result()
+        self.map_err(error_object_of)?.into_prompt_result()
+    }
+}
+
+/// A prompt's error as a JSON-RPC error: an [`ErrorObject`] passes through (so a prompt can
+/// answer `-32602` for an argument it refuses); any other `Display` error is `-32603`.
+fn error_object_of<E: std::fmt::Display + 'static>(e: E) -> ErrorObject {
+    let mut slot = Some(e);
+    if let Some(error) = take_as::<ErrorObject, E>(&mut slot) {
+        return error;
+    }
+    match slot {
+        Some(e) => ErrorObject::internal(e),
+        None => ErrorObject::internal("the prompt failed"),
     }
 }
 

@@ -64,7 +64,7 @@ fn strip_numeric_formats(value: &mut Value) {
 /// ```
 #[derive(Debug)]
 pub struct SchemaValidator {
-    compiled: OnceLock<Result<jsonschema::Validator, String>>,
+    compiled: OnceLock<Result<(jsonschema::Validator, Value), String>>,
 }
 
 impl Default for SchemaValidator {
@@ -121,12 +121,14 @@ impl SchemaValidator {
         let compiled = self.compiled.get_or_init(|| {
             // Formats are checked (a date is a date), so a bad one is reported here with
             // the format it must have, not later by whatever parses the value.
+            let schema = Value::Object(schema());
             jsonschema::options()
                 .should_validate_formats(true)
-                .build(&Value::Object(schema()))
+                .build(&schema)
+                .map(|validator| (validator, schema))
                 .map_err(|e| format!("invalid schema: {e}"))
         });
-        let validator = compiled.as_ref().map_err(Clone::clone)?;
+        let (validator, schema) = compiled.as_ref().map_err(Clone::clone)?;
         // The common case answers without collecting (or allocating) anything.
         if validator.is_valid(value) {
             return Ok(());
@@ -136,7 +138,7 @@ impl SchemaValidator {
             .map(|e| {
                 let path = e.instance_path().to_string();
                 let field = path.trim_start_matches('/').replace('/', ".");
-                let problem = describe(&e);
+                let problem = super::violation::describe(&e, schema);
                 if field.is_empty() {
                     problem
                 } else {
@@ -149,90 +151,5 @@ impl SchemaValidator {
         } else {
             Err(problems.join("; "))
         }
-    }
-}
-
-/// How many allowed values a model-facing error lists before it says how many more there are.
-const MAX_LISTED: usize = 25;
-
-/// A violation as a model should read it: every allowed value of an enum (up to
-/// [`MAX_LISTED`], then how many more), and the shape a format expects.
-fn describe(e: &jsonschema::ValidationError<'_>) -> String {
-    use jsonschema::error::ValidationErrorKind as Kind;
-    match e.kind() {
-        Kind::Enum { options } => {
-            let all = options.as_array().map(Vec::as_slice).unwrap_or_default();
-            let listed: Vec<String> = all.iter().take(MAX_LISTED).map(Value::to_string).collect();
-            let more = match all.len().saturating_sub(MAX_LISTED) {
-                0 => String::new(),
-                n => format!(" and {n} more"),
-            };
-            format!(
-                "{} is not allowed: use one of {}{more}",
-                e.instance(),
-                listed.join(", ")
-            )
-        }
-        Kind::Format { format } => {
-            let expected = match format.as_str() {
-                "date" => " (expected YYYY-MM-DD, e.g. 2026-07-28)",
-                "date-time" => " (expected RFC 3339, e.g. 2026-07-28T14:30:00Z)",
-                "time" => " (expected HH:MM:SS with an offset, e.g. 14:30:00Z)",
-                "email" => " (expected an address such as name@example.com)",
-                "uri" => " (expected an absolute URI, e.g. https://example.com/a)",
-                "uuid" => " (expected 8-4-4-4-12 hexadecimal digits)",
-                "ipv4" => " (expected four dot-separated numbers, e.g. 192.0.2.1)",
-                "ipv6" => " (expected an IPv6 address, e.g. 2001:db8::1)",
-                "duration" => " (expected an ISO 8601 duration, e.g. P3DT4H)",
-                _ => "",
-            };
-            format!("{} is not a valid {format}{expected}", e.instance())
-        }
-        _ => e.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn problem(schema: Value, value: Value) -> String {
-        let schema = schema.as_object().cloned().unwrap_or_default();
-        SchemaValidator::new()
-            .validate(&schema, &value)
-            .expect_err("invalid")
-    }
-
-    #[test]
-    fn an_enum_error_lists_every_allowed_value() {
-        let kinds: Vec<String> = (1..=9).map(|i| format!("k{i}")).collect();
-        let schema = json!({"type": "object", "properties": {"kind": {"enum": kinds}}});
-        assert_eq!(
-            problem(schema, json!({"kind": "snacks"})),
-            r#"`kind`: "snacks" is not allowed: use one of "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9""#
-        );
-        let many: Vec<u32> = (0..30).collect();
-        let text = problem(json!({"enum": many}), json!(99));
-        assert!(
-            text.starts_with("99 is not allowed: use one of 0, 1, 2"),
-            "{text}"
-        );
-        assert!(text.ends_with(", 24 and 5 more"), "{text}");
-    }
-
-    #[test]
-    fn a_format_error_names_the_expected_shape() {
-        let schema =
-            json!({"type": "object", "properties": {"on": {"type": "string", "format": "date"}}});
-        assert_eq!(
-            problem(schema, json!({"on": "28/11/2026"})),
-            r#"`on`: "28/11/2026" is not a valid date (expected YYYY-MM-DD, e.g. 2026-07-28)"#
-        );
-        let schema = json!({"type": "string", "format": "date-time"});
-        assert_eq!(
-            problem(schema, json!("tomorrow")),
-            r#""tomorrow" is not a valid date-time (expected RFC 3339, e.g. 2026-07-28T14:30:00Z)"#
-        );
     }
 }

@@ -1,8 +1,8 @@
 use tracksuit::mcp_prompt;
 
 #[mcp_prompt]
-async fn repeat(times: u32) -> String {
-    "again ".repeat(times as usize)
+async fn repeat(times: Vec<u32>) -> String {
+    format!("{times:?}")
 }
 
 fn main() {}
