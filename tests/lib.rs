@@ -27,3 +27,7 @@ pub struct ClientGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/deploying.md")]
 pub struct DeployingGuide;
+/// The code in `docs/tasks.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/tasks.md")]
+pub struct TasksGuide;

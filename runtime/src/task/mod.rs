@@ -47,8 +47,22 @@ pub(crate) use extension::{
 };
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresOptions, PostgresTaskStore};
+/// The SQLite bindings [`SqliteTaskStore`] is built on (feature `sqlite`). An application
+/// with its own SQLite access uses this one, `use tracksuit::task::rusqlite;`, or depends
+/// on the same rusqlite release: Cargo links one `libsqlite3-sys` per build (its `links =
+/// "sqlite3"`), so another rusqlite (or an sqlx) built on a different `libsqlite3-sys`
+/// does not resolve beside it. See docs/tasks.md, "Stores".
+///
+/// ```
+/// use tracksuit::task::rusqlite::Connection;
+/// let conn = Connection::open_in_memory().unwrap();
+/// let n: i64 = conn.query_row("SELECT 1 + 1", [], |row| row.get(0)).unwrap();
+/// assert_eq!(n, 2);
+/// ```
 #[cfg(feature = "sqlite")]
-pub use sqlite::SqliteTaskStore;
+pub use rusqlite;
+#[cfg(feature = "sqlite")]
+pub use sqlite::{SharedSqlite, SqliteTaskStore};
 pub use store::{
     Claim, InMemoryTaskStore, Lease, TaskNotice, TaskOutcome, TaskPage, TaskRecord, TaskStore,
     TaskStoreError, check_put,

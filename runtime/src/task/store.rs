@@ -172,6 +172,10 @@ pub enum TaskStoreError {
     /// nothing was written.
     #[error("the task store holds as many tasks as it may ({0}); try again once some expire")]
     Full(usize),
+    /// The store was set up wrongly (a SQLite task table name that is not a plain
+    /// identifier); nothing was opened.
+    #[error("invalid task store setting: {0}")]
+    Invalid(String),
 }
 
 /// One page of `tasks/list`.
