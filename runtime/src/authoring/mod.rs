@@ -3,14 +3,16 @@
 //! argument / structured-output validation (jsonschema).
 
 mod error;
+mod gemini;
 mod parameter;
 mod portable;
+mod profile;
 mod result;
 mod schema;
 
 pub use error::ToolError;
 pub use parameter::{FromCtx, PromptParameter, ToolParameter};
 pub use portable::strict_schema;
-pub(crate) use portable::{Portable, portable_input};
+pub(crate) use portable::{INPUT_WRAPPER, Portable, portable_input, wrap};
 pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, JsonOutput};
 pub use schema::{SchemaValidator, schema_for};
