@@ -17,7 +17,8 @@
 //!   listed in the description instead;
 //! - `additionalProperties`, `$schema`, `$id`, `$defs`, `default`, `examples`,
 //!   `exclusiveMinimum` / `exclusiveMaximum`, `multipleOf`, `uniqueItems` and the other
-//!   JSON Schema keywords Gemini rejects ("Unknown name ... Cannot find field") are dropped.
+//!   JSON Schema keywords Gemini rejects ("Unknown name ... Cannot find field") are dropped;
+//!   so is an `anyOf` at the top (`parameters` is one object).
 
 use super::portable::inline_defs;
 use crate::protocol::JsonObject;
@@ -67,6 +68,11 @@ pub(crate) fn gemini_schema(schema: &JsonObject) -> JsonObject {
     };
     if !root.contains_key("type") {
         root.insert("type".into(), json!("object"));
+    }
+    // `parameters` is one object: alternatives at the top (a hand-written `anyOf` of
+    // `required` lists) cannot be said; the server still checks them on every call.
+    if root.get("type") == Some(&json!("object")) {
+        root.remove("anyOf");
     }
     if root.get("type") == Some(&json!("object")) && !root.contains_key("properties") {
         root.insert("properties".into(), json!({}));

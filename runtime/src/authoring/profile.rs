@@ -2,7 +2,7 @@
 //! client of that profile is given out.
 
 use super::gemini::gemini_schema;
-use super::portable::{portable_named, strict_schema, wrap};
+use super::portable::{inline_defs, portable_named, strict_schema, wrap};
 use crate::context::SchemaProfile;
 use crate::protocol::JsonObject;
 
@@ -11,8 +11,9 @@ impl SchemaProfile {
     /// hand-written one) in this profile: [`Portable`](SchemaProfile::Portable) and
     /// [`Raw`](SchemaProfile::Raw) leave it as it is (a derived tool's raw schema is its own,
     /// not this one rewritten back), [`OpenAiStrict`](SchemaProfile::OpenAiStrict) is
-    /// [`strict_schema`](crate::strict_schema), [`GeminiSafe`](SchemaProfile::GeminiSafe)
-    /// the OpenAPI 3.0 subset Gemini accepts.
+    /// [`strict_schema`](crate::strict_schema) without the composition strict mode rejects
+    /// at the top (`if` / `then` / `else`, `not`, alternatives beside `properties`),
+    /// [`GeminiSafe`](SchemaProfile::GeminiSafe) the OpenAPI 3.0 subset Gemini accepts.
     ///
     /// ```
     /// use serde_json::json;
@@ -35,7 +36,7 @@ impl SchemaProfile {
     pub fn apply(self, schema: &JsonObject) -> JsonObject {
         match self {
             SchemaProfile::Portable | SchemaProfile::Raw => schema.clone(),
-            SchemaProfile::OpenAiStrict => strict_schema(schema),
+            SchemaProfile::OpenAiStrict => openai_strict(schema),
             SchemaProfile::GeminiSafe => gemini_schema(schema),
         }
     }
@@ -50,6 +51,36 @@ impl SchemaProfile {
         let portable = portable_named(derived, wrapper);
         (self.apply(&portable.schema), portable.wrapper.is_some())
     }
+}
+
+/// Keywords OpenAI's strict mode does not support (composition it cannot express); the
+/// server still checks them on every call.
+const NOT_STRICT: &[&str] = &[
+    "if",
+    "then",
+    "else",
+    "not",
+    "dependentRequired",
+    "dependentSchemas",
+];
+
+/// [`strict_schema`] of the schema with its `$defs` inlined, without what strict mode
+/// rejects: the keywords of [`NOT_STRICT`] at
+/// the top, and alternatives there (`allOf` / `anyOf` / `oneOf` of a schema with
+/// `properties`: "the root of a strict JSON schema must not use anyOf").
+fn openai_strict(schema: &JsonObject) -> JsonObject {
+    // References inlined first (a recursive type's stay): the Agents SDK refuses a `$ref`
+    // whose target it has not walked yet.
+    let mut inlined = schema.clone();
+    inline_defs(&mut inlined);
+    let mut strict = strict_schema(&inlined);
+    strict.retain(|k, _| !NOT_STRICT.contains(&k.as_str()));
+    if strict.contains_key("properties") {
+        for key in ["allOf", "anyOf", "oneOf"] {
+            strict.remove(key);
+        }
+    }
+    strict
 }
 
 #[cfg(test)]
