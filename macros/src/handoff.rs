@@ -189,6 +189,10 @@ pub fn handler(h: &Handoff, attrs: &ToolAttrs, owner: &Owner) -> (TokenStream, T
             #descriptor
         }
 
+        fn raw_input_schema(&self) -> ::core::option::Option<#krate::protocol::JsonObject> {
+            ::core::option::Option::Some(__SCHEMAS.raw_input(#derived))
+        }
+
         #scopes
 
         fn call<'__a>(

@@ -316,6 +316,10 @@ pub fn generate(
         fn asks_client(&self) -> bool {
             #asks_client
         }
+
+        fn raw_input_schema(&self) -> ::core::option::Option<#krate::protocol::JsonObject> {
+            ::core::option::Option::Some(__SCHEMAS.raw_input(#derived))
+        }
         #scopes
 
         fn call<'__a>(

@@ -84,16 +84,16 @@ pub use authoring::{
     JsonOutput, PromptParameter, ToolError, ToolParameter, schema_for, strict_schema,
 };
 pub use caller::{Principal, PrincipalKind};
-pub use context::{Ctx, LoggedExchange, MAX_ONCE_LEN, MissingState, OnceError};
+pub use context::{Ctx, LoggedExchange, MAX_ONCE_LEN, MissingState, OnceError, SchemaProfile};
 pub use elicitation::{ElicitExchange, ElicitForm, Elicited};
 pub use handoff::PhaseCtx;
 pub use peer::RequestError;
 pub use sampling::{SampleError, SampleExchange};
 pub use seal::{KeyError, MAX_STATE_LEN, StateKeys};
 pub use server::{
-    CacheHint, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, PromptFn, PromptHandler,
-    ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler, ScopeRule, Server,
-    ServerError, ServerHandle, ServerOptions, ToolFn, ToolHandler, UriTemplate,
+    CacheHint, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, ProfileChooser, PromptFn,
+    PromptHandler, ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler,
+    ScopeRule, Server, ServerError, ServerHandle, ServerOptions, ToolFn, ToolHandler, UriTemplate,
 };
 
 /// The [`protocol::Implementation`] of the crate that invokes it: its package name and

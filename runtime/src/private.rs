@@ -1,7 +1,8 @@
 //! Runtime support the macro-generated code calls through `tracksuit::__private`.
 
 use crate::authoring::{
-    IntoToolResult, Portable, SchemaValidator, ToolError, portable_input, schema_for,
+    INPUT_WRAPPER, IntoToolResult, Portable, SchemaValidator, ToolError, portable_input,
+    schema_for, wrap,
 };
 use crate::protocol::{CallToolResult, JsonObject};
 use futures::future::BoxFuture;
@@ -44,6 +45,12 @@ impl ToolSchemas {
     /// see `authoring::portable`).
     pub fn input(&self, derived: fn() -> JsonObject) -> &JsonObject {
         &self.portable_input(derived).schema
+    }
+
+    /// The input schema as derived, wrapped like the published one when that one is (what
+    /// `SchemaProfile::Raw` clients see).
+    pub fn raw_input(&self, derived: fn() -> JsonObject) -> JsonObject {
+        wrap(derived(), INPUT_WRAPPER).schema
     }
 
     fn portable_input(&self, derived: fn() -> JsonObject) -> &Portable {

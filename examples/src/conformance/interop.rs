@@ -212,7 +212,10 @@ pub(super) async fn multi_input(ctx: &Ctx) -> Result<String, ToolError> {
 /// Tasks extension: asks the user's name in multi round-trip rounds, then becomes a task
 /// (`Ctx::become_task`) whose result greets them.
 pub(super) fn test_tool_with_task() -> impl tracksuit::ToolHandler {
-    let mut t = Tool::new("test_tool_with_task", schema(json!({"type": "object"})));
+    // Argument-less, in the shape derived tools publish (strict converters and LangChain's
+    // adapter read `properties`).
+    let no_arguments = json!({"type": "object", "properties": {}, "additionalProperties": false});
+    let mut t = Tool::new("test_tool_with_task", schema(no_arguments));
     t.description = Some("Asks your name, then greets you from a task".into());
     t.execution = Some(ToolExecution {
         task_support: Some(TaskSupport::Required),

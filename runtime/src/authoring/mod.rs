@@ -3,8 +3,10 @@
 //! argument / structured-output validation (jsonschema).
 
 mod error;
+mod gemini;
 mod parameter;
 mod portable;
+mod profile;
 mod result;
 mod schema;
 mod violation;
@@ -12,6 +14,6 @@ mod violation;
 pub use error::ToolError;
 pub use parameter::{FromCtx, FromPromptArgument, PromptParameter, ToolParameter};
 pub use portable::strict_schema;
-pub(crate) use portable::{Portable, portable_input};
+pub(crate) use portable::{INPUT_WRAPPER, Portable, portable_input, wrap};
 pub use result::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, JsonOutput};
 pub use schema::{SchemaValidator, schema_for};

@@ -99,6 +99,12 @@ pub(crate) fn portable_output(schema: JsonObject) -> Portable {
     portable(schema, OUTPUT_WRAPPER, false)
 }
 
+/// The portable form of a derived schema wrapped, when it must be, in `wrapper_name` (the
+/// `value` of `sample_schema`'s `__schema__` tool).
+pub(crate) fn portable_named(schema: JsonObject, wrapper_name: &'static str) -> Portable {
+    portable(schema, wrapper_name, true)
+}
+
 fn portable(
     mut schema: JsonObject,
     wrapper_name: &'static str,
@@ -107,27 +113,39 @@ fn portable(
     inline_defs(&mut schema);
     let mut value = Value::Object(schema);
     tidy(&mut value, optional_non_null);
-    let Value::Object(mut schema) = value else {
+    let Value::Object(schema) = value else {
         unreachable_object()
     };
+    let mut p = wrap(schema, wrapper_name);
+    let no_properties = p
+        .schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(JsonObject::is_empty);
+    if p.wrapper.is_none()
+        && optional_non_null
+        && no_properties
+        && !p.schema.contains_key("additionalProperties")
+    {
+        // An argument-less tool: exactly the empty object, which strict-mode converters
+        // (OpenAI's) accept and adapters that read `properties` (LangChain's) can read.
+        p.schema = JsonObject::from_iter([
+            ("type".to_owned(), json!("object")),
+            ("properties".to_owned(), json!({})),
+            ("additionalProperties".to_owned(), json!(false)),
+        ]);
+    }
+    p
+}
+
+/// `schema` as it is when it is an object at the top; else wrapped in an object with one
+/// required property, `wrapper_name` (nothing else is rewritten: the raw profile's form).
+pub(crate) fn wrap(mut schema: JsonObject, wrapper_name: &'static str) -> Portable {
     let object_at_top = schema.get("type").and_then(Value::as_str) == Some("object")
         && !["oneOf", "anyOf", "allOf"]
             .iter()
             .any(|k| schema.contains_key(*k));
     if object_at_top {
-        let no_properties = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_none_or(JsonObject::is_empty);
-        if optional_non_null && no_properties && !schema.contains_key("additionalProperties") {
-            // An argument-less tool: exactly the empty object, which strict-mode converters
-            // (OpenAI's) accept and adapters that read `properties` (LangChain's) can read.
-            schema = JsonObject::from_iter([
-                ("type".to_owned(), json!("object")),
-                ("properties".to_owned(), json!({})),
-                ("additionalProperties".to_owned(), json!(false)),
-            ]);
-        }
         return Portable {
             schema,
             wrapper: None,
@@ -160,7 +178,7 @@ fn unreachable_object() -> ! {
 
 /// Replaces every `$ref` to `#/$defs/X` by `X`'s schema, except where `X` is being inlined
 /// already (a recursive type): that `$ref` stays, and so does `X` in `$defs`.
-fn inline_defs(schema: &mut JsonObject) {
+pub(super) fn inline_defs(schema: &mut JsonObject) {
     let Some(Value::Object(defs)) = schema.remove("$defs") else {
         return;
     };

@@ -3,11 +3,13 @@
 //! roots, ping) that check the client's declared capabilities first.
 
 mod once;
+mod profile;
 mod rounds;
 mod scope;
 mod state;
 
 pub use once::{MAX_ONCE_LEN, OnceError};
+pub use profile::SchemaProfile;
 pub use state::MissingState;
 
 pub(crate) use rounds::{Carried, Digest, Question, Rounds, Stuck};

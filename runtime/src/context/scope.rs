@@ -19,6 +19,8 @@ pub(crate) struct ClientInit {
     pub(crate) protocol_version: &'static str,
     pub(crate) capabilities: Arc<ClientCapabilities>,
     pub(crate) client_info: Arc<Implementation>,
+    /// The schema profile the server chose for this client.
+    pub(crate) schema_profile: super::SchemaProfile,
 }
 
 /// The session a request is served on, as a handler's context sees it.

@@ -55,6 +55,35 @@
 //! that way — hand-written ones too, since such a client requires it of every tool. It is
 //! off by default.
 //!
+//! # Schema profiles
+//!
+//! The strict profile is one of four [`SchemaProfile`](crate::SchemaProfile)s a client can
+//! be given: `Portable` (the default), `OpenAiStrict`, `GeminiSafe` (the OpenAPI 3.0 subset
+//! of Gemini's function declarations) and `Raw` (schemars' output, unrewritten).
+//! [`ServerOptions::schema_profile_by`](crate::ServerOptions::schema_profile_by) chooses one
+//! per client from its `clientInfo` and capabilities:
+//!
+//! ```
+//! use tracksuit::{SchemaProfile, Server, ServerOptions, client::Client, mcp_tool};
+//! /// Reads a file.
+//! #[mcp_tool]
+//! async fn read(path: String, limit: Option<u32>) -> String { path }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let options = ServerOptions::default().schema_profile_by(|info, _| match info.name.as_str() {
+//!     "my-gemini-host" => SchemaProfile::GeminiSafe,
+//!     _ => SchemaProfile::OpenAiStrict,
+//! });
+//! let server = Server::with_options(tracksuit::crate_info!(), options).tool(read).build()?;
+//! let client = tracksuit::host::connect_in_memory(server, Client::builder()).await?;
+//! let tools = client.list_tools(None).await?.tools;
+//! assert_eq!(tools[0].input_schema["required"], serde_json::json!(["path", "limit"]));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! `scripts/schemas.sh` (part of the test command) lists the tools of every example server
-//! and compiles each derived schema with ajv in strict mode, then checks the strict profile
-//! with `TRACKSUIT_STRICT_SCHEMAS=1`.
+//! in every profile (`TRACKSUIT_SCHEMA_PROFILE`) and compiles each schema with ajv in strict
+//! mode, checks OpenAI's strict rules on the strict profile and the Gemini subset on the
+//! Gemini-safe one; then it converts every tool of the conformance server with the OpenAI
+//! Agents SDK (strict mode) and LangChain's MCP adapters.

@@ -55,8 +55,8 @@ pub use error::{Attempt, SampleError};
 pub use exchange::{SampleExchange, ToolCall, tool_results};
 pub use tool_loop::ToolLoop;
 
-use crate::authoring::{SchemaValidator, schema_for};
-use crate::context::Ctx;
+use crate::authoring::{SchemaValidator, schema_for, wrap};
+use crate::context::{Ctx, SchemaProfile};
 use crate::protocol::*;
 use exchange::{assistant_message, tool_calls, user_message};
 use futures::future::BoxFuture;
@@ -520,30 +520,18 @@ impl<'c> IntoFuture for Sample<'c, Tools> {
     }
 }
 
-/// Wraps non-object schemas so the tool's `inputSchema` is always an object.
-fn schema_tool_input<T: JsonSchema>() -> (JsonObject, bool) {
-    let schema = schema_for::<T>();
-    if schema.get("type").and_then(Value::as_str) == Some("object") {
-        return (schema, false);
-    }
-    let mut defs = JsonObject::new();
-    let mut inner = schema;
-    if let Some(Value::Object(d)) = inner.remove("$defs") {
-        defs = d;
-    }
-    inner.remove("$schema");
-    let mut wrapped = serde_json::json!({
-        "type": "object",
-        "properties": { "value": Value::Object(inner) },
-        "required": ["value"],
-    });
-    if !defs.is_empty()
-        && let Some(w) = wrapped.as_object_mut()
-    {
-        w.insert("$defs".into(), Value::Object(defs));
-    }
-    (wrapped.as_object().cloned().unwrap_or_default(), true)
+/// The `__schema__` tool's input schema: `T`'s, wrapped in a `value` property unless it is
+/// an object at the top. Returns the schema answers are checked against (as derived, which
+/// accepts an explicit `null` for an `Option`), the one the client is given (portable, in
+/// its schema profile), and whether the data is the `value` property's.
+fn schema_tool_input<T: JsonSchema>(profile: SchemaProfile) -> (JsonObject, JsonObject, bool) {
+    let raw = wrap(schema_for::<T>(), SCHEMA_WRAPPER);
+    let (published, _) = profile.derived(schema_for::<T>(), SCHEMA_WRAPPER);
+    (raw.schema, published, raw.wrapper.is_some())
 }
+
+/// The property a non-object answer is wrapped in.
+const SCHEMA_WRAPPER: &str = "value";
 
 impl<'c, T: DeserializeOwned + JsonSchema + Send + 'static> IntoFuture for Sample<'c, Schema<T>> {
     type Output = Result<SampleExchange<T>, SampleError>;
@@ -551,14 +539,15 @@ impl<'c, T: DeserializeOwned + JsonSchema + Send + 'static> IntoFuture for Sampl
 
     fn into_future(mut self) -> Self::IntoFuture {
         Box::pin(async move {
-            let (input_schema, wrapped) = schema_tool_input::<T>();
+            let (input_schema, published, wrapped) =
+                schema_tool_input::<T>(self.ctx.schema_profile());
             let use_tools = self
                 .ctx
                 .client_capabilities()
                 .sampling
                 .is_some_and(|s| s.tools.is_some());
             if use_tools {
-                let mut tool = Tool::new(SCHEMA_TOOL, input_schema.clone());
+                let mut tool = Tool::new(SCHEMA_TOOL, published);
                 tool.description = Some(SCHEMA_TOOL_DESCRIPTION.into());
                 self.params.tools = Some(vec![tool]);
                 self.params.tool_choice = Some(ToolChoice {
@@ -567,7 +556,7 @@ impl<'c, T: DeserializeOwned + JsonSchema + Send + 'static> IntoFuture for Sampl
             } else {
                 let instruction = format!(
                     "Respond only with JSON matching this JSON Schema, with no other text:\n{}",
-                    Value::Object(input_schema.clone())
+                    Value::Object(published)
                 );
                 self.params.system_prompt = Some(match self.params.system_prompt.take() {
                     Some(s) => format!("{s}\n\n{instruction}"),
@@ -601,7 +590,7 @@ impl<'c, T: DeserializeOwned + JsonSchema + Send + 'static> IntoFuture for Sampl
                         .validate(&input_schema, &value)
                         .map_err(|e| format!("the data does not match the schema: {e}"))?;
                     let data = if wrapped {
-                        value.get("value").cloned().unwrap_or(Value::Null)
+                        value.get(SCHEMA_WRAPPER).cloned().unwrap_or(Value::Null)
                     } else {
                         value.clone()
                     };

@@ -5,7 +5,9 @@ mod answer;
 mod events;
 mod idempotent;
 mod known_client;
+mod listing;
 mod modern;
+mod options;
 mod prompt;
 mod register;
 mod registry;
@@ -20,6 +22,7 @@ pub use modern::CacheHint;
 pub(crate) use modern::{MODERN_PROTOCOL_VERSIONS, admit, is_modern};
 #[cfg(feature = "http")]
 pub(crate) use modern::{RequestMeta, requested_version};
+pub use options::{ProfileChooser, ServerOptions};
 pub use prompt::{PromptFn, PromptHandler};
 pub use register::{
     ByFn, ByValue, Generated, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Tagged,
@@ -38,206 +41,6 @@ use crate::protocol::{
 };
 pub(crate) use registry::Registry;
 use std::sync::{Arc, Mutex, RwLock, Weak};
-use std::time::Duration;
-
-/// Settings that shape how a server behaves; every field has a sensible default.
-///
-/// ```
-/// use std::time::Duration;
-/// use tracksuit::{Server, ServerOptions};
-/// let options = ServerOptions::default()
-///     .request_timeout(Duration::from_secs(30))
-///     .page_size(50);
-/// let server = Server::with_options(tracksuit::crate_info!(), options).build()?;
-/// assert_eq!(server.options().page_size, 50);
-/// # Ok::<(), tracksuit::ServerError>(())
-/// ```
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ServerOptions {
-    /// How long a server→client request (sampling, elicitation, roots, ping) may take.
-    pub request_timeout: Duration,
-    /// Items per page in `*/list` results.
-    pub page_size: usize,
-    /// The largest message accepted, in bytes.
-    pub max_message_size: usize,
-    /// Messages a session may have queued for its client before senders wait
-    /// (`ctx.log(..).await` and responses) or, for broadcasts from synchronous code, are
-    /// dropped for that session. With the transport's own buffer this bounds what a client
-    /// that stops reading can make the server hold.
-    pub outbound_queue: usize,
-    /// How task-augmented requests run.
-    pub tasks: crate::task::TaskOptions,
-    /// How long cacheable results may be reused on the modern (2026-07-28) revision.
-    pub cache: CacheHint,
-    /// How long the sealed `requestState` of a modern multi round-trip call stays valid: the
-    /// client must answer and retry within it.
-    pub request_state_ttl: Duration,
-    /// The keys that seal `requestState`. `None`: from the `TRACKSUIT_STATE_KEYS`
-    /// environment variable if set, else a random key for this process (replicas behind
-    /// one endpoint must share keys: set the variable or this field on each).
-    pub state_keys: Option<crate::seal::StateKeys>,
-    /// Leave out of `tools/list`, `prompts/list`, `resources/list` and
-    /// `resources/templates/list` the items whose scopes the caller lacks (default: listed,
-    /// and refused when used).
-    pub hide_unauthorized: bool,
-    /// Publish every tool's `inputSchema` in the strict profile
-    /// ([`strict_schema`](crate::strict_schema): all properties required, optional ones
-    /// nullable, `additionalProperties: false`), for clients with OpenAI-style strict
-    /// validators. Off by default. When on, it applies to hand-written schemas too: such a
-    /// client requires it of every tool. Calls are still checked against the tool's own
-    /// schema, which accepts the `null` the profile lets through for an `Option`.
-    ///
-    /// The default is taken from the `TRACKSUIT_STRICT_SCHEMAS` environment variable (`1` or
-    /// `true` turns it on), so a deployment can switch it without a rebuild.
-    pub strict_schemas: bool,
-}
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        ServerOptions {
-            request_timeout: Duration::from_secs(300),
-            page_size: 100,
-            max_message_size: 4 * 1024 * 1024,
-            outbound_queue: 64,
-            tasks: crate::task::TaskOptions::default(),
-            cache: CacheHint::default(),
-            request_state_ttl: Duration::from_secs(15 * 60),
-            state_keys: None,
-            hide_unauthorized: false,
-            strict_schemas: std::env::var("TRACKSUIT_STRICT_SCHEMAS")
-                .is_ok_and(|v| matches!(v.as_str(), "1" | "true")),
-        }
-    }
-}
-
-impl ServerOptions {
-    /// Sets how long server→client requests may take.
-    ///
-    /// ```
-    /// let o = tracksuit::ServerOptions::default().request_timeout(std::time::Duration::from_secs(5));
-    /// assert_eq!(o.request_timeout.as_secs(), 5);
-    /// ```
-    pub fn request_timeout(mut self, timeout: Duration) -> Self {
-        self.request_timeout = timeout;
-        self
-    }
-
-    /// Sets the items per page of `*/list` results.
-    ///
-    /// ```
-    /// let o = tracksuit::ServerOptions::default().page_size(20);
-    /// assert_eq!(o.page_size, 20);
-    /// ```
-    pub fn page_size(mut self, size: usize) -> Self {
-        self.page_size = size;
-        self
-    }
-
-    /// Sets the largest accepted message, in bytes.
-    ///
-    /// ```
-    /// let o = tracksuit::ServerOptions::default().max_message_size(1 << 20);
-    /// assert_eq!(o.max_message_size, 1 << 20);
-    /// ```
-    pub fn max_message_size(mut self, bytes: usize) -> Self {
-        self.max_message_size = bytes;
-        self
-    }
-
-    /// Sets how many messages a session may have queued for its client (at least one).
-    ///
-    /// ```
-    /// let o = tracksuit::ServerOptions::default().outbound_queue(16);
-    /// assert_eq!(o.outbound_queue, 16);
-    /// ```
-    pub fn outbound_queue(mut self, messages: usize) -> Self {
-        self.outbound_queue = messages.max(1);
-        self
-    }
-
-    /// Sets how task-augmented requests run (ttl, polling interval, limits).
-    ///
-    /// ```
-    /// use tracksuit::{ServerOptions, task::TaskOptions};
-    /// let o = ServerOptions::default().tasks(TaskOptions::default());
-    /// # let _ = o;
-    /// ```
-    pub fn tasks(mut self, tasks: crate::task::TaskOptions) -> Self {
-        self.tasks = tasks;
-        self
-    }
-
-    /// Sets the cache hint of cacheable results on the modern revision.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use tracksuit::{CacheHint, ServerOptions};
-    /// let o = ServerOptions::default().cache(CacheHint { ttl: Duration::from_secs(60), public: true });
-    /// assert_eq!(o.cache.ttl.as_secs(), 60);
-    /// ```
-    pub fn cache(mut self, hint: CacheHint) -> Self {
-        self.cache = hint;
-        self
-    }
-
-    /// Sets how long a sealed `requestState` stays valid.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let o = tracksuit::ServerOptions::default().request_state_ttl(Duration::from_secs(600));
-    /// assert_eq!(o.request_state_ttl.as_secs(), 600);
-    /// ```
-    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
-        self.request_state_ttl = ttl;
-        self
-    }
-
-    /// Seals `requestState` with `keys` (share them between replicas).
-    ///
-    /// ```
-    /// use tracksuit::{ServerOptions, StateKeys};
-    /// let keys = StateKeys::from_secret(b"32 random bytes, shared by all!!")?;
-    /// let o = ServerOptions::default().state_keys(keys);
-    /// assert!(o.state_keys.is_some());
-    /// # Ok::<(), tracksuit::KeyError>(())
-    /// ```
-    pub fn state_keys(mut self, keys: crate::seal::StateKeys) -> Self {
-        self.state_keys = Some(keys);
-        self
-    }
-
-    /// Whether list results leave out the items the caller's scopes do not allow.
-    ///
-    /// ```
-    /// let o = tracksuit::ServerOptions::default().hide_unauthorized(true);
-    /// assert!(o.hide_unauthorized);
-    /// ```
-    pub fn hide_unauthorized(mut self, on: bool) -> Self {
-        self.hide_unauthorized = on;
-        self
-    }
-
-    /// Whether tools' input schemas are published in the strict profile.
-    ///
-    /// ```
-    /// use tracksuit::{Server, ServerOptions};
-    /// #[tracksuit::mcp_tool]
-    /// /// Reads a file.
-    /// async fn read(path: String, limit: Option<u32>) -> String { path }
-    /// let server = Server::with_options(tracksuit::crate_info!(), ServerOptions::default().strict_schemas(true))
-    ///     .tool(read)
-    ///     .build()?;
-    /// let schema = &server.tool_descriptor("read").unwrap().input_schema;
-    /// assert_eq!(schema["required"], serde_json::json!(["path", "limit"]));
-    /// assert_eq!(schema["additionalProperties"], false);
-    /// # Ok::<(), tracksuit::ServerError>(())
-    /// ```
-    pub fn strict_schemas(mut self, on: bool) -> Self {
-        self.strict_schemas = on;
-        self
-    }
-}
 
 pub(crate) struct Entry<D, T: ?Sized> {
     pub(crate) descriptor: D,
@@ -245,6 +48,8 @@ pub(crate) struct Entry<D, T: ?Sized> {
     /// The scopes a caller must hold to use the item (its handler's `scopes()` and
     /// `scope_rule()`).
     pub(crate) scopes: scopes::Required,
+    /// The descriptor in the other schema profiles, made on first use (tools only).
+    pub(crate) profiled: listing::Profiled<D>,
 }
 
 impl<T: ?Sized> Entry<crate::protocol::Tool, T> {
@@ -264,6 +69,7 @@ impl<D: Clone, T: ?Sized> Clone for Entry<D, T> {
             descriptor: self.descriptor.clone(),
             item: self.item.clone(),
             scopes: self.scopes.clone(),
+            profiled: self.profiled.clone(),
         }
     }
 }
@@ -827,10 +633,7 @@ impl ServerInner {
     }
 
     fn insert_tool(&self, item: Arc<dyn ToolHandler>) -> Result<(), ServerError> {
-        let mut descriptor = item.descriptor();
-        if self.options.strict_schemas {
-            descriptor.input_schema = crate::authoring::strict_schema(&descriptor.input_schema);
-        }
+        let descriptor = item.descriptor();
         #[cfg(feature = "http")]
         if !mirrored_in(&descriptor.input_schema).is_empty() {
             self.mirrored_headers
@@ -844,6 +647,7 @@ impl ServerInner {
                 descriptor,
                 scopes: self.scopes_of(item.scopes(), item.scope_rule()),
                 item,
+                profiled: Default::default(),
             },
         )
     }
@@ -858,6 +662,7 @@ impl ServerInner {
                 descriptor,
                 scopes: self.scopes_of(item.scopes(), item.scope_rule()),
                 item,
+                profiled: Default::default(),
             },
         )
     }
@@ -872,6 +677,7 @@ impl ServerInner {
                 descriptor,
                 scopes: self.scopes_of(item.scopes(), None),
                 item,
+                profiled: Default::default(),
             },
         )
     }
@@ -887,6 +693,7 @@ impl ServerInner {
                 descriptor,
                 scopes: self.scopes_of(item.scopes(), item.scope_rule()),
                 item,
+                profiled: Default::default(),
             },
         )
     }

@@ -344,17 +344,19 @@ impl ServerSession {
         tx: crate::peer::OutboundSender,
         meta: RequestMeta,
     ) -> Arc<Self> {
+        let client_info = meta.client_info.unwrap_or_else(|| {
+            static UNKNOWN: std::sync::LazyLock<Arc<Implementation>> =
+                std::sync::LazyLock::new(|| Arc::new(Implementation::new("unknown-client", "0")));
+            UNKNOWN.clone()
+        });
+        let options = &server.inner.options;
+        let schema_profile = options.profile_for(&client_info, &meta.capabilities);
         let session = Self::unregistered(server, tx, true, true);
         let _ = session.init.set(ClientInit {
             protocol_version: meta.version,
             capabilities: meta.capabilities,
-            client_info: meta.client_info.unwrap_or_else(|| {
-                static UNKNOWN: std::sync::LazyLock<Arc<Implementation>> =
-                    std::sync::LazyLock::new(|| {
-                        Arc::new(Implementation::new("unknown-client", "0"))
-                    });
-                UNKNOWN.clone()
-            }),
+            client_info,
+            schema_profile,
         });
         // Logs only when the request asks for them (`_meta` log level).
         let level = meta.log_level.map_or(u8::MAX, level_index);

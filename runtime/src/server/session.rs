@@ -73,10 +73,17 @@ impl ServerSession {
     /// default client capabilities, so it can make no server→client requests.
     pub fn new_stateless(server: ServerHandle, tx: OutboundSender) -> Arc<Self> {
         let session = Self::build(server, tx, true);
+        let info = Implementation::new("stateless-client", "0");
+        let profile = session
+            .server
+            .inner
+            .options
+            .profile_for(&info, &Default::default());
         let _ = session.init.set(ClientInit {
             protocol_version: LATEST_PROTOCOL_VERSION,
             capabilities: Arc::default(),
-            client_info: Arc::new(Implementation::new("stateless-client", "0")),
+            client_info: Arc::new(info),
+            schema_profile: profile,
         });
         session.initialized.store(true, Ordering::Release);
         session
@@ -283,6 +290,8 @@ impl ServerSession {
             .unwrap_or(LATEST_PROTOCOL_VERSION);
         let init = ClientInit {
             protocol_version: version,
+            schema_profile: (self.server.inner.options)
+                .profile_for(&p.client_info, &p.capabilities),
             capabilities: Arc::new(p.capabilities),
             client_info: Arc::new(p.client_info),
         };
@@ -364,44 +373,6 @@ impl ServerSession {
         }
         let _ = params;
         Err(ErrorObject::method_not_found(method))
-    }
-
-    /// One page of a registry's descriptors. With `hide_unauthorized`, the items `caller`
-    /// lacks the scopes for are left out of the page (which may then be short).
-    fn page_of<D: Clone, T: ?Sized>(
-        &self,
-        caller: &Caller,
-        registry: &super::Registry<super::Entry<D, T>>,
-        params: Option<Value>,
-    ) -> Result<(Vec<D>, Option<String>), ErrorObject> {
-        let p: PaginatedRequestParams = decode_or_default(params)?;
-        let offset = match p.cursor.as_deref() {
-            None => 0,
-            Some(c) => decode_cursor(c)?,
-        };
-        let (items, next) = registry.page(offset, self.server.inner.options.page_size.max(1));
-        let hide = self.server.inner.options.hide_unauthorized;
-        Ok((
-            items
-                .into_iter()
-                .filter(|e| !hide || caller.missing_scopes(e.scopes.fixed()).is_empty())
-                .map(|e| e.descriptor.clone())
-                .collect(),
-            next.map(encode_cursor),
-        ))
-    }
-
-    pub(super) fn list_tools(
-        &self,
-        caller: &Caller,
-        params: Option<Value>,
-    ) -> Result<Value, ErrorObject> {
-        let (tools, next_cursor) = self.page_of(caller, &read(&self.server.inner.tools), params)?;
-        encode(ListToolsResult {
-            tools,
-            next_cursor,
-            ..Default::default()
-        })
     }
 
     pub(super) fn list_prompts(
@@ -750,11 +721,11 @@ const MAX_COMPLETIONS: usize = 100;
 
 const CURSOR_PREFIX: &str = "tracksuit:";
 
-fn encode_cursor(offset: usize) -> String {
+pub(super) fn encode_cursor(offset: usize) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{CURSOR_PREFIX}{offset}"))
 }
 
-fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
+pub(super) fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
     base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)
         .ok()

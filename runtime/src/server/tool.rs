@@ -39,6 +39,14 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// The descriptor published in `tools/list` (name, description, schemas, annotations).
     fn descriptor(&self) -> ToolDescriptor;
 
+    /// The input schema before it was made portable, for clients given
+    /// [`SchemaProfile::Raw`](crate::SchemaProfile::Raw): `#[mcp_tool]` answers with the
+    /// schema schemars derived (wrapped like the descriptor's when that one is). `None`, the
+    /// default: the descriptor's `inputSchema` is the tool's own (a hand-written one).
+    fn raw_input_schema(&self) -> Option<JsonObject> {
+        None
+    }
+
     /// The OAuth scopes a caller's token must grant before this tool runs
     /// (`#[mcp_tool(scopes = [..])]`); none by default. Checked against
     /// [`Ctx::principal`](crate::Ctx::principal): a caller without them is refused before the
@@ -275,6 +283,10 @@ impl ToolHandler for UiLinked {
 
     fn scopes(&self) -> Vec<String> {
         self.inner.scopes()
+    }
+
+    fn raw_input_schema(&self) -> Option<JsonObject> {
+        self.inner.raw_input_schema()
     }
 
     fn call<'a>(
