@@ -31,3 +31,17 @@ pub struct DeployingGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/tasks.md")]
 pub struct TasksGuide;
+
+/// The trybuild pass case `ui/pass/lint_free.rs`, compiled here too so that
+/// `cargo clippy --all-targets -- -D warnings` checks the macros' output in it (trybuild runs
+/// only rustc). Kept as written: its one-line bodies are the point.
+#[cfg(test)]
+#[rustfmt::skip]
+#[path = "ui/pass/lint_free.rs"]
+mod lint_free;
+
+#[cfg(test)]
+#[test]
+fn the_lint_free_items_build_a_server() {
+    lint_free::main();
+}

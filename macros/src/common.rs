@@ -1,5 +1,6 @@
 //! Helpers every expansion shares: the runtime crate path and the debug printer.
 
+use crate::internals::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -78,6 +79,15 @@ pub fn tagged_fn(
     };
     let block = &func.block;
     let rebind = unshadow_params(&mut sig);
+    // The user's block is the `async` block's body itself (its statements after the rebinding
+    // when there is one), never a block inside a block: `{ query }` must not become
+    // `{ { query } }`, which lints (`unused_braces`) at the user's braces.
+    let body = if rebind.is_empty() {
+        quote!(#block)
+    } else {
+        let stmts = &block.stmts;
+        quote!({ #rebind #(#stmts)* })
+    };
     let version = version_check(krate);
     quote! {
         #(#attrs)*
@@ -94,7 +104,7 @@ pub fn tagged_fn(
                 #items
             }
 
-            #krate::__private::tagged::<__TracksuitHandler, _>(async move { #rebind #block })
+            #krate::__private::tagged::<__TracksuitHandler, _>(async move #body)
         }
     }
 }
@@ -253,8 +263,17 @@ pub fn ctx_by_type(ty: &syn::Type, krate: &TokenStream) -> TokenStream {
 /// through `__private::complete_with`, which takes the `(argument, value)` and
 /// `(ctx, argument, value)` forms alike (told apart by the function's type), spanned at the
 /// path so a function of neither form is one error there.
-pub fn free_completer(krate: &TokenStream) -> impl Fn(&syn::Path) -> TokenStream + '_ {
+/// `Self::..` names nothing a free function can reach (inside the generated handler it
+/// would be the handler's own type), so it is an error there naming what to write instead.
+pub fn free_completer<'a>(
+    cx: &'a Ctxt,
+    krate: &'a TokenStream,
+) -> impl Fn(&syn::Path) -> TokenStream + 'a {
     move |path| {
+        if path.segments.first().is_some_and(|s| s.ident == "Self") {
+            cx.error_spanned_by(path, "`Self` names no type here: this item is a free function, not a method of an `#[mcp_server]` block; name the completer by its path (`names`, or `Type::names` for an associated function)");
+            return quote::quote!(::std::boxed::Box::pin(async { ::std::vec::Vec::new() }));
+        }
         quote::quote_spanned!(syn::spanned::Spanned::span(path)=>
             #krate::__private::complete_with(#path, __ctx, argument, value))
     }

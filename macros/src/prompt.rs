@@ -230,7 +230,7 @@ fn free_prompt(
     let ident = func.sig.ident.clone();
     let fn_attrs = func.attrs.clone();
     let invoke = |a: Vec<TokenStream>| quote_spanned!(ident.span()=> #ident(#(#a),*));
-    let completer = crate::common::free_completer(krate);
+    let completer = crate::common::free_completer(&cx, krate);
     let prompt = prompt(
         &cx,
         args,
@@ -241,6 +241,7 @@ fn free_prompt(
         invoke,
         &completer,
     );
+    drop(completer);
     cx.check()?;
     Ok(crate::common::tagged_fn(
         func,

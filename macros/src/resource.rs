@@ -348,7 +348,7 @@ fn free_resource(
     let ident = func.sig.ident.clone();
     let fn_attrs = func.attrs.clone();
     let invoke = |a: Vec<TokenStream>| quote_spanned!(ident.span()=> #ident(#(#a),*));
-    let completer = crate::common::free_completer(krate);
+    let completer = crate::common::free_completer(&cx, krate);
     let resource = resource(
         &cx,
         args,
@@ -359,6 +359,7 @@ fn free_resource(
         invoke,
         &completer,
     );
+    drop(completer);
     cx.check()?;
     Ok(crate::common::tagged_fn(
         func,

@@ -106,14 +106,14 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 .to_compile_error();
         }
     };
-    match server(attr, &mut block) {
-        Ok(tokens) => tokens,
-        Err(e) => with_errors(e, quote!(#block)),
-    }
+    server(attr, &mut block).unwrap_or_else(|e| with_errors(e, quote!(#block)))
 }
 
 /// Checks the block and generates a handler per annotated method (their attributes are
-/// removed from `block`).
+/// removed from `block`). An error in one method leaves the others generated and checked:
+/// the errors come beside the block, its sound members and its `ToolSet` impl (so neither
+/// the other methods' mistakes are hidden nor `Server::tools` reports the type unusable).
+/// Only an error in the block itself (generic, a trait impl) gives the block alone.
 fn server(attr: TokenStream, block: &mut ItemImpl) -> syn::Result<TokenStream> {
     let cx = Ctxt::new();
     let args = Args::parse(attr, KEYS, &cx);
@@ -130,6 +130,7 @@ fn server(attr: TokenStream, block: &mut ItemImpl) -> syn::Result<TokenStream> {
             "`#[mcp_server]` does not support generic server types",
         );
     }
+    let block_sound = cx.error_count() == 0;
     let scope = Scope {
         krate,
         self_ty: (*block.self_ty).clone(),
@@ -147,13 +148,22 @@ fn server(attr: TokenStream, block: &mut ItemImpl) -> syn::Result<TokenStream> {
     let mut links = Links::default();
     for item in block.items.iter_mut() {
         let ImplItem::Fn(method) = item else { continue };
-        if let Some(member) = member(&cx, method, &scope, &mut seen, &mut links) {
+        let before = cx.error_count();
+        let member = member(&cx, method, &scope, &mut seen, &mut links);
+        // A member with an error is left out: its generated code would only add noise.
+        if let Some(member) = member.filter(|_| cx.error_count() == before) {
             members.push(member);
         }
     }
     links.check(&cx);
-    cx.check()?;
-    Ok(generate_server(block, &scope.krate, &members))
+    match cx.check() {
+        Ok(()) => Ok(generate_server(block, &scope.krate, &members)),
+        Err(e) if block_sound => Ok(with_errors(
+            e,
+            generate_server(block, &scope.krate, &members),
+        )),
+        Err(e) => Err(e),
+    }
 }
 
 /// The `#[mcp_*]` attribute of a method, removed: its role and its tokens.
@@ -386,6 +396,9 @@ fn phase_method<'s>(
     found
 }
 
+/// What a completer may be, as the diagnostics say it.
+const COMPLETER_SHAPE: &str = "a completer is an `async fn(argument: &str, value: &str) -> Vec<String>`, or `async fn(ctx: &Ctx, argument: &str, value: &str) -> Vec<String>` to reach the app state; a method of this block may also take `&self`";
+
 /// The call of a completer named by `complete = path` in an `#[mcp_server]` block: a method
 /// of the block is called directly, with `&self` when it takes it and the request's
 /// `&Ctx` when it takes three parameters; anything else goes through
@@ -410,10 +423,17 @@ fn completer(cx: &Ctxt, scope: &Scope, path: &syn::Path) -> TokenStream {
         .filter(|i| matches!(i, syn::FnArg::Typed(_)))
         .count();
     let args = match typed {
+        _ if sig.asyncness.is_none() => {
+            cx.error_spanned_by(path, format!("`{ident}` is not `async`: {COMPLETER_SHAPE}"));
+            return quote!(::std::boxed::Box::pin(async { ::std::vec::Vec::new() }));
+        }
         2 => quote!(argument, value),
         3 => quote!(__ctx, argument, value),
-        _ => {
-            cx.error_spanned_by(&sig.inputs, "a completer takes `(argument: &str, value: &str)`, or `(ctx: &Ctx, argument: &str, value: &str)` to reach the app state; besides `&self`");
+        n => {
+            cx.error_spanned_by(
+                path,
+                format!("`{ident}` takes {n} parameter(s) besides `&self`: {COMPLETER_SHAPE}"),
+            );
             return quote!(::std::boxed::Box::pin(async { ::std::vec::Vec::new() }));
         }
     };

@@ -29,6 +29,12 @@ impl Ctxt {
         }
     }
 
+    /// How many errors have been recorded so far (a caller compares counts to tell whether
+    /// one part of the input added any).
+    pub fn error_count(&self) -> usize {
+        self.errors.borrow().as_ref().map_or(0, Vec::len)
+    }
+
     /// Finishes: all errors combined into one, or `Ok`.
     pub fn check(self) -> syn::Result<()> {
         let mut errors = self
