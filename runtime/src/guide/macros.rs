@@ -205,8 +205,10 @@
 //!
 //! # `#[mcp_prompt]`
 //!
-//! Arguments are strings (`Option<String>` for optional ones); `name`, `title`,
-//! `description` as for tools.
+//! Arguments are strings on the wire: `String`, or a type parsed from one (numbers, `bool`,
+//! `char`, any `FromPromptArgument`; a value that does not parse is `-32602` naming the
+//! argument), `Option` of one for an optional argument; `name`, `title`, `description` as
+//! for tools.
 //!
 //! ```
 //! /// Summarises a text.

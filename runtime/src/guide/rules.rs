@@ -145,16 +145,19 @@
 //!
 //! # `#[mcp_prompt]`
 //!
-//! Prompt arguments are strings (MCP passes them as strings):
+//! Prompt arguments are strings on the wire: a parameter is a `String`, a type parsed from
+//! one (`FromPromptArgument`: numbers, `bool`, `char`, your own), or an `Option` of one:
 //!
 //! ```
 //! #[tracksuit::mcp_prompt]
-//! async fn repeat(times: String) -> String { format!("again x{times}") }
+//! async fn repeat(times: u32, word: Option<String>) -> String {
+//!     word.unwrap_or_else(|| "again".into()).repeat(times as usize)
+//! }
 //! # fn main() {}
 //! ```
 //! ```compile_fail
 //! #[tracksuit::mcp_prompt]
-//! async fn repeat(times: u32) -> String { "again ".repeat(times as usize) }
+//! async fn repeat(times: Vec<u32>) -> String { format!("{times:?}") }
 //! # fn main() {}
 //! ```
 //!
