@@ -18,6 +18,7 @@ mod resume;
 mod scopes;
 mod session;
 mod tool;
+mod traced;
 mod uri_template;
 
 pub use builder::Server;

@@ -169,7 +169,7 @@ impl ServerSession {
         let progress_token = progress_token_of(params.as_ref());
         let this = self.clone();
         let request_id = id.clone();
-        let span = super::session::request_span(&method, &id, params.as_ref(), "2026");
+        let span = super::traced::request_span(&method, &id, params.as_ref(), "2026");
         let fut = async move {
             let cacheable = |v: Value| Answer::Tree(this.cacheable(v));
             let outcome = match method.as_str() {
@@ -219,7 +219,7 @@ impl ServerSession {
             };
             this.modern_result(outcome)
         };
-        super::session::traced(span, fut)
+        super::traced::traced(span, fut)
     }
 
     /// A handler's outcome as a modern result: a URL elicitation the handler required
@@ -268,12 +268,12 @@ impl ServerSession {
         if let Some(map) = params.as_mut().and_then(Value::as_object_mut) {
             map.remove("task");
         }
-        let span = super::session::request_span(&method, &id, params.as_ref(), "2026");
+        let span = super::traced::request_span(&method, &id, params.as_ref(), "2026");
         let cancel = CancellationToken::new();
         let progress_token = progress_token_of(params.as_ref());
         let ctx = Ctx::new(self.clone(), id, progress_token, cancel.clone(), caller);
         let cancel_if_dropped = cancel.drop_guard();
-        let call = super::session::traced(span, self.call_tool(ctx, params));
+        let call = super::traced::traced(span, self.call_tool(ctx, params));
         let outcome = std::panic::AssertUnwindSafe(call).catch_unwind().await;
         cancel_if_dropped.disarm();
         match outcome {
