@@ -27,33 +27,32 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::protocol::skills::{self as wire, frontmatter, valid_name};
 use crate::protocol::{
     BlobResourceContents, ErrorObject, JsonObject, Resource, ResourceContents, TextResourceContents,
 };
 use base64::Engine as _;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use std::path::Path;
-use yaml_rust2::{Yaml, YamlLoader};
 
 /// The extension's identifier, the key under `capabilities.extensions`.
 ///
 /// ```
 /// assert_eq!(tracksuit::skills::SKILLS_EXTENSION, "io.modelcontextprotocol/skills");
 /// ```
-pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
+pub const SKILLS_EXTENSION: &str = wire::EXTENSION;
 /// `skills/list`
 ///
 /// ```
 /// assert_eq!(tracksuit::skills::SKILLS_LIST, "skills/list");
 /// ```
-pub const SKILLS_LIST: &str = "skills/list";
+pub const SKILLS_LIST: &str = wire::LIST;
 /// `skills/get`
 ///
 /// ```
 /// assert_eq!(tracksuit::skills::SKILLS_GET, "skills/get");
 /// ```
-pub const SKILLS_GET: &str = "skills/get";
+pub const SKILLS_GET: &str = wire::GET;
 /// `resources/directory/read`
 ///
 /// ```
@@ -74,7 +73,7 @@ pub const DIRECTORY_MIME: &str = "inode/directory";
 /// assert!(skill.uri().ends_with(MANIFEST));
 /// # Ok::<(), tracksuit::skills::SkillError>(())
 /// ```
-pub const MANIFEST: &str = "SKILL.md";
+pub const MANIFEST: &str = wire::MANIFEST;
 /// Files one skill may hold (the extension's SHOULD NOT exceed, enforced).
 ///
 /// ```
@@ -88,7 +87,7 @@ pub const MANIFEST: &str = "SKILL.md";
 /// assert!(added + 1 >= MAX_FILES && added <= MAX_FILES); // counted with or without SKILL.md
 /// # Ok::<(), tracksuit::skills::SkillError>(())
 /// ```
-pub const MAX_FILES: usize = 512;
+pub const MAX_FILES: usize = wire::MAX_FILES;
 /// Bytes one skill may hold in total (16 MiB; the extension's SHOULD NOT exceed, enforced).
 ///
 /// ```
@@ -98,7 +97,7 @@ pub const MAX_FILES: usize = 512;
 /// assert!(skill.file("big.bin", too_big).is_err());
 /// # Ok::<(), tracksuit::skills::SkillError>(())
 /// ```
-pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
+pub const MAX_BYTES: u64 = wire::MAX_BYTES;
 
 /// Why a skill or catalog could not be assembled.
 ///
@@ -139,16 +138,9 @@ struct SkillFile {
 
 impl SkillFile {
     fn new(path: String, bytes: Vec<u8>) -> Self {
-        let digest = Sha256::digest(&bytes)
-            .iter()
-            .fold(String::with_capacity(71), |mut s, b| {
-                use std::fmt::Write;
-                let _ = write!(s, "{b:02x}");
-                s
-            });
         SkillFile {
             mime: mime_of(&path),
-            digest: format!("sha256:{digest}"),
+            digest: wire::digest(&bytes),
             path,
             bytes,
         }
@@ -648,17 +640,6 @@ fn unknown(uri: &str, what: &str) -> ErrorObject {
     e
 }
 
-/// The Agent Skills naming rule: 1-64 of `a-z0-9-`, no leading, trailing or double hyphen.
-fn valid_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !name.starts_with('-')
-        && !name.ends_with('-')
-        && !name.contains("--")
-}
-
 /// A path segment of RFC 3986 unreserved characters.
 fn valid_segment(s: &str) -> bool {
     !s.is_empty()
@@ -685,69 +666,6 @@ fn mime_of(path: &str) -> &'static str {
         "pdf" => "application/pdf",
         _ => "application/octet-stream",
     }
-}
-
-/// The YAML frontmatter of a `SKILL.md` (between leading `---` lines) as a JSON object.
-fn frontmatter(text: &str) -> Result<JsonObject, String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.split_inclusive('\n');
-    let first = lines.next().unwrap_or_default();
-    if first.trim_end() != "---" {
-        return Err("SKILL.md must begin with `---` and YAML frontmatter".into());
-    }
-    let mut yaml = String::new();
-    let mut closed = false;
-    for line in lines {
-        if line.trim_end() == "---" {
-            closed = true;
-            break;
-        }
-        yaml.push_str(line);
-    }
-    if !closed {
-        return Err("SKILL.md frontmatter has no closing `---`".into());
-    }
-    let docs = YamlLoader::load_from_str(&yaml).map_err(|e| format!("frontmatter: {e}"))?;
-    match docs.into_iter().next().map(to_json) {
-        Some(Ok(Value::Object(map))) => Ok(map),
-        Some(Err(e)) => Err(e),
-        _ => Err("frontmatter must be a YAML mapping".into()),
-    }
-}
-
-fn to_json(y: Yaml) -> Result<Value, String> {
-    Ok(match y {
-        Yaml::Null => Value::Null,
-        Yaml::Boolean(b) => b.into(),
-        Yaml::Integer(i) => i.into(),
-        Yaml::String(s) => s.into(),
-        Yaml::Real(r) => r
-            .parse::<f64>()
-            .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
-            .ok_or_else(|| format!("frontmatter: {r} is not a finite number"))?,
-        Yaml::Array(items) => {
-            Value::Array(items.into_iter().map(to_json).collect::<Result<_, _>>()?)
-        }
-        Yaml::Hash(map) => {
-            let mut out = JsonObject::new();
-            for (k, v) in map {
-                let key = match k {
-                    Yaml::String(s) => s,
-                    Yaml::Integer(i) => i.to_string(),
-                    Yaml::Boolean(b) => b.to_string(),
-                    Yaml::Real(r) => r,
-                    _ => return Err("frontmatter keys must be scalars".into()),
-                };
-                out.insert(key, to_json(v)?);
-            }
-            Value::Object(out)
-        }
-        Yaml::Alias(_) | Yaml::BadValue => {
-            return Err("frontmatter aliases are not supported".into());
-        }
-    })
 }
 
 type WalkError = (std::io::Error, std::path::PathBuf);
