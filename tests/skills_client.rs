@@ -321,8 +321,8 @@ async fn altered_content_is_a_digest_mismatch() {
     }
     // A supporting file too.
     let script = Script::serving(entry()).text(FORMS_URI, "Supporting CONTENT.\n");
-    let skill = script.client(Era::Session).await;
-    let skill = skill
+    let client = script.client(Era::Session).await;
+    let skill = client
         .skills()
         .fetch(SKILL_URI)
         .await
