@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's client scenarios (conformance 0.2.0-alpha.12)
 # against tracksuit's client: `examples/src/bin/conformance_client.rs` over Streamable HTTP,
-# for every non-auth client scenario of 2025-11-25 and of 2026-07-28. Fails unless every
+# for every non-auth client scenario of 2025-11-25 and of 2026-07-28 and the Skills
+# extension's client scenarios in both eras. Fails unless every
 # scenario reports 0 failed and 0 warnings and the client exits 0.
 #
 # Installs what it needs into .tools/ (Node 22 from the npm registry, the suite).
@@ -26,22 +27,26 @@ cargo build --quiet -p tracksuit-examples --bin conformance_client
 client="$root/target/debug/conformance_client"
 
 # The non-auth client scenarios, per spec version (`conformance list` names them; the
-# auth/* and extension scenarios are not run here).
+# auth/* scenarios are not run here), and the Skills extension's client scenarios (SEP-2640),
+# which are on no spec timeline: run in both eras with --force.
 scenarios_2025=(initialize tools_call elicitation-sep1034-client-defaults sse-retry
     json-schema-2020-12-preservation)
 scenarios_2026=(tools_call request-metadata sep-2322-client-request-state
     http-standard-headers http-custom-headers http-invalid-tool-headers
     json-schema-ref-no-deref json-schema-2020-12-preservation)
+scenarios_ext=(sep-2640-client-no-prefetch sep-2640-client-verify-digest
+    sep-2640-client-verify-size sep-2640-client-verify-frontmatter)
 
 status=0
 total_passed=0
-run_scenario() { # spec-version scenario
+run_scenario() { # spec-version scenario [extra suite flags]
     local spec=$1 scenario=$2
+    shift 2
     local dir="$out/$spec/$scenario"
     rm -rf "$dir"; mkdir -p "$dir"
     set +e
     PATH="$(dirname "$node22"):$PATH" "$node22" "$suite" client --command "$client" \
-        --scenario "$scenario" --spec-version "$spec" -o "$dir/results" >"$dir/output.txt" 2>&1
+        --scenario "$scenario" --spec-version "$spec" "$@" -o "$dir/results" >"$dir/output.txt" 2>&1
     local rc=$?
     set -e
     local tally
@@ -74,5 +79,10 @@ PY
 
 for s in "${scenarios_2025[@]}"; do run_scenario 2025-11-25 "$s"; done
 for s in "${scenarios_2026[@]}"; do run_scenario 2026-07-28 "$s"; done
-echo "conformance client $v: $total_passed checks passed over $(( ${#scenarios_2025[@]} + ${#scenarios_2026[@]} )) scenario runs"
+for s in "${scenarios_ext[@]}"; do
+    run_scenario 2025-11-25 "$s" --force
+    run_scenario 2026-07-28 "$s" --force
+done
+runs=$(( ${#scenarios_2025[@]} + ${#scenarios_2026[@]} + 2 * ${#scenarios_ext[@]} ))
+echo "conformance client $v: $total_passed checks passed over $runs scenario runs"
 exit $status

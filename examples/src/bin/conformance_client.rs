@@ -9,7 +9,11 @@
 //! in `MCP_CONFORMANCE_PROTOCOL_VERSION` (2026-07-28 selects the stateless era) and any
 //! scenario inputs (JSON) in `MCP_CONFORMANCE_CONTEXT`.
 //!
-//! Every scenario gets the same session: connect, list the tools and call each (except in
+//! The Skills scenarios (`sep-2640-client-*`) list the server's skills and, except in
+//! `sep-2640-client-no-prefetch`, load each and read its files through the verifying skills
+//! client; a skill that fails verification is refused (reported on stderr, exit 0).
+//!
+//! Every other scenario gets the same session: connect, list the tools and call each (except in
 //! `json-schema-ref-no-deref`, whose server only lists them) (with the
 //! arguments the context gives, or arguments made up from the schema; a tool named
 //! `json_schema_echo` is handed the other tool's `inputSchema`), then read each resource
@@ -18,7 +22,9 @@
 
 use serde_json::{Value, json};
 use std::process::ExitCode;
-use tracksuit::client::{Client, Era, HttpTransport, MODERN_PROTOCOL_VERSION, form_defaults};
+use tracksuit::client::{
+    Client, Era, HttpTransport, MODERN_PROTOCOL_VERSION, SkillClientError, form_defaults,
+};
 use tracksuit::protocol::*;
 
 #[tokio::main(flavor = "current_thread")]
@@ -41,7 +47,14 @@ async fn main() -> ExitCode {
         .unwrap_or(Value::Null);
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let call_tools = scenario != "json-schema-ref-no-deref";
-    match run(&url, &version, &context, call_tools).await {
+    let outcome = match connect(&url, &version).await {
+        Ok(client) if scenario.starts_with(SKILLS_SCENARIOS) => {
+            skills(&client, scenario != "sep-2640-client-no-prefetch").await
+        }
+        Ok(client) => run(&client, &context, call_tools).await,
+        Err(e) => Err(e),
+    };
+    match outcome {
         Ok(0) => ExitCode::SUCCESS,
         Ok(failed) => {
             eprintln!("{failed} request(s) failed");
@@ -54,12 +67,10 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(
-    url: &str,
-    version: &str,
-    context: &Value,
-    call_tools: bool,
-) -> Result<usize, Box<dyn std::error::Error>> {
+/// The Skills extension's client scenarios (SEP-2640).
+const SKILLS_SCENARIOS: &str = "sep-2640-client-";
+
+async fn connect(url: &str, version: &str) -> Result<Client, Box<dyn std::error::Error>> {
     let era = if version == MODERN_PROTOCOL_VERSION {
         Era::Stateless
     } else {
@@ -98,6 +109,14 @@ async fn run(
         }])
         .connect(HttpTransport::new(url)?)
         .await?;
+    Ok(client)
+}
+
+async fn run(
+    client: &Client,
+    context: &Value,
+    call_tools: bool,
+) -> Result<usize, Box<dyn std::error::Error>> {
     let mut failed = 0;
     let mut report = |what: String, outcome: Result<(), tracksuit::RequestError>| {
         if let Err(e) = outcome {
@@ -131,6 +150,30 @@ async fn run(
         }
     }
     Ok(failed)
+}
+
+/// Lists the server's skills; with `load`, loads each (reading and verifying its `SKILL.md`)
+/// and reads its other files. A skill that fails verification is refused, which is what the
+/// scenarios that serve one want: it is reported, not counted as a failure.
+async fn skills(client: &Client, load: bool) -> Result<usize, Box<dyn std::error::Error>> {
+    let entries = client.skills().list_all().await?;
+    for entry in entries.iter().filter(|_| load) {
+        let skill = match client.skills().load(entry).await {
+            Ok(skill) => skill,
+            Err(SkillClientError::Request(e)) => return Err(e.into()),
+            Err(refused) => {
+                eprintln!("refused skill {}: {refused}", entry.uri);
+                continue;
+            }
+        };
+        let paths: Vec<String> = skill.paths().map(str::to_owned).collect();
+        for path in paths.iter().filter(|p| *p != "SKILL.md") {
+            if let Err(refused) = skill.file(path).await {
+                eprintln!("refused {path} of {}: {refused}", entry.uri);
+            }
+        }
+    }
+    Ok(0)
 }
 
 /// The arguments to call `tool` with: the scenario's, the sibling schema for an echo tool,

@@ -27,6 +27,8 @@ mod headers;
 #[cfg(feature = "http")]
 mod http;
 mod modern;
+#[cfg(feature = "skills")]
+mod skills;
 #[cfg(feature = "http")]
 mod sse;
 mod subscription;
@@ -38,6 +40,8 @@ pub use http::{HttpSink, HttpStream, HttpTransport, InvalidUrl};
 pub use modern::{
     DiscoverResult, Era, MODERN_PROTOCOL_VERSION, SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN,
 };
+#[cfg(feature = "skills")]
+pub use skills::{SkillClientError, SkillHandle, SkillsClient};
 pub use subscription::{SUBSCRIPTIONS_ACKNOWLEDGED, Subscription, SubscriptionFilter};
 pub use task::{
     TASKS_EXTENSION, TASKS_NOTIFICATION, TASKS_UPDATE, TaskCall, TaskHandle, TaskState, TaskUpdates,
