@@ -27,6 +27,8 @@ mod headers;
 #[cfg(feature = "http")]
 mod http;
 mod modern;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 #[cfg(feature = "http")]
 mod sse;
 mod subscription;
