@@ -39,9 +39,7 @@ impl Challenge {
         let mut rest = header;
         loop {
             rest = rest.trim_start_matches([' ', '\t', ',']);
-            let end = rest
-                .find(|c: char| c == '=' || c == ' ' || c == ',' || c == '\t')
-                .unwrap_or(rest.len());
+            let end = rest.find(['=', ' ', ',', '\t']).unwrap_or(rest.len());
             if end == 0 {
                 return out;
             }
