@@ -3,8 +3,8 @@
 # against tracksuit's client: `examples/src/bin/conformance_client.rs` over Streamable HTTP,
 # for every client scenario of 2025-11-25 and of 2026-07-28 (the auth/* ones through the
 # `oauth` feature), the 2025-03-26 and 2025-06-18 auth scenarios, and the client credentials
-# (secret) extension scenario. Fails unless every scenario reports 0 failed and 0 warnings
-# and the client exits 0 — except the scenarios whose server misbehaves on purpose
+# extension scenarios (secret and private-key JWT). Fails unless every scenario reports
+# 0 failed and 0 warnings and the client exits 0 — except the scenarios whose server misbehaves on purpose
 # (REFUSALS below), where the client must exit non-zero with an authorization error.
 #
 # Installs what it needs into .tools/ (Node 22 from the npm registry, the suite).
@@ -29,8 +29,8 @@ cargo build --quiet -p tracksuit-examples --bin conformance_client
 client="$root/target/debug/conformance_client"
 
 # The client scenarios, per spec version (`conformance list` names them). Not run: the
-# extension scenarios other than client credentials with a secret (private-key JWT,
-# enterprise-managed authorization, DPoP, workload identity federation, skills).
+# extension scenarios other than client credentials (enterprise-managed authorization,
+# DPoP, workload identity federation, skills).
 auth_common=(auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
     auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
     auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
@@ -48,7 +48,7 @@ scenarios_2026=(tools_call request-metadata sep-2322-client-request-state
     auth/authorization-server-migration auth/iss-supported auth/iss-not-advertised
     auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
     auth/metadata-issuer-mismatch)
-scenarios_extension=(auth/client-credentials-basic)
+scenarios_extension=(auth/client-credentials-basic auth/client-credentials-jwt)
 # Scenarios whose server is wrong on purpose: the client must refuse (exit non-zero with an
 # authorization error) and the suite's checks must still all pass.
 REFUSALS=(auth/scope-retry-limit auth/resource-mismatch auth/iss-supported-missing

@@ -20,12 +20,13 @@
 //! authorization server approves at once, so the user agent step is a `GET` of the
 //! authorization URL whose redirect `Location` is the callback. The client ID metadata
 //! document URL is the suite's fixed one; the context's `client_id` / `client_secret` are
-//! pre-registered credentials (or, for `auth/client-credentials-*`, the client credentials).
+//! pre-registered credentials (or, for `auth/client-credentials-*`, the client credentials,
+//! with the context's private key for `-jwt`).
 
 use serde_json::{Value, json};
 use std::process::ExitCode;
 use tracksuit::client::oauth::{
-    CallbackUserAgent, ClientRegistration, OAuthClient, OAuthError, Url,
+    CallbackUserAgent, ClientRegistration, OAuthClient, OAuthError, PrivateKeyJwt, Url,
 };
 use tracksuit::client::{Client, Era, HttpTransport, MODERN_PROTOCOL_VERSION, form_defaults};
 use tracksuit::protocol::*;
@@ -170,6 +171,11 @@ fn oauth_client(scenario: &str, context: &Value) -> Result<OAuthClient, OAuthErr
     });
     let builder = OAuthClient::builder().client_name("test-auth-client");
     let builder = match credentials {
+        Some(c) if scenario == "auth/client-credentials-jwt" => {
+            let pem = text("private_key_pem").unwrap_or_default();
+            let algorithm = text("signing_algorithm").unwrap_or_else(|| "ES256".into());
+            builder.private_key_jwt(PrivateKeyJwt::from_pem(c.client_id, &pem, &algorithm)?)
+        }
         Some(c) if scenario.starts_with("auth/client-credentials") => builder.client_credentials(c),
         Some(c) => builder.pre_registered(c),
         None => builder,

@@ -82,6 +82,9 @@ impl UserAgent for CallbackUserAgent {
     }
 }
 
+/// RFC 7523's `client_assertion_type` for a JWT.
+pub(crate) const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
 type CodeClient =
     BasicClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointNotSet, EndpointSet>;
 type TokenClient =
@@ -243,6 +246,7 @@ pub(crate) async fn client_credentials(
     discovery: &Discovery,
     client: &ClientRegistration,
     scopes: &[String],
+    jwt: Option<&super::PrivateKeyJwt>,
 ) -> Result<StoredToken, OAuthError> {
     let token_endpoint = discovery
         .server
@@ -254,13 +258,16 @@ pub(crate) async fn client_credentials(
         let fetcher = fetcher.clone();
         async move { fetcher.execute(request).await }
     };
-    let response = oauth
+    let mut request = oauth
         .exchange_client_credentials()
         .add_scopes(scopes.iter().cloned().map(Scope::new))
-        .add_extra_param("resource", discovery.resource.as_str())
-        .request_async(&http)
-        .await
-        .map_err(token_error)?;
+        .add_extra_param("resource", discovery.resource.as_str());
+    if let Some(jwt) = jwt {
+        request = request
+            .add_extra_param("client_assertion_type", JWT_BEARER)
+            .add_extra_param("client_assertion", jwt.assertion(&discovery.server.issuer)?);
+    }
+    let response = request.request_async(&http).await.map_err(token_error)?;
     stored(response, discovery, client, scopes)
 }
 

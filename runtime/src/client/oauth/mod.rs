@@ -31,6 +31,7 @@ mod discovery;
 mod error;
 mod fetch;
 mod flow;
+mod jwt;
 mod loopback;
 mod registration;
 mod session;
@@ -41,6 +42,7 @@ mod token;
 pub use discovery::Challenge;
 pub use error::OAuthError;
 pub use flow::{CallbackUserAgent, UserAgent};
+pub use jwt::PrivateKeyJwt;
 pub use loopback::LoopbackUserAgent;
 pub use oauth2::url::Url;
 pub use registration::ClientRegistration;
@@ -91,6 +93,7 @@ struct Inner {
     profile: ClientProfile,
     pre_registered: Option<ClientRegistration>,
     credentials: Option<ClientRegistration>,
+    jwt: Option<PrivateKeyJwt>,
     offline_access: bool,
 }
 
@@ -131,6 +134,7 @@ pub struct OAuthClientBuilder {
     store: Option<Arc<dyn TokenStore>>,
     pre_registered: Option<ClientRegistration>,
     credentials: Option<ClientRegistration>,
+    jwt: Option<PrivateKeyJwt>,
     no_offline_access: bool,
     timeout: Option<Duration>,
 }
@@ -183,6 +187,14 @@ impl OAuthClientBuilder {
         self
     }
 
+    /// Uses the client credentials grant, authenticating with an assertion signed by the
+    /// client's private key (`private_key_jwt`, RFC 7523) instead of a secret.
+    pub fn private_key_jwt(mut self, jwt: PrivateKeyJwt) -> Self {
+        self.credentials = Some(ClientRegistration::public(jwt.client_id.clone()));
+        self.jwt = Some(jwt);
+        self
+    }
+
     /// Whether to ask for `offline_access` (a refresh token) when the authorization server
     /// lists it (default: yes).
     pub fn offline_access(mut self, ask: bool) -> Self {
@@ -226,6 +238,7 @@ impl OAuthClientBuilder {
                 profile,
                 pre_registered: self.pre_registered,
                 credentials: self.credentials,
+                jwt: self.jwt,
                 offline_access: !self.no_offline_access,
             }),
         })
@@ -268,7 +281,8 @@ impl OAuthClient {
         let client = self.registration(&discovery, &scopes).await?;
         let token = match (&inner.credentials, &inner.agent) {
             (Some(_), _) => {
-                flow::client_credentials(&inner.fetcher, &discovery, &client, &scopes).await?
+                let jwt = inner.jwt.as_ref();
+                flow::client_credentials(&inner.fetcher, &discovery, &client, &scopes, jwt).await?
             }
             (None, Some(agent)) => {
                 flow::authorization_code(&inner.fetcher, &discovery, &client, &scopes, &**agent)

@@ -535,3 +535,41 @@ fn authorization_redirects_are_checked() {
         matches!(check(denied), Err(OAuthError::AuthorizationDenied { error, .. }) if error == "access_denied")
     );
 }
+
+#[tokio::test]
+async fn client_credentials_with_a_private_key_jwt() {
+    use aws_lc_rs::rand::SystemRandom;
+    use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
+    use base64::Engine;
+    let pkcs8 =
+        EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
+            .unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD.encode(pkcs8.as_ref());
+    let pem = format!("-----BEGIN PRIVATE KEY-----\n{b64}\n-----END PRIVATE KEY-----\n");
+    let jwt = PrivateKeyJwt::from_pem("svc", &pem, "ES256").unwrap();
+    assert!(PrivateKeyJwt::from_pem("svc", &pem, "RS256").is_err());
+    let mock = Mock::start().await;
+    let oauth = OAuthClient::builder().private_key_jwt(jwt).build().unwrap();
+    oauth
+        .authorize(&mock.mcp(), &Challenge::default(), None)
+        .await
+        .unwrap();
+    let (auth, form) = mock.seen("/token").pop().unwrap();
+    assert!(
+        auth.is_none() && form.contains("grant_type=client_credentials"),
+        "{form}"
+    );
+    let params: HashMap<_, _> = form_urlencoded::parse(form.as_bytes()).collect();
+    assert_eq!(params["client_assertion_type"], super::flow::JWT_BEARER);
+    let payload = params["client_assertion"].split('.').nth(1).unwrap();
+    let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .unwrap();
+    let claims: Value = serde_json::from_slice(&payload).unwrap();
+    assert_eq!(
+        (&claims["iss"], &claims["sub"]),
+        (&json!("svc"), &json!("svc"))
+    );
+    assert_eq!(claims["aud"], json!(mock.base));
+    assert!(mock.seen("/authorize").is_empty() && mock.seen("/register").is_empty());
+}
