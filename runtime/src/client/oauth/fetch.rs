@@ -51,13 +51,13 @@ pub(crate) struct Fetcher {
 }
 
 impl Fetcher {
-    pub(crate) fn new(timeout: Duration) -> Self {
+    pub(crate) fn new(timeout: Duration) -> Result<Self, OAuthError> {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
             .build()
-            .unwrap_or_default();
-        Fetcher { http }
+            .map_err(|e| OAuthError::Config(format!("HTTP client: {e}")))?;
+        Ok(Fetcher { http })
     }
 
     /// `GET url` for JSON, following redirects that stay secure.

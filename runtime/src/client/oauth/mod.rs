@@ -95,6 +95,9 @@ struct Inner {
     credentials: Option<ClientRegistration>,
     jwt: Option<PrivateKeyJwt>,
     offline_access: bool,
+    /// One refresh or authorization at a time: requests refused together wait for the
+    /// first flow, and a rotated refresh token is never used twice.
+    gate: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for OAuthClient {
@@ -230,7 +233,7 @@ impl OAuthClientBuilder {
         };
         Ok(OAuthClient {
             inner: Arc::new(Inner {
-                fetcher: Fetcher::new(self.timeout.unwrap_or(Duration::from_secs(30))),
+                fetcher: Fetcher::new(self.timeout.unwrap_or(Duration::from_secs(30)))?,
                 store: self
                     .store
                     .unwrap_or_else(|| Arc::new(MemoryTokenStore::default())),
@@ -240,6 +243,7 @@ impl OAuthClientBuilder {
                 credentials: self.credentials,
                 jwt: self.jwt,
                 offline_access: !self.no_offline_access,
+                gate: tokio::sync::Mutex::new(()),
             }),
         })
     }
@@ -256,6 +260,11 @@ impl OAuthClient {
         &*self.inner.store
     }
 
+    /// Waits for the refresh or authorization in progress, if any, and holds off others.
+    pub(crate) async fn gate(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.inner.gate.lock().await
+    }
+
     /// Runs discovery and a grant for the MCP server at `server_url` after `challenge`
     /// (what its `401` or `403` said), stores the token and returns it. `previous` is the
     /// token the server refused, if any: refreshed when the same authorization server still
@@ -266,12 +275,26 @@ impl OAuthClient {
         challenge: &Challenge,
         previous: Option<&StoredToken>,
     ) -> Result<StoredToken, OAuthError> {
+        let _gate = self.inner.gate.lock().await;
+        self.grant(server_url, challenge, previous, true).await
+    }
+
+    /// [`authorize`](Self::authorize) with the gate held by the caller; `refresh`: whether
+    /// a refresh may stand in for a new grant.
+    pub(crate) async fn grant(
+        &self,
+        server_url: &str,
+        challenge: &Challenge,
+        previous: Option<&StoredToken>,
+        refresh: bool,
+    ) -> Result<StoredToken, OAuthError> {
         let url = secure_url(server_url)?;
         let inner = &self.inner;
         let discovery = discovery::discover(&inner.fetcher, &url, challenge).await?;
         let same_server = previous.filter(|p| p.issuer == discovery.server.issuer);
         let step_up = challenge.error.as_deref() == Some("insufficient_scope");
-        if let Some(previous) = same_server.filter(|p| p.refresh_token.is_some() && !step_up)
+        let refreshable = |p: &&StoredToken| refresh && p.refresh_token.is_some() && !step_up;
+        if let Some(previous) = same_server.filter(refreshable)
             && let Ok(token) = flow::refresh(&inner.fetcher, previous).await
         {
             inner.store.save_token(server_url, token.clone()).await;
@@ -368,6 +391,12 @@ impl OAuthClient {
         if !discovery::resource_matches(&token.resource, &url) {
             return None;
         }
+        if !token.expired() {
+            return Some(token);
+        }
+        let _gate = self.inner.gate.lock().await;
+        // Another request may have refreshed it while this one waited.
+        let token = self.inner.store.token(server_url).await?;
         if !token.expired() {
             return Some(token);
         }

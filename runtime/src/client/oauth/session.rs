@@ -19,17 +19,11 @@ type Http = HyperClient<HttpConnector, Full<Bytes>>;
 pub(crate) struct Session {
     oauth: OAuthClient,
     server: String,
-    /// One authorization at a time: requests refused together wait for the first flow.
-    gate: tokio::sync::Mutex<()>,
 }
 
 impl Session {
     pub(crate) fn new(oauth: OAuthClient, server: String) -> Self {
-        Session {
-            oauth,
-            server,
-            gate: tokio::sync::Mutex::new(()),
-        }
+        Session { oauth, server }
     }
 
     /// Sends `request` with the token, authorizing and resending on a challenge (at most
@@ -64,7 +58,8 @@ impl Session {
                 return Ok(response);
             }
             authorizations += 1;
-            self.recover(&challenge, token.as_ref())
+            // A refresh may answer the first refusal only; after it, a new grant.
+            self.recover(&challenge, token.as_ref(), authorizations == 1)
                 .await
                 .map_err(|e| format!("authorization failed: {e}"))?;
         }
@@ -75,8 +70,9 @@ impl Session {
         &self,
         challenge: &Challenge,
         used: Option<&StoredToken>,
+        refresh: bool,
     ) -> Result<(), OAuthError> {
-        let _gate = self.gate.lock().await;
+        let _gate = self.oauth.gate().await;
         let current = self.oauth.store().token(&self.server).await;
         let step_up = challenge.error.as_deref() == Some("insufficient_scope");
         let replaced = current.as_ref().map(|t| &t.access_token) != used.map(|t| &t.access_token);
@@ -93,7 +89,7 @@ impl Session {
             }
         }
         self.oauth
-            .authorize(&self.server, challenge, current.as_ref())
+            .grant(&self.server, challenge, current.as_ref(), refresh)
             .await
             .map(drop)
     }

@@ -396,6 +396,11 @@ async fn non_https_non_loopback_urls_are_refused() {
         authorize(&mock).await,
         Err(OAuthError::InsecureUrl(_))
     ));
+    // An MCP server on plain HTTP elsewhere never gets a flow (nor a token).
+    let err = oauth()
+        .authorize("http://mcp.example/mcp", &Challenge::default(), None)
+        .await;
+    assert!(matches!(err, Err(OAuthError::InsecureUrl(_))));
     // A redirect URI on plain HTTP elsewhere.
     let mock = Mock::start().await;
     let agent = CallbackUserAgent::new("http://app.example/cb", |url| async move { Ok(url) });
