@@ -19,9 +19,19 @@
 //! `json_schema_echo` is handed the other tool's `inputSchema`), then read each resource
 //! and get each prompt the server offers. Elicitations are accepted with the form's
 //! defaults, sampling is answered with a fixed text, roots list one directory.
+//!
+//! The `auth/*` scenarios put the session behind OAuth (`client::oauth`): the suite's
+//! authorization server approves at once, so the user agent step is a `GET` of the
+//! authorization URL whose redirect `Location` is the callback. The client ID metadata
+//! document URL is the suite's fixed one; the context's `client_id` / `client_secret` are
+//! pre-registered credentials (or, for `auth/client-credentials-*`, the client credentials,
+//! with the context's private key for `-jwt`).
 
 use serde_json::{Value, json};
 use std::process::ExitCode;
+use tracksuit::client::oauth::{
+    CallbackUserAgent, ClientRegistration, OAuthClient, OAuthError, PrivateKeyJwt, Url,
+};
 use tracksuit::client::{
     Client, Era, HttpTransport, MODERN_PROTOCOL_VERSION, SkillClientError, form_defaults,
 };
@@ -47,7 +57,18 @@ async fn main() -> ExitCode {
         .unwrap_or(Value::Null);
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let call_tools = scenario != "json-schema-ref-no-deref";
-    let outcome = match connect(&url, &version).await {
+    let oauth = match scenario
+        .starts_with("auth/")
+        .then(|| oauth_client(&scenario, &context))
+    {
+        Some(Err(e)) => {
+            eprintln!("conformance client: {e}");
+            return ExitCode::FAILURE;
+        }
+        Some(Ok(oauth)) => Some(oauth),
+        None => None,
+    };
+    let outcome = match connect(&url, &version, oauth).await {
         Ok(client) if scenario.starts_with(SKILLS_SCENARIOS) => {
             skills(&client, scenario != "sep-2640-client-no-prefetch").await
         }
@@ -70,7 +91,15 @@ async fn main() -> ExitCode {
 /// The Skills extension's client scenarios (SEP-2640).
 const SKILLS_SCENARIOS: &str = "sep-2640-client-";
 
-async fn connect(url: &str, version: &str) -> Result<Client, Box<dyn std::error::Error>> {
+async fn connect(
+    url: &str,
+    version: &str,
+    oauth: Option<OAuthClient>,
+) -> Result<Client, Box<dyn std::error::Error>> {
+    let mut transport = HttpTransport::new(url)?;
+    if let Some(oauth) = oauth {
+        transport = transport.oauth(oauth);
+    }
     let era = if version == MODERN_PROTOCOL_VERSION {
         Era::Stateless
     } else {
@@ -107,7 +136,7 @@ async fn connect(url: &str, version: &str) -> Result<Client, Box<dyn std::error:
             name: Some("conformance".into()),
             meta: None,
         }])
-        .connect(HttpTransport::new(url)?)
+        .connect(transport)
         .await?;
     Ok(client)
 }
@@ -174,6 +203,62 @@ async fn skills(client: &Client, load: bool) -> Result<usize, Box<dyn std::error
         }
     }
     Ok(0)
+}
+
+/// The suite's client ID metadata document URL (its authorization server accepts it as is).
+const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth client for an `auth/*` scenario.
+fn oauth_client(scenario: &str, context: &Value) -> Result<OAuthClient, OAuthError> {
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    let credentials = text("client_id").map(|id| match text("client_secret") {
+        Some(secret) => ClientRegistration::confidential(id.clone(), secret),
+        None => ClientRegistration::public(id.clone()),
+    });
+    let builder = OAuthClient::builder().client_name("test-auth-client");
+    let builder = match credentials {
+        Some(c) if scenario == "auth/client-credentials-jwt" => {
+            let pem = text("private_key_pem").unwrap_or_default();
+            let algorithm = text("signing_algorithm").unwrap_or_else(|| "ES256".into());
+            builder.private_key_jwt(PrivateKeyJwt::from_pem(c.client_id, &pem, &algorithm)?)
+        }
+        Some(c) if scenario.starts_with("auth/client-credentials") => builder.client_credentials(c),
+        Some(c) => builder.pre_registered(c),
+        None => builder,
+    };
+    builder
+        .client_metadata_url(CIMD_URL)
+        .user_agent(CallbackUserAgent::new(
+            "http://localhost:3000/callback",
+            approve,
+        ))
+        .build()
+}
+
+/// The user agent step against an authorization server that approves at once: the
+/// redirect it answers the authorization URL with.
+async fn approve(url: Url) -> Result<Url, OAuthError> {
+    let failed = |e: String| OAuthError::UserAgent(e);
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| failed(e.to_string()))?;
+    let response = http
+        .get(url.clone())
+        .send()
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    let location = response
+        .headers()
+        .get("location")
+        .and_then(|l| l.to_str().ok())
+        .ok_or_else(|| {
+            failed(format!(
+                "no redirect from {url} (HTTP {})",
+                response.status()
+            ))
+        })?;
+    url.join(location).map_err(|e| failed(e.to_string()))
 }
 
 /// The arguments to call `tool` with: the scenario's, the sibling schema for an echo tool,

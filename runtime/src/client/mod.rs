@@ -29,6 +29,8 @@ mod http;
 mod modern;
 #[cfg(feature = "skills")]
 mod skills;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 #[cfg(feature = "http")]
 mod sse;
 mod subscription;
