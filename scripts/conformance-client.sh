@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's client scenarios (conformance 0.2.0-alpha.12)
 # against tracksuit's client: `examples/src/bin/conformance_client.rs` over Streamable HTTP,
-# for every non-auth client scenario of 2025-11-25 and of 2026-07-28. Fails unless every
-# scenario reports 0 failed and 0 warnings and the client exits 0.
+# for every client scenario of 2025-11-25 and of 2026-07-28 (the auth/* ones through the
+# `oauth` feature), the 2025-03-26 and 2025-06-18 auth scenarios, and the client credentials
+# extension scenarios (secret and private-key JWT), and the Skills extension's client
+# scenarios (SEP-2640) in both eras. Fails unless every scenario reports
+# 0 failed and 0 warnings and the client exits 0 — except the scenarios whose server misbehaves on purpose
+# (REFUSALS below), where the client must exit non-zero with an authorization error.
 #
 # Installs what it needs into .tools/ (Node 22 from the npm registry, the suite).
 set -euo pipefail
@@ -25,23 +29,47 @@ fi
 cargo build --quiet -p tracksuit-examples --bin conformance_client
 client="$root/target/debug/conformance_client"
 
-# The non-auth client scenarios, per spec version (`conformance list` names them; the
-# auth/* and extension scenarios are not run here).
+# The client scenarios, per spec version (`conformance list` names them). Not run: the
+# extension scenarios other than client credentials (enterprise-managed authorization,
+# DPoP, workload identity federation). The Skills scenarios are on no spec timeline: run
+# in both eras with --force.
+auth_common=(auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+    auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+    auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+    auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+    auth/pre-registration)
+scenarios_2025_03=(auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback)
+scenarios_2025_06=(auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
+    auth/token-endpoint-auth-none)
 scenarios_2025=(initialize tools_call elicitation-sep1034-client-defaults sse-retry
-    json-schema-2020-12-preservation)
+    json-schema-2020-12-preservation "${auth_common[@]}")
 scenarios_2026=(tools_call request-metadata sep-2322-client-request-state
     http-standard-headers http-custom-headers http-invalid-tool-headers
-    json-schema-ref-no-deref json-schema-2020-12-preservation)
+    json-schema-ref-no-deref json-schema-2020-12-preservation "${auth_common[@]}"
+    auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
+    auth/authorization-server-migration auth/iss-supported auth/iss-not-advertised
+    auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
+    auth/metadata-issuer-mismatch)
+scenarios_extension=(auth/client-credentials-basic auth/client-credentials-jwt)
+scenarios_skills=(sep-2640-client-no-prefetch sep-2640-client-verify-digest
+    sep-2640-client-verify-size sep-2640-client-verify-frontmatter)
+# Scenarios whose server is wrong on purpose: the client must refuse (exit non-zero with an
+# authorization error) and the suite's checks must still all pass.
+REFUSALS=(auth/scope-retry-limit auth/resource-mismatch auth/iss-supported-missing
+    auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized auth/metadata-issuer-mismatch)
 
 status=0
 total_passed=0
-run_scenario() { # spec-version scenario
+run_scenario() { # spec-version scenario [suite options]
     local spec=$1 scenario=$2
+    shift 2
     local dir="$out/$spec/$scenario"
     rm -rf "$dir"; mkdir -p "$dir"
+    local version=(--spec-version "$spec")
+    [ "$spec" = extension ] && version=()
     set +e
     PATH="$(dirname "$node22"):$PATH" "$node22" "$suite" client --command "$client" \
-        --scenario "$scenario" --spec-version "$spec" -o "$dir/results" >"$dir/output.txt" 2>&1
+        --scenario "$scenario" "${version[@]}" "$@" -o "$dir/results" >"$dir/output.txt" 2>&1
     local rc=$?
     set -e
     local tally
@@ -62,6 +90,12 @@ PY
     read -r passed failed warnings <<<"$tally"
     local exited=0
     grep -q "CLIENT EXITED WITH ERROR\|Client exited with code\|timed out" "$dir/output.txt" && exited=1
+    if [[ " ${REFUSALS[*]} " == *" $scenario "* ]]; then
+        # Refused as it must be: by the OAuth client, not by a crash or a timeout.
+        exited=1
+        grep -q "authorization failed" "$dir/output.txt" && ! grep -q "timed out" "$dir/output.txt" \
+            && exited=0
+    fi
     printf '%-11s %-38s %3s passed, %s failed, %s warnings (exit %s)\n' \
         "$spec" "$scenario" "$passed" "$failed" "$warnings" "$rc"
     total_passed=$((total_passed + passed))
@@ -72,7 +106,16 @@ PY
     fi
 }
 
+for s in "${scenarios_2025_03[@]}"; do run_scenario 2025-03-26 "$s"; done
+for s in "${scenarios_2025_06[@]}"; do run_scenario 2025-06-18 "$s"; done
 for s in "${scenarios_2025[@]}"; do run_scenario 2025-11-25 "$s"; done
 for s in "${scenarios_2026[@]}"; do run_scenario 2026-07-28 "$s"; done
-echo "conformance client $v: $total_passed checks passed over $(( ${#scenarios_2025[@]} + ${#scenarios_2026[@]} )) scenario runs"
+for s in "${scenarios_extension[@]}"; do run_scenario extension "$s"; done
+for s in "${scenarios_skills[@]}"; do
+    run_scenario 2025-11-25 "$s" --force
+    run_scenario 2026-07-28 "$s" --force
+done
+runs=$(( ${#scenarios_2025_03[@]} + ${#scenarios_2025_06[@]} + ${#scenarios_2025[@]} \
+    + ${#scenarios_2026[@]} + ${#scenarios_extension[@]} + 2 * ${#scenarios_skills[@]} ))
+echo "conformance client $v: $total_passed checks passed over $runs scenario runs"
 exit $status

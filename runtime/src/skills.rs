@@ -27,33 +27,32 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::protocol::skills::{self as wire, frontmatter, valid_name};
 use crate::protocol::{
     BlobResourceContents, ErrorObject, JsonObject, Resource, ResourceContents, TextResourceContents,
 };
 use base64::Engine as _;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use std::path::Path;
-use yaml_rust2::{Yaml, YamlLoader};
 
 /// The extension's identifier, the key under `capabilities.extensions`.
 ///
 /// ```
 /// assert_eq!(tracksuit::skills::SKILLS_EXTENSION, "io.modelcontextprotocol/skills");
 /// ```
-pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
+pub const SKILLS_EXTENSION: &str = wire::EXTENSION;
 /// `skills/list`
 ///
 /// ```
 /// assert_eq!(tracksuit::skills::SKILLS_LIST, "skills/list");
 /// ```
-pub const SKILLS_LIST: &str = "skills/list";
+pub const SKILLS_LIST: &str = wire::LIST;
 /// `skills/get`
 ///
 /// ```
 /// assert_eq!(tracksuit::skills::SKILLS_GET, "skills/get");
 /// ```
-pub const SKILLS_GET: &str = "skills/get";
+pub const SKILLS_GET: &str = wire::GET;
 /// `resources/directory/read`
 ///
 /// ```
@@ -74,7 +73,7 @@ pub const DIRECTORY_MIME: &str = "inode/directory";
 /// assert!(skill.uri().ends_with(MANIFEST));
 /// # Ok::<(), tracksuit::skills::SkillError>(())
 /// ```
-pub const MANIFEST: &str = "SKILL.md";
+pub const MANIFEST: &str = wire::MANIFEST;
 /// Files one skill may hold (the extension's SHOULD NOT exceed, enforced).
 ///
 /// ```
@@ -88,7 +87,7 @@ pub const MANIFEST: &str = "SKILL.md";
 /// assert!(added + 1 >= MAX_FILES && added <= MAX_FILES); // counted with or without SKILL.md
 /// # Ok::<(), tracksuit::skills::SkillError>(())
 /// ```
-pub const MAX_FILES: usize = 512;
+pub const MAX_FILES: usize = wire::MAX_FILES;
 /// Bytes one skill may hold in total (16 MiB; the extension's SHOULD NOT exceed, enforced).
 ///
 /// ```
@@ -98,7 +97,7 @@ pub const MAX_FILES: usize = 512;
 /// assert!(skill.file("big.bin", too_big).is_err());
 /// # Ok::<(), tracksuit::skills::SkillError>(())
 /// ```
-pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
+pub const MAX_BYTES: u64 = wire::MAX_BYTES;
 
 /// Why a skill or catalog could not be assembled.
 ///
@@ -139,16 +138,9 @@ struct SkillFile {
 
 impl SkillFile {
     fn new(path: String, bytes: Vec<u8>) -> Self {
-        let digest = Sha256::digest(&bytes)
-            .iter()
-            .fold(String::with_capacity(71), |mut s, b| {
-                use std::fmt::Write;
-                let _ = write!(s, "{b:02x}");
-                s
-            });
         SkillFile {
             mime: mime_of(&path),
-            digest: format!("sha256:{digest}"),
+            digest: wire::digest(&bytes),
             path,
             bytes,
         }
@@ -648,17 +640,6 @@ fn unknown(uri: &str, what: &str) -> ErrorObject {
     e
 }
 
-/// The Agent Skills naming rule: 1-64 of `a-z0-9-`, no leading, trailing or double hyphen.
-fn valid_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !name.starts_with('-')
-        && !name.ends_with('-')
-        && !name.contains("--")
-}
-
 /// A path segment of RFC 3986 unreserved characters.
 fn valid_segment(s: &str) -> bool {
     !s.is_empty()
@@ -685,69 +666,6 @@ fn mime_of(path: &str) -> &'static str {
         "pdf" => "application/pdf",
         _ => "application/octet-stream",
     }
-}
-
-/// The YAML frontmatter of a `SKILL.md` (between leading `---` lines) as a JSON object.
-fn frontmatter(text: &str) -> Result<JsonObject, String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.split_inclusive('\n');
-    let first = lines.next().unwrap_or_default();
-    if first.trim_end() != "---" {
-        return Err("SKILL.md must begin with `---` and YAML frontmatter".into());
-    }
-    let mut yaml = String::new();
-    let mut closed = false;
-    for line in lines {
-        if line.trim_end() == "---" {
-            closed = true;
-            break;
-        }
-        yaml.push_str(line);
-    }
-    if !closed {
-        return Err("SKILL.md frontmatter has no closing `---`".into());
-    }
-    let docs = YamlLoader::load_from_str(&yaml).map_err(|e| format!("frontmatter: {e}"))?;
-    match docs.into_iter().next().map(to_json) {
-        Some(Ok(Value::Object(map))) => Ok(map),
-        Some(Err(e)) => Err(e),
-        _ => Err("frontmatter must be a YAML mapping".into()),
-    }
-}
-
-fn to_json(y: Yaml) -> Result<Value, String> {
-    Ok(match y {
-        Yaml::Null => Value::Null,
-        Yaml::Boolean(b) => b.into(),
-        Yaml::Integer(i) => i.into(),
-        Yaml::String(s) => s.into(),
-        Yaml::Real(r) => r
-            .parse::<f64>()
-            .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
-            .ok_or_else(|| format!("frontmatter: {r} is not a finite number"))?,
-        Yaml::Array(items) => {
-            Value::Array(items.into_iter().map(to_json).collect::<Result<_, _>>()?)
-        }
-        Yaml::Hash(map) => {
-            let mut out = JsonObject::new();
-            for (k, v) in map {
-                let key = match k {
-                    Yaml::String(s) => s,
-                    Yaml::Integer(i) => i.to_string(),
-                    Yaml::Boolean(b) => b.to_string(),
-                    Yaml::Real(r) => r,
-                    _ => return Err("frontmatter keys must be scalars".into()),
-                };
-                out.insert(key, to_json(v)?);
-            }
-            Value::Object(out)
-        }
-        Yaml::Alias(_) | Yaml::BadValue => {
-            return Err("frontmatter aliases are not supported".into());
-        }
-    })
 }
 
 type WalkError = (std::io::Error, std::path::PathBuf);
@@ -800,127 +718,4 @@ fn find_skills(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), Wa
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn skill() -> Skill {
-        Skill::new(
-            "pdf-processing",
-            "---\nname: pdf-processing\ndescription: Fill forms\nmetadata:\n  version: 2\n---\nBody\n",
-        )
-        .unwrap()
-        .file("references/FORMS.md", "# Forms\n")
-        .unwrap()
-        .file("scripts/fill.py", "print(1)\n")
-        .unwrap()
-    }
-
-    #[test]
-    fn entries_carry_digests_sizes_and_the_frontmatter() {
-        let skills = Skills::new().with(skill()).unwrap();
-        let list = skills.list(None, 10).unwrap();
-        let entry = &list["skills"][0];
-        assert_eq!(entry["uri"], "skill://pdf-processing/SKILL.md");
-        assert_eq!(entry["frontmatter"]["metadata"]["version"], 2);
-        let resources = entry["resources"].as_array().unwrap();
-        assert_eq!(resources.len(), 3);
-        assert_eq!(
-            resources[1]["uri"],
-            "skill://pdf-processing/references/FORMS.md"
-        );
-        assert_eq!(resources[1]["size"], 8);
-        let digest = resources[1]["digest"].as_str().unwrap();
-        assert!(
-            digest.starts_with("sha256:") && digest.len() == 71,
-            "{digest}"
-        );
-        assert!(list.get("nextCursor").is_none());
-    }
-
-    #[test]
-    fn pages_never_split_an_entry_and_cursors_are_checked() {
-        let other = Skill::new("b-skill", "---\nname: b-skill\ndescription: B\n---\n").unwrap();
-        let skills = Skills::new().with(skill()).unwrap().with(other).unwrap();
-        let first = skills.list(None, 1).unwrap();
-        assert_eq!(first["skills"].as_array().unwrap().len(), 1);
-        let cursor = first["nextCursor"].clone();
-        let second = skills.list(Some(&json!({ "cursor": cursor })), 1).unwrap();
-        assert_eq!(second["skills"][0]["uri"], "skill://b-skill/SKILL.md");
-        let bad = skills
-            .list(Some(&json!({ "cursor": "nope" })), 1)
-            .unwrap_err();
-        assert_eq!(bad.code, -32602);
-    }
-
-    #[test]
-    fn get_and_directories_answer_invalid_params_for_what_is_not_served() {
-        let skills = Skills::new().with(skill()).unwrap();
-        let got = skills
-            .get(Some(&json!({ "uri": "skill://pdf-processing/SKILL.md" })))
-            .unwrap();
-        assert_eq!(got["skill"]["frontmatter"]["name"], "pdf-processing");
-        assert_eq!(
-            skills
-                .get(Some(&json!({ "uri": "skill://nope/SKILL.md" })))
-                .unwrap_err()
-                .code,
-            -32602
-        );
-        assert_eq!(skills.get(None).unwrap_err().code, -32602);
-        let root = skills
-            .read_directory(Some(&json!({ "uri": "skill://pdf-processing" })), 10)
-            .unwrap();
-        let kids = root["resources"].as_array().unwrap();
-        assert_eq!(kids.len(), 3);
-        assert_eq!(kids[1]["mimeType"], DIRECTORY_MIME);
-        let sub = skills
-            .read_directory(Some(&json!({ "uri": kids[1]["uri"] })), 10)
-            .unwrap();
-        assert_eq!(sub["resources"][0]["name"], "FORMS.md");
-        let file = json!({ "uri": "skill://pdf-processing/SKILL.md" });
-        assert_eq!(
-            skills.read_directory(Some(&file), 10).unwrap_err().code,
-            -32602
-        );
-    }
-
-    #[test]
-    fn bad_skills_are_refused() {
-        let fm = |name: &str| format!("---\nname: {name}\ndescription: d\n---\n");
-        assert!(
-            Skill::new("other", fm("pdf")).is_err(),
-            "name must match the path"
-        );
-        assert!(Skill::new("Bad--Name", fm("Bad--Name")).is_err());
-        assert!(Skill::new("x", "no frontmatter").is_err());
-        assert!(
-            Skill::new("x", "---\nname: x\n---\n").is_err(),
-            "description required"
-        );
-        assert!(Skill::new("x", "---\nname: [x\n---\n").is_err(), "bad YAML");
-        let ok = Skill::new("x", fm("x")).unwrap();
-        assert!(ok.clone().file("../escape", "").is_err());
-        assert!(ok.clone().file("SKILL.md", "").is_err());
-        assert!(ok.file("a/b", "").unwrap().file("a", "").is_err());
-    }
-
-    #[test]
-    fn a_directory_of_skills_is_read() {
-        let root = std::env::temp_dir().join(format!("tracksuit-skills-{}", std::process::id()));
-        let dir = root.join("acme").join("greeter");
-        std::fs::create_dir_all(dir.join("references")).unwrap();
-        std::fs::write(
-            dir.join("SKILL.md"),
-            "---\nname: greeter\ndescription: Greets\n---\nHi\n",
-        )
-        .unwrap();
-        std::fs::write(dir.join("references").join("TONE.md"), "warm").unwrap();
-        let skills = Skills::from_dir(&root).unwrap();
-        std::fs::remove_dir_all(&root).unwrap();
-        assert_eq!(skills.uris(), ["skill://acme/greeter/SKILL.md"]);
-        let resources = skills.resources();
-        assert_eq!(resources.len(), 2);
-        assert_eq!(resources[0].0.name, "greeter");
-        assert_eq!(resources[0].0.mime_type.as_deref(), Some("text/markdown"));
-    }
-}
+mod tests;

@@ -9,16 +9,32 @@
 //! in `MCP_CONFORMANCE_PROTOCOL_VERSION` (2026-07-28 selects the stateless era) and any
 //! scenario inputs (JSON) in `MCP_CONFORMANCE_CONTEXT`.
 //!
-//! Every scenario gets the same session: connect, list the tools and call each (except in
+//! The Skills scenarios (`sep-2640-client-*`) list the server's skills and, except in
+//! `sep-2640-client-no-prefetch`, load each and read its files through the verifying skills
+//! client; a skill that fails verification is refused (reported on stderr, exit 0).
+//!
+//! Every other scenario gets the same session: connect, list the tools and call each (except in
 //! `json-schema-ref-no-deref`, whose server only lists them) (with the
 //! arguments the context gives, or arguments made up from the schema; a tool named
 //! `json_schema_echo` is handed the other tool's `inputSchema`), then read each resource
 //! and get each prompt the server offers. Elicitations are accepted with the form's
 //! defaults, sampling is answered with a fixed text, roots list one directory.
+//!
+//! The `auth/*` scenarios put the session behind OAuth (`client::oauth`): the suite's
+//! authorization server approves at once, so the user agent step is a `GET` of the
+//! authorization URL whose redirect `Location` is the callback. The client ID metadata
+//! document URL is the suite's fixed one; the context's `client_id` / `client_secret` are
+//! pre-registered credentials (or, for `auth/client-credentials-*`, the client credentials,
+//! with the context's private key for `-jwt`).
 
 use serde_json::{Value, json};
 use std::process::ExitCode;
-use tracksuit::client::{Client, Era, HttpTransport, MODERN_PROTOCOL_VERSION, form_defaults};
+use tracksuit::client::oauth::{
+    CallbackUserAgent, ClientRegistration, OAuthClient, OAuthError, PrivateKeyJwt, Url,
+};
+use tracksuit::client::{
+    Client, Era, HttpTransport, MODERN_PROTOCOL_VERSION, SkillClientError, form_defaults,
+};
 use tracksuit::protocol::*;
 
 #[tokio::main(flavor = "current_thread")]
@@ -41,7 +57,25 @@ async fn main() -> ExitCode {
         .unwrap_or(Value::Null);
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let call_tools = scenario != "json-schema-ref-no-deref";
-    match run(&url, &version, &context, call_tools).await {
+    let oauth = match scenario
+        .starts_with("auth/")
+        .then(|| oauth_client(&scenario, &context))
+    {
+        Some(Err(e)) => {
+            eprintln!("conformance client: {e}");
+            return ExitCode::FAILURE;
+        }
+        Some(Ok(oauth)) => Some(oauth),
+        None => None,
+    };
+    let outcome = match connect(&url, &version, oauth).await {
+        Ok(client) if scenario.starts_with(SKILLS_SCENARIOS) => {
+            skills(&client, scenario != "sep-2640-client-no-prefetch").await
+        }
+        Ok(client) => run(&client, &context, call_tools).await,
+        Err(e) => Err(e),
+    };
+    match outcome {
         Ok(0) => ExitCode::SUCCESS,
         Ok(failed) => {
             eprintln!("{failed} request(s) failed");
@@ -54,12 +88,18 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(
+/// The Skills extension's client scenarios (SEP-2640).
+const SKILLS_SCENARIOS: &str = "sep-2640-client-";
+
+async fn connect(
     url: &str,
     version: &str,
-    context: &Value,
-    call_tools: bool,
-) -> Result<usize, Box<dyn std::error::Error>> {
+    oauth: Option<OAuthClient>,
+) -> Result<Client, Box<dyn std::error::Error>> {
+    let mut transport = HttpTransport::new(url)?;
+    if let Some(oauth) = oauth {
+        transport = transport.oauth(oauth);
+    }
     let era = if version == MODERN_PROTOCOL_VERSION {
         Era::Stateless
     } else {
@@ -96,8 +136,16 @@ async fn run(
             name: Some("conformance".into()),
             meta: None,
         }])
-        .connect(HttpTransport::new(url)?)
+        .connect(transport)
         .await?;
+    Ok(client)
+}
+
+async fn run(
+    client: &Client,
+    context: &Value,
+    call_tools: bool,
+) -> Result<usize, Box<dyn std::error::Error>> {
     let mut failed = 0;
     let mut report = |what: String, outcome: Result<(), tracksuit::RequestError>| {
         if let Err(e) = outcome {
@@ -131,6 +179,86 @@ async fn run(
         }
     }
     Ok(failed)
+}
+
+/// Lists the server's skills; with `load`, loads each (reading and verifying its `SKILL.md`)
+/// and reads its other files. A skill that fails verification is refused, which is what the
+/// scenarios that serve one want: it is reported, not counted as a failure.
+async fn skills(client: &Client, load: bool) -> Result<usize, Box<dyn std::error::Error>> {
+    let entries = client.skills().list_all().await?;
+    for entry in entries.iter().filter(|_| load) {
+        let skill = match client.skills().load(entry).await {
+            Ok(skill) => skill,
+            Err(SkillClientError::Request(e)) => return Err(e.into()),
+            Err(refused) => {
+                eprintln!("refused skill {}: {refused}", entry.uri);
+                continue;
+            }
+        };
+        let paths: Vec<String> = skill.paths().map(str::to_owned).collect();
+        for path in paths.iter().filter(|p| *p != "SKILL.md") {
+            if let Err(refused) = skill.file(path).await {
+                eprintln!("refused {path} of {}: {refused}", entry.uri);
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// The suite's client ID metadata document URL (its authorization server accepts it as is).
+const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth client for an `auth/*` scenario.
+fn oauth_client(scenario: &str, context: &Value) -> Result<OAuthClient, OAuthError> {
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    let credentials = text("client_id").map(|id| match text("client_secret") {
+        Some(secret) => ClientRegistration::confidential(id.clone(), secret),
+        None => ClientRegistration::public(id.clone()),
+    });
+    let builder = OAuthClient::builder().client_name("test-auth-client");
+    let builder = match credentials {
+        Some(c) if scenario == "auth/client-credentials-jwt" => {
+            let pem = text("private_key_pem").unwrap_or_default();
+            let algorithm = text("signing_algorithm").unwrap_or_else(|| "ES256".into());
+            builder.private_key_jwt(PrivateKeyJwt::from_pem(c.client_id, &pem, &algorithm)?)
+        }
+        Some(c) if scenario.starts_with("auth/client-credentials") => builder.client_credentials(c),
+        Some(c) => builder.pre_registered(c),
+        None => builder,
+    };
+    builder
+        .client_metadata_url(CIMD_URL)
+        .user_agent(CallbackUserAgent::new(
+            "http://localhost:3000/callback",
+            approve,
+        ))
+        .build()
+}
+
+/// The user agent step against an authorization server that approves at once: the
+/// redirect it answers the authorization URL with.
+async fn approve(url: Url) -> Result<Url, OAuthError> {
+    let failed = |e: String| OAuthError::UserAgent(e);
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| failed(e.to_string()))?;
+    let response = http
+        .get(url.clone())
+        .send()
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    let location = response
+        .headers()
+        .get("location")
+        .and_then(|l| l.to_str().ok())
+        .ok_or_else(|| {
+            failed(format!(
+                "no redirect from {url} (HTTP {})",
+                response.status()
+            ))
+        })?;
+    url.join(location).map_err(|e| failed(e.to_string()))
 }
 
 /// The arguments to call `tool` with: the scenario's, the sibling schema for an echo tool,

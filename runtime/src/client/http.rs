@@ -87,7 +87,9 @@ pub struct InvalidUrl(String);
 /// ```
 #[derive(Debug, Clone)]
 pub struct HttpTransport {
-    url: Uri,
+    pub(super) url: Uri,
+    #[cfg(feature = "oauth")]
+    pub(super) auth: Option<Arc<super::oauth::Session>>,
     extra: http::HeaderMap,
     max_resumptions: u32,
     idle: std::time::Duration,
@@ -107,6 +109,8 @@ impl HttpTransport {
         }
         Ok(HttpTransport {
             url,
+            #[cfg(feature = "oauth")]
+            auth: None,
             extra: http::HeaderMap::new(),
             max_resumptions: 5,
             idle: std::time::Duration::from_secs(4),
@@ -166,6 +170,8 @@ impl Transport for HttpTransport {
                 .pool_idle_timeout(self.idle)
                 .build_http(),
             url: self.url,
+            #[cfg(feature = "oauth")]
+            auth: self.auth,
             extra: self.extra,
             max_resumptions: self.max_resumptions,
             session: Mutex::new(None),
@@ -245,6 +251,8 @@ pub struct HttpSink {
 struct Shared {
     http: Http,
     url: Uri,
+    #[cfg(feature = "oauth")]
+    auth: Option<Arc<super::oauth::Session>>,
     extra: http::HeaderMap,
     max_resumptions: u32,
     session: Mutex<Option<HeaderValue>>,
@@ -285,13 +293,12 @@ impl MessageSink for HttpSink {
                 };
                 if learn == Learn::Initialize {
                     // Wait for the head: the session id must be known before the next POST.
-                    let response = shared.http.request(request).await;
+                    let response = shared.send(request).await;
                     if let Ok(response) = &response
                         && let Some(id) = response.headers().get(SESSION_ID)
                     {
                         *lock(&shared.session) = Some(id.clone());
                     }
-                    let response = response.map_err(|e| e.to_string());
                     tokio::spawn(shared.clone().answer(response, r.id, learn));
                 } else {
                     let modern = shared.modern.load(Ordering::Relaxed);
@@ -299,8 +306,7 @@ impl MessageSink for HttpSink {
                     // Held while spawning, so the task's own removal comes after the insert.
                     let mut inflight = lock(&self.shared.inflight);
                     let task = tokio::spawn(async move {
-                        let response = shared.http.request(request).await;
-                        let response = response.map_err(|e| e.to_string());
+                        let response = shared.send(request).await;
                         shared.clone().answer(response, r.id.clone(), learn).await;
                         if modern {
                             lock(&shared.inflight).remove(&r.id);
@@ -321,7 +327,7 @@ impl MessageSink for HttpSink {
                     }
                     return Ok(());
                 }
-                let response = shared.http.request(request).await;
+                let response = shared.send(request).await;
                 let accepted = response.is_ok_and(|r| r.status().is_success());
                 if accepted
                     && n.method == methods::INITIALIZED
@@ -331,7 +337,7 @@ impl MessageSink for HttpSink {
                 }
             }
             JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {
-                let _ = shared.http.request(request).await;
+                let _ = shared.send(request).await;
             }
         }
         Ok(())
@@ -351,13 +357,22 @@ impl Drop for HttpSink {
             rt.spawn(async move {
                 let mut request = shared.request(Method::DELETE, Bytes::new());
                 request.headers_mut().insert(SESSION_ID, session);
-                let _ = shared.http.request(request).await;
+                let _ = shared.send(request).await;
             });
         }
     }
 }
 
 impl Shared {
+    /// Sends `request` (authorized, when the transport has an OAuth client).
+    async fn send(&self, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, String> {
+        #[cfg(feature = "oauth")]
+        if let Some(auth) = &self.auth {
+            return auth.send(&self.http, request).await;
+        }
+        self.http.request(request).await.map_err(|e| e.to_string())
+    }
+
     /// A request to the endpoint with the headers every request carries.
     fn request(&self, method: Method, body: Bytes) -> Request<Full<Bytes>> {
         let mut request = Request::new(Full::new(body));
@@ -563,7 +578,7 @@ impl Shared {
         {
             request.headers_mut().insert(LAST_EVENT_ID, v);
         }
-        Some(match self.http.request(request).await {
+        Some(match self.send(request).await {
             Ok(r) if r.status() == StatusCode::OK && is_sse(&r) => Ok(r.into_body()),
             Ok(r) => Err(format!("resuming the stream failed: HTTP {}", r.status())),
             Err(e) => Err(format!("resuming the stream failed: {e}")),
@@ -629,7 +644,7 @@ impl Shared {
             }
             let response = tokio::select! {
                 _ = self.stop.cancelled() => return,
-                r = self.http.request(request) => r,
+                r = self.send(request) => r,
             };
             match response {
                 Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => return,

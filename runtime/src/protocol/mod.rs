@@ -32,6 +32,8 @@ mod resources;
 mod result_payload;
 mod roots;
 mod sampling;
+#[cfg(feature = "skills")]
+pub(crate) mod skills;
 mod tasks;
 mod tools;
 
@@ -55,5 +57,7 @@ pub use result_payload::ResultPayload;
 pub(crate) use result_payload::ServerInfo;
 pub use roots::*;
 pub use sampling::*;
+#[cfg(feature = "skills")]
+pub use skills::{GetSkillResult, ListSkillsResult, SkillEntry, SkillResource, SkillResources};
 pub use tasks::*;
 pub use tools::*;

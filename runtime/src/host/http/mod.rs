@@ -22,39 +22,48 @@
 
 #[cfg(feature = "auth")]
 pub mod auth;
+mod body;
+mod caller;
 mod challenge;
 mod connections;
+mod headers;
 mod memory;
 mod modern;
+mod options;
+mod outlets;
 mod quota;
+mod serve;
 
-use crate::caller::{Caller, Principal};
+pub use options::HttpOptions;
+pub use serve::{serve, serve_with};
+
+use crate::caller::Caller;
 use crate::capacity::ReleaseSpare;
 use crate::on_demand::OnDemand;
+use crate::peer::outbound_queue;
 use crate::peer::sync::lock;
-use crate::peer::{Outbound, outbound_queue};
 use crate::protocol::{
-    ClientMetaParams, ErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId,
+    ClientMetaParams, ErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
     SUPPORTED_PROTOCOL_VERSIONS, methods,
 };
-use crate::server::{Server, ServerHandle, ServerSession};
-use crate::transport::sse::{
-    Delivery, LiveReceiver, Mode, STANDALONE, Streams, live_channel, parse_event_id, priming,
-};
-use crate::transport::{Gone, Outlet, drive};
+use crate::server::{ServerHandle, ServerSession};
+use crate::transport::drive;
+use crate::transport::sse::{Mode, STANDALONE, Streams, live_channel, parse_event_id, priming};
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
+use body::{SSE_COALESCE, body_timeout, coalesce, http_error, json_body, rpc_error, sse_body};
+use caller::{caller_of, owner_of, scope_refusal};
+use headers::{accepts, check_host, header_str, names_modern_version};
 use memory::BurstWatch;
+use outlets::{SessionOutlet, StatelessOutlet};
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
-use tokio_util::sync::CancellationToken;
 
 /// An HTTP status and message for a refused request.
 type Rejection = (StatusCode, &'static str);
@@ -62,229 +71,6 @@ type Rejection = (StatusCode, &'static str);
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
-
-/// Streamable HTTP settings.
-///
-/// ```
-/// use tracksuit::host::http::HttpOptions;
-/// let options = HttpOptions::default()
-///     .allowed_hosts(Some(vec!["mcp.example.com".into()]))
-///     .json_response(true);
-/// assert!(options.json_response);
-/// ```
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct HttpOptions {
-    /// Answer requests with one JSON body instead of an SSE stream.
-    pub json_response: bool,
-    /// No sessions: every POST is served on its own, without `initialize` state, and
-    /// server→client requests are unavailable.
-    pub stateless: bool,
-    /// Accepted `Host` / `Origin` host names; `None` disables the check (only do that
-    /// behind something else that validates them). Default: `localhost`, `127.0.0.1`, `[::1]`.
-    pub allowed_hosts: Option<Vec<String>>,
-    /// Sessions untouched this long (and with no open stream) are dropped.
-    pub session_idle_timeout: Duration,
-    /// The most 2025-11-25 sessions open at once (default 20 000, about 110 MiB): over it,
-    /// idle sessions are swept first, then `initialize` gets `503`.
-    pub max_sessions: usize,
-    /// The most sessions one principal may hold open at once (default 64; with
-    /// authentication only): over it, its `initialize` gets `429` until it ends one
-    /// (`DELETE`) or one expires.
-    pub max_sessions_per_principal: usize,
-    /// The `retry:` delay clients wait before reconnecting a closed stream.
-    pub sse_retry: Duration,
-    /// Largest accepted POST body, in bytes (larger → 413).
-    pub max_body_size: usize,
-    /// How long a POST body may take to arrive, from its request head (default 30 s;
-    /// later → `408 Request Timeout`, and the connection is closed).
-    pub request_body_timeout: Duration,
-    /// How long a connection may take to send a complete request head, counted from when
-    /// it opens or its previous response ended (default 10 s): a slow head (slowloris) or
-    /// an idle keep-alive connection is closed after this long. Applies where
-    /// [`serve_with`] (or `serve_http`) accepts the connections.
-    pub header_read_timeout: Duration,
-    /// The most connections [`serve_with`] keeps open (default: no cap but the process's
-    /// file descriptors). A new connection over the cap closes the idle connection that
-    /// waited longest (one that never sent a request first); with none idle, the new one
-    /// is closed. Running out of file descriptors does the same, so a flood of half-open
-    /// connections cannot lock new clients out.
-    pub max_connections: Option<usize>,
-    /// Events kept on the standalone stream for `Last-Event-ID` replay.
-    pub replay_buffer: usize,
-    /// Once a burst of sessions (64 or more open at once) has closed down to a quarter and
-    /// the count has stopped falling for a second, ask the allocator to hand the freed
-    /// memory back to the operating system (glibc `malloc_trim`; nothing under other
-    /// allocators). Default: on.
-    pub release_memory_after_bursts: bool,
-    /// Protects the endpoint as an OAuth resource server (feature `auth`): bearer tokens
-    /// are required and checked, and the protected resource metadata is served.
-    #[cfg(feature = "auth")]
-    pub auth: Option<auth::ResourceServer>,
-}
-
-impl Default for HttpOptions {
-    fn default() -> Self {
-        HttpOptions {
-            json_response: false,
-            stateless: false,
-            allowed_hosts: Some(vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()]),
-            session_idle_timeout: Duration::from_secs(30 * 60),
-            max_sessions: 20_000,
-            max_sessions_per_principal: 64,
-            sse_retry: Duration::from_millis(1000),
-            max_body_size: 4 * 1024 * 1024,
-            request_body_timeout: Duration::from_secs(30),
-            header_read_timeout: Duration::from_secs(10),
-            max_connections: None,
-            replay_buffer: 256,
-            release_memory_after_bursts: true,
-            #[cfg(feature = "auth")]
-            auth: None,
-        }
-    }
-}
-
-impl HttpOptions {
-    /// Answer with JSON bodies rather than SSE.
-    ///
-    /// ```
-    /// let o = tracksuit::host::http::HttpOptions::default().json_response(true);
-    /// assert!(o.json_response);
-    /// ```
-    pub fn json_response(mut self, on: bool) -> Self {
-        self.json_response = on;
-        self
-    }
-
-    /// Stateless mode (no sessions).
-    ///
-    /// ```
-    /// let o = tracksuit::host::http::HttpOptions::default().stateless(true);
-    /// assert!(o.stateless);
-    /// ```
-    pub fn stateless(mut self, on: bool) -> Self {
-        self.stateless = on;
-        self
-    }
-
-    /// Replaces the allowed host names (`None` turns the check off).
-    ///
-    /// ```
-    /// // Reached as https://mcp.example.com behind a proxy (else: 403 Host not allowed).
-    /// let o = tracksuit::host::http::HttpOptions::default()
-    ///     .allowed_hosts(Some(vec!["mcp.example.com".into(), "localhost".into()]));
-    /// assert_eq!(o.allowed_hosts.unwrap().len(), 2);
-    /// ```
-    pub fn allowed_hosts(mut self, hosts: Option<Vec<String>>) -> Self {
-        self.allowed_hosts = hosts;
-        self
-    }
-
-    /// Sets the idle-session expiry.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let o = tracksuit::host::http::HttpOptions::default().session_idle_timeout(Duration::from_secs(300));
-    /// assert_eq!(o.session_idle_timeout.as_secs(), 300);
-    /// ```
-    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.session_idle_timeout = timeout;
-        self
-    }
-
-    /// Sets the largest accepted body.
-    ///
-    /// ```
-    /// let o = tracksuit::host::http::HttpOptions::default().max_body_size(1 << 20);
-    /// assert_eq!(o.max_body_size, 1 << 20);
-    /// ```
-    pub fn max_body_size(mut self, bytes: usize) -> Self {
-        self.max_body_size = bytes;
-        self
-    }
-
-    /// Caps the sessions open at once, server-wide and per principal (each at least 1).
-    ///
-    /// ```
-    /// let o = tracksuit::host::http::HttpOptions::default().max_sessions(5_000, 16);
-    /// assert_eq!((o.max_sessions, o.max_sessions_per_principal), (5_000, 16));
-    /// ```
-    pub fn max_sessions(mut self, total: usize, per_principal: usize) -> Self {
-        self.max_sessions = total.max(1);
-        self.max_sessions_per_principal = per_principal.max(1);
-        self
-    }
-
-    /// Sets how long a POST body may take to arrive (at least 1 ms).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let o = tracksuit::host::http::HttpOptions::default().request_body_timeout(Duration::from_secs(5));
-    /// assert_eq!(o.request_body_timeout, Duration::from_secs(5));
-    /// ```
-    pub fn request_body_timeout(mut self, timeout: Duration) -> Self {
-        self.request_body_timeout = timeout.max(Duration::from_millis(1));
-        self
-    }
-
-    /// Sets how long a connection may take to send a request head, and stay idle between
-    /// requests (at least 1 ms).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let o = tracksuit::host::http::HttpOptions::default().header_read_timeout(Duration::from_secs(3));
-    /// assert_eq!(o.header_read_timeout, Duration::from_secs(3));
-    /// ```
-    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.header_read_timeout = timeout.max(Duration::from_millis(1));
-        self
-    }
-
-    /// Caps the connections [`serve_with`] keeps open (`None`: no cap but the file
-    /// descriptors; `Some(0)` is taken as 1).
-    ///
-    /// ```
-    /// let o = tracksuit::host::http::HttpOptions::default().max_connections(Some(900));
-    /// assert_eq!(o.max_connections, Some(900));
-    /// ```
-    pub fn max_connections(mut self, max: Option<usize>) -> Self {
-        self.max_connections = max.map(|m| m.max(1));
-        self
-    }
-
-    /// Whether to give memory back after a burst of sessions (default on; see the field of
-    /// the same name).
-    ///
-    /// ```
-    /// use tracksuit::host::http::HttpOptions;
-    /// let options = HttpOptions::default().release_memory_after_bursts(false);
-    /// assert!(!options.release_memory_after_bursts);
-    /// ```
-    pub fn release_memory_after_bursts(mut self, on: bool) -> Self {
-        self.release_memory_after_bursts = on;
-        self
-    }
-
-    /// Requires a valid bearer token on every request to the endpoint and serves the
-    /// protected resource metadata beside it (see [`auth`]).
-    ///
-    /// ```
-    /// use tracksuit::host::http::HttpOptions;
-    /// use tracksuit::host::http::auth::{JwtValidator, ResourceServer};
-    /// let resource = "http://127.0.0.1:8000/mcp";
-    /// let issuer = "http://127.0.0.1:9000";
-    /// let validator = JwtValidator::new(issuer, resource, "http://127.0.0.1:9000/jwks");
-    /// let options = HttpOptions::default()
-    ///     .auth(ResourceServer::new(resource, validator).authorization_server(issuer));
-    /// assert!(options.auth.is_some());
-    /// ```
-    #[cfg(feature = "auth")]
-    pub fn auth(mut self, resource: auth::ResourceServer) -> Self {
-        self.auth = Some(resource);
-        self
-    }
-}
 
 struct HttpSession {
     engine: Arc<ServerSession>,
@@ -562,75 +348,6 @@ impl Shared {
     }
 }
 
-/// The [`Outlet`] of a stateful session: routes its messages into the session's streams,
-/// then hands each to its live connection outside the lock (waiting while the client does
-/// not read it, until the session closes).
-struct SessionOutlet {
-    session: Weak<HttpSession>,
-    shutdown: CancellationToken,
-}
-
-impl Outlet for SessionOutlet {
-    async fn deliver(&mut self, out: Outbound) -> Result<(), Gone> {
-        let delivery = {
-            let session = self.session.upgrade().ok_or(Gone)?;
-            let mut streams = lock(&session.streams);
-            route(&mut streams, out)
-        };
-        hand_over(delivery, &self.shutdown).await;
-        Ok(())
-    }
-
-    fn finish(&mut self) {
-        if let Some(session) = self.session.upgrade() {
-            lock(&session.streams).close_all();
-        }
-    }
-}
-
-/// The [`Outlet`] of a stateless request: its own streams, nobody else's.
-struct StatelessOutlet {
-    streams: Streams,
-    shutdown: CancellationToken,
-}
-
-impl Outlet for StatelessOutlet {
-    async fn deliver(&mut self, out: Outbound) -> Result<(), Gone> {
-        let delivery = route(&mut self.streams, out);
-        hand_over(delivery, &self.shutdown).await;
-        Ok(())
-    }
-}
-
-/// Applies one outbound item to a session's streams; returns what to send, if anything.
-fn route(streams: &mut Streams, out: Outbound) -> Option<Delivery> {
-    match out {
-        Outbound::Message { message, related } => streams.route(&message, related.as_ref()),
-        Outbound::CloseStream(request) => {
-            streams.disconnect(&request);
-            None
-        }
-        Outbound::Abandoned(request) => {
-            streams.abandon(&request);
-            None
-        }
-        Outbound::Shutdown => None,
-    }
-}
-
-/// Finishes a delivery the streams could not make at once: waits while the client has not
-/// read the events before it (the connection's channel is full) unless the session ends
-/// meanwhile. If the connection is gone the event stays in the stream's replay buffer.
-async fn hand_over(delivery: Option<Delivery>, shutdown: &CancellationToken) {
-    if let Some((live, bytes)) = delivery {
-        tokio::select! {
-            biased;
-            _ = live.send(bytes) => {}
-            _ = shutdown.cancelled() => {}
-        }
-    }
-}
-
 impl Drop for Shared {
     fn drop(&mut self) {
         self.dropped.notify_one();
@@ -714,68 +431,6 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             r
         }
     }
-}
-
-/// Who made the request: the principal an authentication layer (or the application's own
-/// middleware) put into its extensions, and its head.
-fn caller_of(parts: &Arc<axum::http::request::Parts>) -> Caller {
-    Caller {
-        principal: principal_of(parts),
-        http: Some(parts.clone()),
-    }
-}
-
-/// The principal an authentication layer (or the application's middleware) put into the
-/// request's extensions.
-fn principal_of(parts: &axum::http::request::Parts) -> Option<Arc<Principal>> {
-    parts
-        .extensions
-        .get::<Arc<Principal>>()
-        .cloned()
-        .or_else(|| parts.extensions.get::<Principal>().cloned().map(Arc::new))
-}
-
-/// What a session is bound to: the caller's [`Principal::binding_key`], if any.
-fn owner_of(parts: &axum::http::request::Parts) -> Option<String> {
-    principal_of(parts).as_deref().map(Principal::binding_key)
-}
-
-/// The refusal of a call of a tool, prompt or resource whose scopes the caller lacks, made
-/// before anything runs: `403` with an `insufficient_scope` challenge (MCP authorization,
-/// "Scope Challenge Handling") and a JSON-RPC error carrying the request's id.
-fn scope_refusal(
-    shared: &Shared,
-    parts: &axum::http::request::Parts,
-    caller: &Caller,
-    request: &crate::protocol::JsonRpcRequest,
-) -> Option<Response> {
-    let required = shared
-        .server
-        .required_scopes(&request.method, request.params.as_ref());
-    let missing = caller.missing_scopes(&required);
-    if missing.is_empty() {
-        return None;
-    }
-    let description = format!("this request needs the scope(s) {}", missing.join(" "));
-    let resource = parts.extensions.get::<challenge::ResourceChallenge>();
-    let endpoint = resource
-        .map(|r| r.endpoint_scopes.as_slice())
-        .unwrap_or_default();
-    let header = challenge::bearer_challenge(
-        Some("insufficient_scope"),
-        Some(&challenge::operation_scope(
-            endpoint.iter().chain(&required),
-        )),
-        resource.map(|r| r.metadata_url.as_str()),
-        Some(&description),
-    );
-    let error = ErrorObject::invalid_request(format!("Forbidden: {description}"))
-        .with_data(serde_json::json!({ "requiredScopes": required, "missingScopes": missing }));
-    let mut response = rpc_error(StatusCode::FORBIDDEN, Some(request.id.clone()), error);
-    response
-        .headers_mut()
-        .insert(header::WWW_AUTHENTICATE, header);
-    Some(response)
 }
 
 async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body: Body) -> Response {
@@ -1047,292 +702,6 @@ fn delete(shared: Arc<Shared>, headers: HeaderMap, owner: Option<&str>) -> Respo
         }
         None => http_error(StatusCode::NOT_FOUND, "Session not found"),
     }
-}
-
-/// How long a POST waits for its first event before sending the SSE headers alone.
-const SSE_COALESCE: Duration = Duration::from_millis(2);
-
-/// `head` (if any), `event` and every event already queued behind it, as one chunk.
-fn coalesce(head: Option<Bytes>, event: Bytes, rx: &mut LiveReceiver) -> Bytes {
-    let mut more = Vec::new();
-    while let Ok(next) = rx.try_recv() {
-        more.push(next);
-    }
-    if head.is_none() && more.is_empty() {
-        return event;
-    }
-    let len = head.as_ref().map_or(0, Bytes::len)
-        + event.len()
-        + more.iter().map(Bytes::len).sum::<usize>();
-    let mut out = Vec::with_capacity(len);
-    out.extend_from_slice(head.as_deref().unwrap_or_default());
-    out.extend_from_slice(&event);
-    for next in &more {
-        out.extend_from_slice(next);
-    }
-    Bytes::from(out)
-}
-
-/// An SSE response: `first`, then each batch of queued events as one chunk, until the
-/// sending side is dropped.
-fn sse_body(first: Option<Bytes>, rx: LiveReceiver) -> Response {
-    let head = futures::stream::iter(first.map(Ok::<_, Infallible>));
-    let tail = futures::stream::unfold(rx, |mut rx| async move {
-        let event = rx.recv().await?;
-        let batch = coalesce(None, event, &mut rx);
-        Some((Ok::<_, Infallible>(batch), rx))
-    });
-    let body = Body::from_stream(futures::StreamExt::chain(head, tail));
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .body(body)
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-}
-
-async fn json_body(mut rx: LiveReceiver) -> Response {
-    match rx.recv().await {
-        Some(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
-        None => http_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the session closed before the response",
-        ),
-    }
-}
-
-fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Rejection> {
-    let Some(allowed) = &options.allowed_hosts else {
-        return Ok(());
-    };
-    let ok = |host: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(host));
-    // One Host, always (RFC 9112 §3.2): a second one could be read by something else in
-    // front of the server, and none at all cannot be checked.
-    let mut hosts = headers.get_all(header::HOST).iter();
-    let (Some(host), None) = (hosts.next(), hosts.next()) else {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "Bad Request: exactly one Host header is required",
-        ));
-    };
-    if !ok(strip_port(host.to_str().unwrap_or_default())) {
-        return Err((
-            StatusCode::FORBIDDEN,
-            "Forbidden: Host not allowed (a server reached under another name lists it in HttpOptions::allowed_hosts)",
-        ));
-    }
-    let mut origins = headers.get_all(header::ORIGIN).iter();
-    let (origin, None) = (origins.next(), origins.next()) else {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "Bad Request: more than one Origin header",
-        ));
-    };
-    if let Some(origin) = origin {
-        let origin = origin.to_str().unwrap_or_default();
-        let host = origin
-            .split_once("://")
-            .map(|(_, rest)| rest)
-            .unwrap_or(origin);
-        let host = host.split('/').next().unwrap_or_default();
-        if !ok(strip_port(host)) {
-            return Err((
-                StatusCode::FORBIDDEN,
-                "Forbidden: Origin not allowed (allowed origins are the hosts in HttpOptions::allowed_hosts)",
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn strip_port(host: &str) -> &str {
-    if host.starts_with('[') {
-        return host.split_inclusive(']').next().unwrap_or(host);
-    }
-    host.rsplit_once(':').map_or(host, |(h, p)| {
-        if p.chars().all(|c| c.is_ascii_digit()) {
-            h
-        } else {
-            host
-        }
-    })
-}
-
-/// A header's value as text (empty when absent or not text). Looked up by a typed
-/// [`HeaderName`]: a name given as text is parsed again at every lookup.
-fn header_str(headers: &HeaderMap, name: HeaderName) -> &str {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-}
-
-fn accepts(accept: &str, mime: &str) -> bool {
-    accept.split(',').any(|part| {
-        let t = part.split(';').next().unwrap_or_default().trim();
-        t.eq_ignore_ascii_case(mime) || t == "*/*"
-    })
-}
-
-/// A refusal before the body is read: a JSON-RPC error with `"id": null`.
-fn http_error(status: StatusCode, message: &str) -> Response {
-    rpc_error(
-        status,
-        None,
-        ErrorObject::new(crate::protocol::INVALID_REQUEST, message),
-    )
-}
-
-/// `status` with a JSON-RPC error body: `id` is the request's when it could be read, else
-/// `None` (written as `"id": null`).
-fn rpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
-    let body = JsonRpcMessage::error(id, error).to_vec();
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
-}
-
-impl Server {
-    /// Builds the server and serves Streamable HTTP at `http://{addr}/mcp` with default
-    /// [`HttpOptions`], with `TCP_NODELAY` on every accepted connection. A duplicate name
-    /// fails with [`std::io::ErrorKind::InvalidInput`].
-    ///
-    /// ```no_run
-    /// #[tokio::main]
-    /// async fn main() -> std::io::Result<()> {
-    ///     tracksuit::Server::new(tracksuit::crate_info!()).serve_http("127.0.0.1:8000").await
-    /// }
-    /// ```
-    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
-        self.serve_http_with(addr, HttpOptions::default()).await
-    }
-
-    /// [`Server::serve_http`] with options.
-    ///
-    /// ```no_run
-    /// use tracksuit::host::http::HttpOptions;
-    /// #[tokio::main]
-    /// async fn main() -> std::io::Result<()> {
-    ///     let options = HttpOptions::default().json_response(true);
-    ///     tracksuit::Server::new(tracksuit::crate_info!()).serve_http_with("127.0.0.1:8000", options).await
-    /// }
-    /// ```
-    pub async fn serve_http_with(
-        self,
-        addr: impl tokio::net::ToSocketAddrs,
-        options: HttpOptions,
-    ) -> std::io::Result<()> {
-        self.build()?.serve_http_with(addr, options).await
-    }
-}
-
-impl ServerHandle {
-    /// Serves Streamable HTTP at `http://{addr}/mcp` with default [`HttpOptions`].
-    ///
-    /// ```no_run
-    /// #[tokio::main]
-    /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    ///     let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
-    ///     server.serve_http("127.0.0.1:8000").await?;
-    ///     Ok(())
-    /// }
-    /// ```
-    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
-        self.serve_http_with(addr, HttpOptions::default()).await
-    }
-
-    /// [`ServerHandle::serve_http`] with options.
-    ///
-    /// ```no_run
-    /// use tracksuit::host::http::HttpOptions;
-    /// #[tokio::main]
-    /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    ///     let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
-    ///     let options = HttpOptions::default().stateless(true);
-    ///     server.serve_http_with("0.0.0.0:8000", options.allowed_hosts(None)).await?;
-    ///     Ok(())
-    /// }
-    /// ```
-    pub async fn serve_http_with(
-        self,
-        addr: impl tokio::net::ToSocketAddrs,
-        options: HttpOptions,
-    ) -> std::io::Result<()> {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        let app = StreamableHttp::new(self, options.clone()).router("/mcp");
-        serve_with(listener, app, &options).await
-    }
-}
-
-/// Serves `app` (e.g. a [`StreamableHttp::router`] merged with your own routes) on
-/// `listener` with the default connection limits of [`HttpOptions`]: see [`serve_with`].
-///
-/// ```no_run
-/// use tracksuit::host::http::{HttpOptions, StreamableHttp, serve};
-/// # async fn run(server: tracksuit::ServerHandle) -> std::io::Result<()> {
-/// let app = StreamableHttp::new(server, HttpOptions::default())
-///     .router("/mcp")
-///     .route("/health", axum::routing::get(|| async { "ok" }));
-/// serve(tokio::net::TcpListener::bind("127.0.0.1:8000").await?, app).await
-/// # }
-/// ```
-pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
-    serve_with(listener, app, &HttpOptions::default()).await
-}
-
-/// Serves `app` on `listener` with the connection limits of `options`
-/// ([`header_read_timeout`](HttpOptions::header_read_timeout),
-/// [`max_connections`](HttpOptions::max_connections)), `TCP_NODELAY` on every connection.
-///
-/// Plain `axum::serve` has neither: a connection that sends its head one byte at a time
-/// stays open for as long as it likes, and once the process is out of file descriptors no
-/// one else gets in. Without `TCP_NODELAY`, a response written in two parts (SSE headers
-/// first, the result once a slow call finishes) can wait ~40 ms for the client's delayed ACK.
-///
-/// ```no_run
-/// use std::time::Duration;
-/// use tracksuit::host::http::{HttpOptions, StreamableHttp, serve_with};
-/// # async fn run(server: tracksuit::ServerHandle) -> std::io::Result<()> {
-/// let options = HttpOptions::default()
-///     .header_read_timeout(Duration::from_secs(5))
-///     .max_connections(Some(900)); // below `ulimit -n`
-/// let app = StreamableHttp::new(server, options.clone()).router("/mcp");
-/// serve_with(tokio::net::TcpListener::bind("127.0.0.1:8000").await?, app, &options).await
-/// # }
-/// ```
-pub async fn serve_with(
-    listener: tokio::net::TcpListener,
-    app: Router,
-    options: &HttpOptions,
-) -> std::io::Result<()> {
-    let limits = connections::Limits {
-        header_read_timeout: options.header_read_timeout,
-        max_connections: options.max_connections,
-    };
-    connections::serve(listener, app, limits).await
-}
-
-/// Whether a request outside any session names a modern protocol version in its
-/// `MCP-Protocol-Version` header: it is then a modern request even if its `_meta` lacks
-/// the version (and is refused with `-32602` / `400` for that, as the spec requires),
-/// not a 2025-11-25 request without a session.
-fn names_modern_version(headers: &HeaderMap, method: &str) -> bool {
-    method != methods::INITIALIZE
-        && !headers.contains_key(SESSION_HEADER)
-        && headers
-            .get(VERSION_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| crate::server::MODERN_PROTOCOL_VERSIONS.contains(&v))
-}
-
-/// `408 Request Timeout` for a body that did not arrive in time; the connection closes.
-fn body_timeout(after: Duration) -> Response {
-    let mut response = http_error(
-        StatusCode::REQUEST_TIMEOUT,
-        &format!("Request Timeout: the body did not arrive within {after:?}"),
-    );
-    response
-        .headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
 }
 
 #[cfg(test)]

@@ -1,0 +1,429 @@
+//! MCP 2026-07-28 on the same registries: stateless requests that carry their protocol
+//! version and client capabilities in `_meta`, `server/discover`, `resultType` and
+//! `serverInfo` on every result, cache hints, and multi round-trip requests (MRTR) whose
+//! answers travel in a sealed `requestState`.
+//!
+//! A modern request is served by a [`ServerSession`] of its own, made from the request's
+//! `_meta` and dropped with it: the dispatch, the handlers and the outbound path are the
+//! session engine's. What differs is here: which methods exist, what results carry, and
+//! how questions to the client become rounds (see `context::rounds`).
+
+mod listen;
+mod meta;
+mod rounds;
+
+pub(crate) use listen::Listen;
+use listen::listen_ended;
+pub use meta::MODERN_PROTOCOL_VERSIONS;
+#[cfg(feature = "http")]
+pub(crate) use meta::requested_version;
+pub(crate) use meta::{ClientDescription, RequestMeta, admit, is_modern, keys};
+use rounds::url_elicitations_as_input;
+
+use super::ServerSession;
+use super::answer::Answer;
+use super::session::{level_index, progress_token_of};
+use crate::context::{ClientInit, Ctx};
+use crate::peer::Sending;
+use crate::protocol::*;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// `server/discover`
+pub(crate) const SERVER_DISCOVER: &str = "server/discover";
+/// `subscriptions/listen`
+pub(crate) const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+/// The tasks extension's status notification.
+const TASK_STATUS_NOTIFICATION: &str = "notifications/tasks";
+
+/// The methods a modern request may call.
+const METHODS: &[&str] = &[
+    SERVER_DISCOVER,
+    methods::TOOLS_LIST,
+    methods::TOOLS_CALL,
+    methods::PROMPTS_LIST,
+    methods::PROMPTS_GET,
+    methods::RESOURCES_LIST,
+    methods::RESOURCES_READ,
+    methods::RESOURCES_TEMPLATES_LIST,
+    methods::COMPLETION_COMPLETE,
+    SUBSCRIPTIONS_LISTEN,
+    crate::task::TASKS_GET,
+    crate::task::TASKS_UPDATE,
+    crate::task::TASKS_CANCEL,
+    // Extensions' methods: `-32601` unless the server serves the extension.
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
+];
+
+/// How long clients and intermediaries may cache a cacheable result (`tools/list`,
+/// `prompts/list`, `resources/list`, `resources/templates/list`, `resources/read`,
+/// `server/discover`) on the modern revision.
+///
+/// ```
+/// use std::time::Duration;
+/// use tracksuit::{CacheHint, Server, ServerOptions, client::{Client, Era}};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let hint = CacheHint { ttl: Duration::from_secs(60), public: true };
+/// let server = Server::with_options(tracksuit::crate_info!(), ServerOptions::default().cache(hint))
+///     .build()?;
+/// let builder = Client::builder().era(Era::Stateless);
+/// let client = tracksuit::host::connect_in_memory(server, builder).await?;
+/// let listed: serde_json::Value = client.request("tools/list", serde_json::json!({})).await?;
+/// assert_eq!((listed["ttlMs"].as_u64(), listed["cacheScope"].as_str()), (Some(60_000), Some("public")));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHint {
+    /// Freshness: how long the result may be reused (`ttlMs`). Zero means stale at once.
+    pub ttl: Duration,
+    /// Whether shared caches may keep it across authorization contexts (`cacheScope`).
+    pub public: bool,
+}
+
+impl Default for CacheHint {
+    /// Stale at once, private: nothing is cached unless the author says so.
+    fn default() -> Self {
+        CacheHint {
+            ttl: Duration::ZERO,
+            public: false,
+        }
+    }
+}
+
+impl CacheHint {
+    fn apply(&self, map: &mut JsonObject) {
+        let ttl = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
+        map.insert("ttlMs".into(), ttl.into());
+        map.insert(
+            "cacheScope".into(),
+            if self.public { "public" } else { "private" }.into(),
+        );
+    }
+}
+
+impl ServerSession {
+    /// The one-request session of a modern request whose `_meta` said `meta`.
+    pub(crate) fn new_modern(
+        server: super::ServerHandle,
+        tx: crate::peer::OutboundSender,
+        meta: RequestMeta,
+    ) -> Arc<Self> {
+        let client_info = meta.client_info.unwrap_or_else(|| {
+            static UNKNOWN: std::sync::LazyLock<Arc<Implementation>> =
+                std::sync::LazyLock::new(|| Arc::new(Implementation::new("unknown-client", "0")));
+            UNKNOWN.clone()
+        });
+        let options = &server.inner.options;
+        let schema_profile = options.profile_for(&client_info, &meta.capabilities);
+        let session = Self::unregistered(server, tx, true, true);
+        let _ = session.init.set(ClientInit {
+            protocol_version: meta.version,
+            capabilities: meta.capabilities,
+            client_info,
+            schema_profile,
+        });
+        // Logs only when the request asks for them (`_meta` log level).
+        let level = meta.log_level.map_or(u8::MAX, level_index);
+        session
+            .log_level
+            .store(level, std::sync::atomic::Ordering::Relaxed);
+        session
+            .initialized
+            .store(true, std::sync::atomic::Ordering::Release);
+        session
+    }
+
+    /// Serves one modern request on its own task (the stdio engine, where requests share
+    /// one stream); its result (or error) is shaped for the modern revision.
+    pub(super) fn handle_modern(
+        self: &Arc<Self>,
+        id: RequestId,
+        method: String,
+        params: Option<Value>,
+        caller: crate::caller::Caller,
+    ) -> Sending<'_> {
+        let cancel = CancellationToken::new();
+        let fut = self.modern_request(id.clone(), method, params, caller, cancel.clone());
+        self.peer.serve(id, cancel, fut);
+        Sending::done()
+    }
+
+    /// One modern request, served by whoever polls the returned future: the stdio engine
+    /// spawns it ([`ServerSession::handle_modern`]), the HTTP host polls it on the POST's
+    /// own future. `cancel` is the token a handler sees cancelled when the request is.
+    pub(crate) fn modern_request(
+        self: &Arc<Self>,
+        id: RequestId,
+        method: String,
+        params: Option<Value>,
+        caller: crate::caller::Caller,
+        cancel: CancellationToken,
+    ) -> impl std::future::Future<Output = Result<ResultPayload, ErrorObject>> + Send + 'static
+    {
+        let progress_token = progress_token_of(params.as_ref());
+        let this = self.clone();
+        let request_id = id.clone();
+        let span = super::traced::request_span(&method, &id, params.as_ref(), "2026");
+        let fut = async move {
+            let cacheable = |v: Value| Answer::Tree(this.cacheable(v));
+            let outcome = match method.as_str() {
+                SERVER_DISCOVER => Ok(Answer::Tree(this.discover())),
+                methods::TOOLS_LIST => this.list_tools(&caller, params).map(cacheable),
+                methods::PROMPTS_LIST => this.list_prompts(&caller, params).map(cacheable),
+                methods::RESOURCES_LIST => this.list_resources(&caller, params).map(cacheable),
+                methods::RESOURCES_TEMPLATES_LIST => {
+                    this.list_templates(&caller, params).map(cacheable)
+                }
+                methods::COMPLETION_COMPLETE => {
+                    let ctx = Ctx::new(this.clone(), request_id, progress_token, cancel, caller);
+                    this.complete(&ctx, params).await.map(Answer::Tree)
+                }
+                // Boxed, as the rarer paths with large states: a call's future stays small.
+                SUBSCRIPTIONS_LISTEN => {
+                    let end = this.server.inner.subscriptions_end.clone();
+                    let id = request_id.clone();
+                    let listening = Box::pin(this.listen(request_id, params, caller.owner()));
+                    tokio::select! {
+                        listened = listening => listened.map(Answer::Tree),
+                        () = end.cancelled() => Ok(Answer::Tree(listen_ended(&id))),
+                    }
+                }
+                crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
+                    Box::pin(this.task_method(&method, params, caller.owner()))
+                        .await
+                        .map(Answer::Tree)
+                }
+                methods::TOOLS_CALL | methods::PROMPTS_GET => {
+                    this.in_rounds(&method, request_id, progress_token, cancel, params, caller)
+                        .await
+                }
+                methods::RESOURCES_READ => this
+                    .in_rounds(&method, request_id, progress_token, cancel, params, caller)
+                    .await
+                    .map(|answer| match answer {
+                        Answer::Tree(v) if v.get("resultType").is_none() => cacheable(v),
+                        other => other,
+                    }),
+                "skills/list" | "skills/get" => this
+                    .extension_method(&method, params.as_ref())
+                    .map(cacheable),
+                other => this
+                    .extension_method(other, params.as_ref())
+                    .map(Answer::Tree),
+            };
+            this.modern_result(outcome)
+        };
+        super::traced::traced(span, fut)
+    }
+
+    /// A handler's outcome as a modern result: a URL elicitation the handler required
+    /// becomes an `input_required` round, and every result carries `resultType` and
+    /// `serverInfo`.
+    fn modern_result(
+        &self,
+        outcome: Result<Answer, ErrorObject>,
+    ) -> Result<ResultPayload, ErrorObject> {
+        let answer = outcome
+            .or_else(|e| url_elicitations_as_input(e).map(Answer::Tree))
+            .map_err(modern_error)?;
+        Ok(match answer {
+            Answer::Tree(v) => ResultPayload::from(self.complete_result(v)),
+            // Written straight from the tool's result when the response is encoded,
+            // `resultType` and `serverInfo` beside its members: no tree is built for it.
+            Answer::Tool(result) => ResultPayload::tool(
+                result,
+                Some(ServerInfo {
+                    key: keys::SERVER_INFO,
+                    info: self.server.inner.info_text.clone(),
+                }),
+            ),
+            Answer::Shaped(text) => ResultPayload::from(text),
+        })
+    }
+
+    /// Serves a plain tool call (see [`ServerHandle::is_plain_tool_call`]) on the caller's
+    /// own future, the way [`ServerSession::handle_modern`] would answer it: the tool's
+    /// result or error, shaped as every modern result is. Dropping the future (the client
+    /// closed the stream) cancels the call: the handler is dropped and its cancellation
+    /// token fires.
+    #[cfg(feature = "http")]
+    pub(crate) async fn call_plain_tool(
+        self: &Arc<Self>,
+        request: JsonRpcRequest,
+        caller: crate::caller::Caller,
+    ) -> Result<ResultPayload, ErrorObject> {
+        use futures::FutureExt as _;
+        let JsonRpcRequest {
+            id,
+            method,
+            mut params,
+        } = request;
+        // The 2025-11-25 `task` param is tolerated and ignored, as in a round.
+        if let Some(map) = params.as_mut().and_then(Value::as_object_mut) {
+            map.remove("task");
+        }
+        let span = super::traced::request_span(&method, &id, params.as_ref(), "2026");
+        let cancel = CancellationToken::new();
+        let progress_token = progress_token_of(params.as_ref());
+        let ctx = Ctx::new(self.clone(), id, progress_token, cancel.clone(), caller);
+        let cancel_if_dropped = cancel.drop_guard();
+        let call = super::traced::traced(span, self.call_tool(ctx, params));
+        let outcome = std::panic::AssertUnwindSafe(call).catch_unwind().await;
+        cancel_if_dropped.disarm();
+        match outcome {
+            Ok(outcome) => self.modern_result(outcome),
+            Err(panic) => Err(ErrorObject::internal(crate::peer::panic_message(&panic))),
+        }
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel` of the tasks extension: `-32021` for a
+    /// client that did not declare it.
+    async fn task_method(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        owner: Option<String>,
+    ) -> Result<Value, ErrorObject> {
+        if !self.declares_tasks_extension() {
+            return Err(crate::task::missing_extension(method));
+        }
+        let tasks = &self.server.inner.tasks;
+        let owner = owner.as_deref();
+        match method {
+            crate::task::TASKS_GET => tasks.extension_get(params, owner).await,
+            crate::task::TASKS_UPDATE => tasks.extension_update(params, owner).await,
+            _ => tasks.extension_cancel(params, owner).await,
+        }
+    }
+
+    /// Whether this request's client declared the tasks extension.
+    fn declares_tasks_extension(&self) -> bool {
+        self.init
+            .get()
+            .is_some_and(|init| crate::task::extension_declared(&init.capabilities))
+    }
+
+    /// `server/discover`.
+    fn discover(&self) -> Value {
+        let mut result = json!({
+            "supportedVersions": MODERN_PROTOCOL_VERSIONS,
+            "capabilities": self.modern_capabilities(),
+        });
+        if let (Some(map), Some(instructions)) =
+            (result.as_object_mut(), &self.server.inner.instructions)
+        {
+            map.insert("instructions".into(), instructions.clone().into());
+        }
+        self.cacheable(result)
+    }
+
+    /// What a modern request may use: no `logging` capability (the level travels in
+    /// `_meta`), no subscribe (that is `subscriptions/listen`), no core tasks — tasks are
+    /// the `io.modelcontextprotocol/tasks` extension.
+    fn modern_capabilities(&self) -> ServerCapabilities {
+        let mut extra = self.extensions();
+        let extensions = extra
+            .entry("extensions")
+            .or_insert_with(|| Value::Object(JsonObject::new()));
+        if let Value::Object(map) = extensions {
+            map.insert(crate::task::TASKS_EXTENSION.into(), json!({}));
+        }
+        ServerCapabilities {
+            extra,
+            tools: Some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            prompts: Some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            resources: Some(ResourcesCapability {
+                subscribe: None,
+                list_changed: Some(true),
+            }),
+            completions: Some(JsonObject::new()),
+            ..Default::default()
+        }
+    }
+
+    /// Adds the author's cache hint to a cacheable result.
+    fn cacheable(&self, mut value: Value) -> Value {
+        if let Value::Object(map) = &mut value {
+            self.server.inner.options.cache.apply(map);
+        }
+        value
+    }
+
+    /// `resultType: "complete"` (unless the result says otherwise) and the server's identity
+    /// in `_meta`.
+    fn complete_result(&self, mut value: Value) -> Value {
+        if let Value::Object(map) = &mut value {
+            map.entry("resultType").or_insert_with(|| "complete".into());
+            let meta = map
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(
+                    keys::SERVER_INFO.into(),
+                    self.server.inner.info_json.clone(),
+                );
+            }
+        }
+        value
+    }
+}
+
+impl super::ServerHandle {
+    /// Whether `request`, from a client declaring `capabilities`, is a plain tool call:
+    /// `tools/call` of a tool that cannot ask the client anything (no `Ctx` parameter), in
+    /// a first round (no `inputResponses` or `requestState`), that does not become a task
+    /// of the tasks extension here. Such a call needs none of what rounds, tasks or a
+    /// handler on a task of its own bring, sends the client nothing but its result, and is
+    /// served by [`ServerSession::call_plain_tool`].
+    #[cfg(feature = "http")]
+    pub(crate) fn is_plain_tool_call(
+        &self,
+        request: &JsonRpcRequest,
+        capabilities: &ClientCapabilities,
+    ) -> bool {
+        if request.method != methods::TOOLS_CALL {
+            return false;
+        }
+        let Some(params) = request.params.as_ref().and_then(Value::as_object) else {
+            return false;
+        };
+        let Some(Value::String(name)) = params.get("name") else {
+            return false;
+        };
+        if params.contains_key("inputResponses") || params.contains_key("requestState") {
+            return false;
+        }
+        match self.plain_tool(name) {
+            Some(TaskSupport::Forbidden) => true,
+            Some(TaskSupport::Optional) => !crate::task::extension_declared(capabilities),
+            Some(TaskSupport::Required) | None => false,
+        }
+    }
+}
+
+fn str_param(map: &JsonObject, field: &str) -> Result<String, ErrorObject> {
+    match map.get(field) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        _ => Err(ErrorObject::invalid_params(format!(
+            "`{field}` must be a string"
+        ))),
+    }
+}
+
+/// The modern revision's error codes: resource-not-found is `-32602` (with the URI).
+fn modern_error(mut error: ErrorObject) -> ErrorObject {
+    if error.code == RESOURCE_NOT_FOUND {
+        error.code = INVALID_PARAMS;
+    }
+    error
+}
