@@ -48,7 +48,7 @@ impl AppState {
 
 /// [`Ctx::state`] found no value of the type asked for: none was given to `Server::state`.
 ///
-/// Its message names the type. Like any `Display` error it converts into a
+/// Its message names the type. Like any `std::error::Error` it converts into a
 /// [`ToolError`](crate::ToolError) with `?`, so a tool reports it as an `isError` result
 /// (it is never a panic).
 ///
