@@ -38,7 +38,7 @@ mod sse;
 mod subscription;
 mod task;
 
-pub use builder::ClientBuilder;
+pub use builder::{ClientBuilder, DEFAULT_INPUT_ROUNDS};
 pub use child::{ChildStream, ChildTransport};
 #[cfg(feature = "http")]
 pub use http::{HttpSink, HttpStream, HttpTransport, InvalidUrl};
