@@ -60,7 +60,7 @@ impl Client {
     }
 
     /// `tools/call` with JSON arguments. If the server runs it as a task (tasks
-    /// extension), the task is followed to its end (see [`TaskHandle::result`]).
+    /// extension), the task is followed to its end (see [`TaskHandle::result`](super::TaskHandle::result)).
     ///
     /// ```
     /// use tracksuit::{Server, client::Client, mcp_tool};

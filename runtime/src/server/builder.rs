@@ -234,7 +234,7 @@ impl Server {
         self
     }
 
-    /// Registers a tool: a `#[mcp_tool]` function by name, or a [`ToolHandler`] value. A
+    /// Registers a tool: a `#[mcp_tool]` function by name, or a [`ToolHandler`](crate::ToolHandler) value. A
     /// second tool of the same name makes [`build`](Server::build) fail.
     ///
     /// ```

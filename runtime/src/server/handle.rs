@@ -177,7 +177,7 @@ impl ServerHandle {
         self.inner.state_keys.clone()
     }
 
-    /// The app state of type `T` given to [`Server::state`], as handlers see it with
+    /// The app state of type `T` given to [`Server::state`](crate::Server::state), as handlers see it with
     /// [`Ctx::state`](crate::Ctx::state) (for code outside a request: a background job, a
     /// test).
     ///

@@ -106,7 +106,7 @@ pub struct TaskOptions {
     pub max_running_per_caller: usize,
     /// How many unexpired tasks one caller may have stored, running or finished (default
     /// 1000): more are refused with `-32603` until some expire. Counted like
-    /// `max_running_per_caller`, by a store that can count ([`TaskStore::count`]).
+    /// `max_running_per_caller`, by a store that can count ([`TaskStore::count_owned`]).
     pub max_stored_per_caller: usize,
     /// Whether `tasks/list` is offered (default false). A caller lists only the tasks it
     /// owns: its principal's, or without authentication its 2025-11-25 HTTP session's; a

@@ -44,9 +44,9 @@ pub struct HttpOptions {
     /// How long a connection may take to send a complete request head, counted from when
     /// it opens or its previous response ended (default 10 s): a slow head (slowloris) or
     /// an idle keep-alive connection is closed after this long. Applies where
-    /// [`serve_with`] (or `serve_http`) accepts the connections.
+    /// [`serve_with`](super::serve_with) (or `serve_http`) accepts the connections.
     pub header_read_timeout: Duration,
-    /// The most connections [`serve_with`] keeps open (default: no cap but the process's
+    /// The most connections [`serve_with`](super::serve_with) keeps open (default: no cap but the process's
     /// file descriptors). A new connection over the cap closes the idle connection that
     /// waited longest (one that never sent a request first); with none idle, the new one
     /// is closed. Running out of file descriptors does the same, so a flood of half-open
@@ -183,7 +183,7 @@ impl HttpOptions {
         self
     }
 
-    /// Caps the connections [`serve_with`] keeps open (`None`: no cap but the file
+    /// Caps the connections [`serve_with`](super::serve_with) keeps open (`None`: no cap but the file
     /// descriptors; `Some(0)` is taken as 1).
     ///
     /// ```
