@@ -67,6 +67,55 @@ pub mod guide;
 pub mod handoff;
 pub mod host;
 pub mod idempotency;
+pub mod middleware {
+    //! Tower middleware around a server's request handling ([`Server::layer`](crate::Server::layer)):
+    //! rate limits, timeouts, audit logs, authorization rules per method, metrics.
+    //!
+    //! Every request reaches its handler through one tower service, [`McpService`]: a layer
+    //! sees an [`McpRequest`] (method, target, params, era, client, principal, HTTP head,
+    //! extensions) and the [`McpResponse`] that comes back (a result or a JSON-RPC error,
+    //! and whether a tool failed), for every request of both eras, from every host, and
+    //! every round of a 2026 multi round-trip request.
+    //!
+    //! ```
+    //! use std::task::{Context, Poll};
+    //! use tracksuit::middleware::{BoxError, McpRequest, McpResponse};
+    //! use tracksuit::protocol::ErrorObject;
+    //!
+    //! /// Refuses `tools/call` of `drop_table` to callers without the `admin` scope.
+    //! #[derive(Clone)]
+    //! struct AdminOnly<S>(S);
+    //!
+    //! impl<S> tower::Service<McpRequest> for AdminOnly<S>
+    //! where
+    //!     S: tower::Service<McpRequest, Response = McpResponse, Error = BoxError>,
+    //!     S::Future: Send + 'static,
+    //! {
+    //!     type Response = McpResponse;
+    //!     type Error = BoxError;
+    //!     type Future = futures::future::BoxFuture<'static, Result<McpResponse, BoxError>>;
+    //!
+    //!     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+    //!         self.0.poll_ready(cx)
+    //!     }
+    //!
+    //!     fn call(&mut self, request: McpRequest) -> Self::Future {
+    //!         let admin = request.principal().is_some_and(|p| p.has_scope("admin"));
+    //!         if request.target() == Some("drop_table") && !admin {
+    //!             let refused = ErrorObject::new(-32003, "drop_table needs the admin scope");
+    //!             return Box::pin(async move { Ok(McpResponse::from_error(refused)) });
+    //!         }
+    //!         Box::pin(self.0.call(request))
+    //!     }
+    //! }
+    //!
+    //! let server = tracksuit::Server::new(tracksuit::crate_info!())
+    //!     .layer(tower::layer::layer_fn(AdminOnly))
+    //!     .build()?;
+    //! # Ok::<(), tracksuit::ServerError>(())
+    //! ```
+    pub use crate::server::dispatch::{BoxError, Era, McpRequest, McpResponse, McpService};
+}
 mod on_demand;
 mod peer;
 mod private;

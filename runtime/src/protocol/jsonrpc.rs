@@ -82,6 +82,14 @@ pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 /// ```
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
+/// A request that took longer than the server allows (`-32001`, as the TypeScript SDK
+/// names it): what a timeout layer's failure becomes.
+pub const REQUEST_TIMEOUT: i64 = -32001;
+
+/// The server refused the request for load (`-32000`): what a load-shedding layer's
+/// failure becomes; the client may try again later.
+pub const SERVER_OVERLOADED: i64 = -32000;
+
 /// A request id: a string or an integer, chosen by the sender.
 ///
 /// ```

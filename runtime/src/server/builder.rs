@@ -104,6 +104,7 @@ impl Server {
                 #[cfg(feature = "skills")]
                 skills: None,
                 task_notices: Mutex::default(),
+                service: None,
                 app_state: crate::context::AppState::default(),
             },
             error,
@@ -231,6 +232,52 @@ impl Server {
         store: Arc<dyn crate::idempotency::IdempotencyStore>,
     ) -> Self {
         self.inner.rounds_store = store;
+        self
+    }
+
+    /// Wraps a [`tower::Layer`] around the server's request handling: every request of
+    /// both eras, from every host (stdio, Streamable HTTP, in memory), and every round of a
+    /// 2026 multi round-trip request, passes through it as a
+    /// [`McpRequest`](super::dispatch::McpRequest) and comes back as an
+    /// [`McpResponse`](super::dispatch::McpResponse). The last layer added is the
+    /// outermost, as with axum; `tower::ServiceBuilder` composes several into one. A
+    /// layer's failure reaches the client as a JSON-RPC error (see
+    /// [`BoxError`](super::dispatch::BoxError)). Without layers, requests take the same
+    /// path with nothing built for them.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower::ServiceBuilder;
+    /// use tracksuit::Server;
+    /// let server = Server::new(tracksuit::crate_info!())
+    ///     .layer(
+    ///         ServiceBuilder::new()
+    ///             .load_shed()
+    ///             .concurrency_limit(64)
+    ///             .timeout(Duration::from_secs(30)),
+    ///     )
+    ///     .build()?;
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<super::dispatch::McpService>,
+        L::Service: tower::Service<
+                super::dispatch::McpRequest,
+                Response = super::dispatch::McpResponse,
+                Error = super::dispatch::BoxError,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<super::dispatch::McpRequest>>::Future: Send + 'static,
+    {
+        let inner = self
+            .inner
+            .service
+            .take()
+            .unwrap_or_else(super::dispatch::handlers);
+        self.inner.service = Some(super::dispatch::McpService::new(layer.layer(inner)));
         self
     }
 

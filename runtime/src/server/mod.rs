@@ -3,6 +3,7 @@
 
 mod answer;
 mod builder;
+pub(crate) mod dispatch;
 mod events;
 mod handle;
 mod idempotent;
@@ -120,6 +121,9 @@ pub(crate) struct ServerInner {
     /// What the task store reports from other replicas, until the pump takes it.
     pub(crate) task_notices:
         Mutex<Option<tokio::sync::broadcast::Receiver<crate::task::TaskNotice>>>,
+    /// The layers given to [`Server::layer`] around the handlers; `None` without layers
+    /// (requests then go straight to their method table).
+    pub(crate) service: Option<dispatch::McpService>,
 }
 
 /// Why a server could not be assembled, or an item not added to a running one.

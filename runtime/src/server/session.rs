@@ -4,6 +4,7 @@
 
 use super::ServerHandle;
 use super::answer::Answer;
+use super::dispatch::{self, Call, MethodTable};
 use super::traced::{request_span, traced};
 use crate::caller::Caller;
 use crate::context::{ClientInit, Ctx, SessionScope};
@@ -11,7 +12,8 @@ use crate::peer::sync::{lock, read};
 use crate::peer::{OutboundSender, Peer, Sending, panic_message};
 use crate::protocol::*;
 use base64::Engine as _;
-use futures::FutureExt;
+use futures::future::Either;
+use futures::{FutureExt, TryFutureExt as _};
 use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -204,82 +206,114 @@ impl ServerSession {
 
     /// Answers `initialize`, `ping` and refusals at once (the returned future finishes
     /// sending the answer), and starts every other request on its own task. Synchronous, so
-    /// the future awaiting it stays small (no handler state inside it).
+    /// the future awaiting it stays small (no handler state inside it). With layers, every
+    /// request goes through them on its own task.
     fn handle_request(self: &Arc<Self>, req: JsonRpcRequest, caller: Caller) -> Sending<'_> {
         let JsonRpcRequest { id, method, params } = req;
         if self.modern {
             return self.handle_modern(id, method, params, caller);
         }
-        let reply = |result: Result<Value, ErrorObject>| {
+        let mut params = params;
+        let layers = self.server.inner.service.as_ref();
+        if layers.is_none()
+            && let Some(result) = self.answer_at_once(&method, &mut params)
+        {
             let message = match result {
                 Ok(v) => JsonRpcMessage::response(id.clone(), v),
                 Err(e) => JsonRpcMessage::error(Some(id.clone()), e),
             };
-            self.peer.send(message, Some(id.clone()))
-        };
-        match method.as_str() {
-            methods::INITIALIZE => return reply(self.initialize(params)),
-            methods::PING => return reply(Ok(json!({}))),
-            _ => {}
+            return self.peer.send(message, Some(id));
         }
-        if self.init.get().is_none() {
-            // server/discover (2026-era clients) is unknown here: answer at once so they fall back.
-            let error = if method == "server/discover" {
-                ErrorObject::method_not_found(&method)
-            } else {
-                ErrorObject::invalid_request(
-                    "the session is not initialized; send `initialize` first",
-                )
-            };
-            return reply(Err(error));
-        }
-        let progress_token = progress_token_of(params.as_ref());
         let cancel = CancellationToken::new();
-        let ctx = Ctx::new(
-            self.clone(),
-            id.clone(),
-            progress_token,
-            cancel.clone(),
-            caller,
-        );
-        let this = self.clone();
         let span = request_span(&method, &id, params.as_ref(), "2025");
-        let fut = async move {
-            let tasks = &this.server.inner.tasks;
-            // Whose tasks: taken by the task methods only (an owner is a `String`).
-            let owner = || this.task_owner(ctx.caller());
-            let tree = match method.as_str() {
-                methods::TOOLS_LIST => this.list_tools(ctx.caller(), params),
-                methods::TOOLS_CALL => {
-                    return Ok(this.call_tool(ctx, params).await?.into_payload());
-                }
-                // The task methods are boxed: their states are large and rare, and a
-                // call's future (copied whole when its task is boxed) stays small.
-                methods::TASKS_GET => Box::pin(tasks.get(params, owner().as_deref())).await,
-                methods::TASKS_RESULT => {
-                    let (id, owner) = (ctx.request_id().clone(), owner());
-                    Box::pin(tasks.result(params, &this.peer, id, owner.as_deref())).await
-                }
-                methods::TASKS_CANCEL => Box::pin(tasks.cancel(params, owner().as_deref())).await,
-                methods::TASKS_LIST if tasks.options().list => {
-                    let page_size = this.server.inner.options.page_size;
-                    Box::pin(tasks.list(params, page_size, owner().as_deref())).await
-                }
-                methods::PROMPTS_LIST => this.list_prompts(ctx.caller(), params),
-                methods::PROMPTS_GET => this.get_prompt(ctx, params).await,
-                methods::RESOURCES_LIST => this.list_resources(ctx.caller(), params),
-                methods::RESOURCES_TEMPLATES_LIST => this.list_templates(ctx.caller(), params),
-                methods::RESOURCES_READ => this.read_resource(ctx, params).await,
-                methods::RESOURCES_SUBSCRIBE => this.subscribe(params, true),
-                methods::RESOURCES_UNSUBSCRIBE => this.subscribe(params, false),
-                methods::LOGGING_SET_LEVEL => this.set_level(params),
-                methods::COMPLETION_COMPLETE => this.complete(&ctx, params).await,
-                other => this.extension_method(other, params.as_ref()),
-            };
-            tree.map(ResultPayload::from)
+        let call = Call {
+            id: id.clone(),
+            progress_token: progress_token_of(params.as_ref()),
+            method,
+            params,
+            caller,
+            cancel: cancel.clone(),
         };
+        let answer = match layers {
+            None => Either::Left(self.clone().session_table(call)),
+            Some(service) => {
+                let request = call.into_request(self.clone(), MethodTable::Session);
+                Either::Right(dispatch::through(service, request))
+            }
+        };
+        let fut = answer.map_ok(Answer::into_payload);
         self.peer.serve(id, cancel, traced(span, fut));
         Sending::done()
+    }
+
+    /// The answer of `initialize`, `ping`, or a refusal before `initialize`: none of them
+    /// waits for anything.
+    fn answer_at_once(
+        &self,
+        method: &str,
+        params: &mut Option<Value>,
+    ) -> Option<Result<Value, ErrorObject>> {
+        match method {
+            methods::INITIALIZE => return Some(self.initialize(params.take())),
+            methods::PING => return Some(Ok(json!({}))),
+            _ => {}
+        }
+        if self.init.get().is_some() {
+            return None;
+        }
+        // server/discover (2026-era clients) is unknown here: answer at once so they fall back.
+        Some(Err(if method == "server/discover" {
+            ErrorObject::method_not_found(method)
+        } else {
+            ErrorObject::invalid_request("the session is not initialized; send `initialize` first")
+        }))
+    }
+
+    /// The 2025-11-25 method table.
+    pub(super) async fn session_table(self: Arc<Self>, call: Call) -> Result<Answer, ErrorObject> {
+        let Call {
+            id,
+            method,
+            mut params,
+            caller,
+            progress_token,
+            cancel,
+        } = call;
+        // Reached only through layers: without them these were answered at once.
+        if let Some(result) = self.answer_at_once(&method, &mut params) {
+            return result.map(Answer::Tree);
+        }
+        let ctx = Ctx::new(self.clone(), id, progress_token, cancel, caller);
+        let tasks = &self.server.inner.tasks;
+        // Whose tasks: taken by the task methods only (an owner is a `String`).
+        let owner = || self.task_owner(ctx.caller());
+        let tree = match method.as_str() {
+            methods::TOOLS_LIST => self.list_tools(ctx.caller(), params),
+            methods::TOOLS_CALL => return self.call_tool(ctx, params).await,
+            // The task methods are boxed: their states are large and rare, and a
+            // call's future (copied whole when its task is boxed) stays small.
+            methods::TASKS_GET => Box::pin(tasks.get(params, owner().as_deref())).await,
+            methods::TASKS_RESULT => {
+                let (id, owner) = (ctx.request_id().clone(), owner());
+                Box::pin(tasks.result(params, &self.peer, id, owner.as_deref())).await
+            }
+            methods::TASKS_CANCEL => Box::pin(tasks.cancel(params, owner().as_deref())).await,
+            methods::TASKS_LIST if tasks.options().list => {
+                let page_size = self.server.inner.options.page_size;
+                Box::pin(tasks.list(params, page_size, owner().as_deref())).await
+            }
+            methods::PROMPTS_LIST => self.list_prompts(ctx.caller(), params),
+            methods::PROMPTS_GET => self.get_prompt(ctx, params).await,
+            methods::RESOURCES_LIST => self.list_resources(ctx.caller(), params),
+            methods::RESOURCES_TEMPLATES_LIST => self.list_templates(ctx.caller(), params),
+            methods::RESOURCES_READ => self.read_resource(ctx, params).await,
+            methods::RESOURCES_SUBSCRIBE => self.subscribe(params, true),
+            methods::RESOURCES_UNSUBSCRIBE => self.subscribe(params, false),
+            methods::LOGGING_SET_LEVEL => self.set_level(params),
+            methods::COMPLETION_COMPLETE => self.complete(&ctx, params).await,
+            other => self.extension_method(other, params.as_ref()),
+        };
+        tree.map(Answer::Tree)
     }
 
     fn initialize(&self, params: Option<Value>) -> Result<Value, ErrorObject> {

@@ -22,10 +22,12 @@ use rounds::url_elicitations_as_input;
 
 use super::ServerSession;
 use super::answer::Answer;
+use super::dispatch::{Call, MethodTable};
 use super::session::{level_index, progress_token_of};
 use crate::context::{ClientInit, Ctx};
 use crate::peer::Sending;
 use crate::protocol::*;
+use futures::FutureExt as _;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -166,60 +168,120 @@ impl ServerSession {
         cancel: CancellationToken,
     ) -> impl std::future::Future<Output = Result<ResultPayload, ErrorObject>> + Send + 'static
     {
-        let progress_token = progress_token_of(params.as_ref());
-        let this = self.clone();
-        let request_id = id.clone();
         let span = super::traced::request_span(&method, &id, params.as_ref(), "2026");
-        let fut = async move {
-            let cacheable = |v: Value| Answer::Tree(this.cacheable(v));
-            let outcome = match method.as_str() {
-                SERVER_DISCOVER => Ok(Answer::Tree(this.discover())),
-                methods::TOOLS_LIST => this.list_tools(&caller, params).map(cacheable),
-                methods::PROMPTS_LIST => this.list_prompts(&caller, params).map(cacheable),
-                methods::RESOURCES_LIST => this.list_resources(&caller, params).map(cacheable),
-                methods::RESOURCES_TEMPLATES_LIST => {
-                    this.list_templates(&caller, params).map(cacheable)
-                }
-                methods::COMPLETION_COMPLETE => {
-                    let ctx = Ctx::new(this.clone(), request_id, progress_token, cancel, caller);
-                    this.complete(&ctx, params).await.map(Answer::Tree)
-                }
-                // Boxed, as the rarer paths with large states: a call's future stays small.
-                SUBSCRIPTIONS_LISTEN => {
-                    let end = this.server.inner.subscriptions_end.clone();
-                    let id = request_id.clone();
-                    let listening = Box::pin(this.listen(request_id, params, caller.owner()));
-                    tokio::select! {
-                        listened = listening => listened.map(Answer::Tree),
-                        () = end.cancelled() => Ok(Answer::Tree(listen_ended(&id))),
-                    }
-                }
-                crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
-                    Box::pin(this.task_method(&method, params, caller.owner()))
-                        .await
-                        .map(Answer::Tree)
-                }
-                methods::TOOLS_CALL | methods::PROMPTS_GET => {
-                    this.in_rounds(&method, request_id, progress_token, cancel, params, caller)
-                        .await
-                }
-                methods::RESOURCES_READ => this
-                    .in_rounds(&method, request_id, progress_token, cancel, params, caller)
-                    .await
-                    .map(|answer| match answer {
-                        Answer::Tree(v) if v.get("resultType").is_none() => cacheable(v),
-                        other => other,
-                    }),
-                "skills/list" | "skills/get" => this
-                    .extension_method(&method, params.as_ref())
-                    .map(cacheable),
-                other => this
-                    .extension_method(other, params.as_ref())
-                    .map(Answer::Tree),
-            };
-            this.modern_result(outcome)
+        let call = Call {
+            id,
+            progress_token: progress_token_of(params.as_ref()),
+            method,
+            params,
+            caller,
+            cancel,
         };
-        super::traced::traced(span, fut)
+        let answer = self.dispatch(call, MethodTable::Stateless);
+        let this = self.clone();
+        super::traced::traced(span, answer.map(move |outcome| this.modern_result(outcome)))
+    }
+
+    /// `call` answered by `table`: directly, or through the server's layers.
+    fn dispatch(
+        self: &Arc<Self>,
+        call: Call,
+        table: MethodTable,
+    ) -> impl std::future::Future<Output = Result<Answer, ErrorObject>> + Send + 'static {
+        use futures::future::Either;
+        match (&self.server.inner.service, table) {
+            (None, MethodTable::PlainTool) => {
+                Either::Left(Either::Left(self.clone().plain_tool(call)))
+            }
+            (None, _) => Either::Left(Either::Right(self.clone().stateless_table(call))),
+            (Some(service), table) => {
+                let request = call.into_request(self.clone(), table);
+                Either::Right(super::dispatch::through(service, request))
+            }
+        }
+    }
+
+    /// The 2026-07-28 method table.
+    pub(in crate::server) async fn stateless_table(
+        self: Arc<Self>,
+        call: Call,
+    ) -> Result<Answer, ErrorObject> {
+        let Call {
+            id: request_id,
+            method,
+            params,
+            caller,
+            progress_token,
+            cancel,
+        } = call;
+        let this = &self;
+        let cacheable = |v: Value| Answer::Tree(this.cacheable(v));
+        match method.as_str() {
+            SERVER_DISCOVER => Ok(Answer::Tree(this.discover())),
+            methods::TOOLS_LIST => this.list_tools(&caller, params).map(cacheable),
+            methods::PROMPTS_LIST => this.list_prompts(&caller, params).map(cacheable),
+            methods::RESOURCES_LIST => this.list_resources(&caller, params).map(cacheable),
+            methods::RESOURCES_TEMPLATES_LIST => {
+                this.list_templates(&caller, params).map(cacheable)
+            }
+            methods::COMPLETION_COMPLETE => {
+                let ctx = Ctx::new(this.clone(), request_id, progress_token, cancel, caller);
+                this.complete(&ctx, params).await.map(Answer::Tree)
+            }
+            // Boxed, as the rarer paths with large states: a call's future stays small.
+            SUBSCRIPTIONS_LISTEN => {
+                let end = this.server.inner.subscriptions_end.clone();
+                let id = request_id.clone();
+                let listening = Box::pin(this.listen(request_id, params, caller.owner()));
+                tokio::select! {
+                    listened = listening => listened.map(Answer::Tree),
+                    () = end.cancelled() => Ok(Answer::Tree(listen_ended(&id))),
+                }
+            }
+            crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
+                Box::pin(this.task_method(&method, params, caller.owner()))
+                    .await
+                    .map(Answer::Tree)
+            }
+            methods::TOOLS_CALL | methods::PROMPTS_GET => {
+                this.in_rounds(&method, request_id, progress_token, cancel, params, caller)
+                    .await
+            }
+            methods::RESOURCES_READ => this
+                .in_rounds(&method, request_id, progress_token, cancel, params, caller)
+                .await
+                .map(|answer| match answer {
+                    Answer::Tree(v) if v.get("resultType").is_none() => cacheable(v),
+                    other => other,
+                }),
+            "skills/list" | "skills/get" => this
+                .extension_method(&method, params.as_ref())
+                .map(cacheable),
+            other => this
+                .extension_method(other, params.as_ref())
+                .map(Answer::Tree),
+        }
+    }
+
+    /// A plain tool call's table: the tool, run on the caller's future.
+    pub(in crate::server) async fn plain_tool(
+        self: Arc<Self>,
+        call: Call,
+    ) -> Result<Answer, ErrorObject> {
+        let Call {
+            id,
+            mut params,
+            caller,
+            progress_token,
+            cancel,
+            ..
+        } = call;
+        // The 2025-11-25 `task` param is tolerated and ignored, as in a round.
+        if let Some(map) = params.as_mut().and_then(Value::as_object_mut) {
+            map.remove("task");
+        }
+        let ctx = Ctx::new(self.clone(), id, progress_token, cancel, caller);
+        self.call_tool(ctx, params).await
     }
 
     /// A handler's outcome as a modern result: a URL elicitation the handler required
@@ -258,23 +320,20 @@ impl ServerSession {
         request: JsonRpcRequest,
         caller: crate::caller::Caller,
     ) -> Result<ResultPayload, ErrorObject> {
-        use futures::FutureExt as _;
-        let JsonRpcRequest {
-            id,
-            method,
-            mut params,
-        } = request;
-        // The 2025-11-25 `task` param is tolerated and ignored, as in a round.
-        if let Some(map) = params.as_mut().and_then(Value::as_object_mut) {
-            map.remove("task");
-        }
+        let JsonRpcRequest { id, method, params } = request;
         let span = super::traced::request_span(&method, &id, params.as_ref(), "2026");
         let cancel = CancellationToken::new();
-        let progress_token = progress_token_of(params.as_ref());
-        let ctx = Ctx::new(self.clone(), id, progress_token, cancel.clone(), caller);
+        let call = Call {
+            id,
+            progress_token: progress_token_of(params.as_ref()),
+            method,
+            params,
+            caller,
+            cancel: cancel.clone(),
+        };
         let cancel_if_dropped = cancel.drop_guard();
-        let call = super::traced::traced(span, self.call_tool(ctx, params));
-        let outcome = std::panic::AssertUnwindSafe(call).catch_unwind().await;
+        let answer = super::traced::traced(span, self.dispatch(call, MethodTable::PlainTool));
+        let outcome = std::panic::AssertUnwindSafe(answer).catch_unwind().await;
         cancel_if_dropped.disarm();
         match outcome {
             Ok(outcome) => self.modern_result(outcome),

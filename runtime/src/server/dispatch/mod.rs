@@ -1,0 +1,152 @@
+//! The dispatch service: every request of both eras, from every host, reaches its handler
+//! through here, so this is where [`Server::layer`](crate::Server::layer) wraps tower
+//! middleware around the handlers.
+//!
+//! A host hands a request to its session's entry for the request's era (a 2025 session's
+//! `handle_from`, a 2026 request's `modern_request` or `call_plain_tool`); that entry
+//! builds a [`Route`] to the method table that answers it. With no layers the table is
+//! called directly: nothing is built or boxed that the request did not already need. With
+//! layers the request becomes an [`McpRequest`], goes through the server's
+//! [`McpService`] (the layers around [`Handlers`]) and comes back an [`McpResponse`].
+
+mod request;
+mod response;
+
+pub use request::{Era, McpRequest};
+pub(crate) use request::{MethodTable, Route};
+pub use response::McpResponse;
+
+use super::answer::Answer;
+use crate::protocol::{ErrorObject, INTERNAL_ERROR};
+use futures::FutureExt as _;
+use futures::future::BoxFuture;
+use std::future::Future;
+use std::task::{Context, Poll};
+use tower::ServiceExt as _;
+
+/// The error a layer may fail a request with (tower's `BoxError`). It reaches the client
+/// as a JSON-RPC error: an [`ErrorObject`] as it is, tower's timeout as `-32001` (request
+/// timed out), tower's load shedding as `-32000` (server overloaded), anything else as
+/// `-32603` with the error's text.
+pub type BoxError = tower::BoxError;
+
+/// The server's request handling as a tower service: the layers given to
+/// [`Server::layer`](crate::Server::layer) around the handlers. A layer's service must be
+/// `Clone` (each request is served by a clone, as in axum); wrap a middleware that is not
+/// (tower's `RateLimit`) in a `Buffer`.
+pub type McpService = tower::util::BoxCloneSyncService<McpRequest, McpResponse, BoxError>;
+
+/// The innermost service: answers a request from its route's method table.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Handlers;
+
+impl tower::Service<McpRequest> for Handlers {
+    type Response = McpResponse;
+    type Error = BoxError;
+    type Future = BoxFuture<'static, Result<McpResponse, BoxError>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        Box::pin(
+            request
+                .answer()
+                .map(|outcome| Ok(McpResponse::new(outcome))),
+        )
+    }
+}
+
+/// The service of a server with no layers yet.
+pub(crate) fn handlers() -> McpService {
+    McpService::new(Handlers)
+}
+
+/// `request` served through `service` (the server's layers around [`Handlers`]), a
+/// layer's failure mapped to a JSON-RPC error.
+pub(crate) fn through(
+    service: &McpService,
+    request: McpRequest,
+) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + 'static {
+    service
+        .clone()
+        .oneshot(request)
+        .map(|served| served.map_or_else(|e| Err(layer_error(e)), |response| response.outcome))
+}
+
+/// A layer's failure as the JSON-RPC error the client gets.
+fn layer_error(error: BoxError) -> ErrorObject {
+    match error.downcast::<ErrorObject>() {
+        Ok(error) => *error,
+        Err(error) if error.is::<tower::timeout::error::Elapsed>() => {
+            ErrorObject::new(crate::protocol::REQUEST_TIMEOUT, "request timed out")
+        }
+        Err(error) if error.is::<tower::load_shed::error::Overloaded>() => ErrorObject::new(
+            crate::protocol::SERVER_OVERLOADED,
+            "server overloaded; try again later",
+        ),
+        Err(error) => ErrorObject::new(INTERNAL_ERROR, error.to_string()),
+    }
+}
+
+impl McpRequest {
+    /// The handler's answer, from the method table the route names.
+    fn answer(self) -> BoxFuture<'static, Result<Answer, ErrorObject>> {
+        let McpRequest {
+            id,
+            method,
+            params,
+            caller,
+            route,
+            ..
+        } = self;
+        let Route {
+            session,
+            progress_token,
+            cancel,
+            table,
+        } = route;
+        let call = Call {
+            id,
+            method,
+            params,
+            caller,
+            progress_token,
+            cancel,
+        };
+        match table {
+            MethodTable::Session => Box::pin(session.session_table(call)),
+            MethodTable::Stateless => Box::pin(session.stateless_table(call)),
+            MethodTable::PlainTool => Box::pin(session.plain_tool(call)),
+        }
+    }
+}
+
+/// What a method table is given: one request, past every layer.
+pub(crate) struct Call {
+    pub(crate) id: crate::protocol::RequestId,
+    pub(crate) method: String,
+    pub(crate) params: Option<serde_json::Value>,
+    pub(crate) caller: crate::caller::Caller,
+    pub(crate) progress_token: Option<crate::protocol::ProgressToken>,
+    /// Fires when the request is cancelled (the handler's token).
+    pub(crate) cancel: tokio_util::sync::CancellationToken,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layer_failures_become_json_rpc_errors() {
+        let own = layer_error(Box::new(ErrorObject::new(-32050, "mine")));
+        assert_eq!((own.code, own.message.as_str()), (-32050, "mine"));
+        let elapsed = layer_error(Box::new(tower::timeout::error::Elapsed::new()));
+        assert_eq!(elapsed.code, crate::protocol::REQUEST_TIMEOUT);
+        let shed = layer_error(Box::new(tower::load_shed::error::Overloaded::new()));
+        assert_eq!(shed.code, crate::protocol::SERVER_OVERLOADED);
+        let other = layer_error("no".into());
+        assert_eq!((other.code, other.message.as_str()), (INTERNAL_ERROR, "no"));
+    }
+}
