@@ -31,8 +31,15 @@ pub struct Challenge {
 }
 
 impl Challenge {
-    /// The `Bearer` challenge's parameters in a `WWW-Authenticate` value (other schemes'
-    /// parameters are skipped; a malformed value yields what parsed before the damage).
+    /// The `Bearer` (or `DPoP`, RFC 9449) challenge's parameters in a `WWW-Authenticate`
+    /// value (other schemes' parameters are skipped, and a parameter given twice keeps its
+    /// first value; a malformed value yields what parsed before the damage).
+    ///
+    /// ```
+    /// use tracksuit::client::oauth::Challenge;
+    /// let c = Challenge::parse(r#"DPoP error="use_dpop_nonce", algs="ES256""#);
+    /// assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+    /// ```
     pub fn parse(header: &str) -> Challenge {
         let mut out = Challenge::default();
         let mut bearer = false;
@@ -47,7 +54,7 @@ impl Challenge {
             let after = rest[end..].trim_start_matches([' ', '\t']);
             let Some(value_start) = after.strip_prefix('=') else {
                 // A scheme name: parameters that follow belong to it.
-                bearer = name.eq_ignore_ascii_case("bearer");
+                bearer = name.eq_ignore_ascii_case("bearer") || name.eq_ignore_ascii_case("dpop");
                 rest = after;
                 continue;
             };
@@ -59,7 +66,7 @@ impl Challenge {
                     "error" => &mut out.error,
                     _ => &mut None,
                 };
-                *slot = Some(value);
+                slot.get_or_insert(value);
             }
             rest = next;
         }
@@ -127,6 +134,10 @@ pub(crate) struct ServerMetadata {
     pub client_id_metadata_document_supported: bool,
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: bool,
+    #[serde(default)]
+    pub grant_types_supported: Option<Vec<String>>,
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 /// Where the client stands after discovery: the resource to ask a token for and the
