@@ -3,13 +3,13 @@
 //! authorization (an ID-JAG obtained from the enterprise identity provider by token
 //! exchange, RFC 8693, for the user's ID token).
 
+use super::OAuthError;
 use super::discovery::{Discovery, ServerMetadata};
 use super::dpop::Dpop;
 use super::fetch::{Fetcher, secure_url};
 use super::flow::stored;
 use super::registration::ClientRegistration;
 use super::token::StoredToken;
-use super::OAuthError;
 use futures::future::BoxFuture;
 use oauth2::AuthType;
 use oauth2::basic::BasicTokenResponse;
@@ -233,9 +233,16 @@ pub(crate) async fn id_jag(
         ..ServerMetadata::default()
     };
     let client = enterprise.idp_client.as_ref();
-    let answer = post_form(fetcher, &enterprise.token_endpoint, client, &idp, form, None)
-        .await?
-        .map_err(|(error, description)| OAuthError::TokenExchange { error, description })?;
+    let answer = post_form(
+        fetcher,
+        &enterprise.token_endpoint,
+        client,
+        &idp,
+        form,
+        None,
+    )
+    .await?
+    .map_err(|(error, description)| OAuthError::TokenExchange { error, description })?;
     let field = |name: &str| answer.get(name).and_then(Value::as_str);
     if field("issued_token_type") != Some(ID_JAG_TYPE) {
         return Err(OAuthError::InvalidTokenResponse(format!(
@@ -291,10 +298,12 @@ async fn post_form(
     let body = form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form.iter().map(|(k, v)| (*k, v.as_str())))
         .finish();
-    let request = request.body(body.into_bytes()).map_err(|e| OAuthError::Http {
-        url: url.to_string(),
-        reason: e.to_string(),
-    })?;
+    let request = request
+        .body(body.into_bytes())
+        .map_err(|e| OAuthError::Http {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
     let response = fetcher.execute_dpop(request, dpop).await?;
     let answer: Value = serde_json::from_slice(response.body())
         .map_err(|e| OAuthError::InvalidTokenResponse(format!("not JSON: {e}")))?;

@@ -2,8 +2,8 @@
 //! client credentials; every token request carries the `resource` (RFC 8707).
 
 use super::OAuthError;
-use super::dpop::Dpop;
 use super::discovery::{Discovery, ServerMetadata};
+use super::dpop::Dpop;
 use super::fetch::{Fetcher, secure_url};
 use super::registration::ClientRegistration;
 use super::token::StoredToken;

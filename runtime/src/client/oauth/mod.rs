@@ -365,7 +365,10 @@ impl OAuthClient {
     ) -> Result<StoredToken, OAuthError> {
         let inner = &self.inner;
         let (fetcher, dpop) = (&inner.fetcher, inner.dpop.as_ref());
-        let algorithms = discovery.server.dpop_signing_alg_values_supported.as_deref();
+        let algorithms = discovery
+            .server
+            .dpop_signing_alg_values_supported
+            .as_deref();
         if dpop.is_some() && algorithms.is_some_and(|a| !a.iter().any(|a| a == "ES256")) {
             return Err(OAuthError::DpopUnsupported(discovery.server.issuer.clone()));
         }

@@ -8,8 +8,8 @@ use super::dpop::USE_NONCE;
 use super::{Challenge, MAX_AUTHORIZATIONS, OAuthClient, OAuthError, StoredToken, Url};
 use bytes::Bytes;
 use http::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
-use http_body_util::BodyExt;
 use http::{Request, Response, StatusCode};
+use http_body_util::BodyExt;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper_util::client::legacy::Client as HyperClient;
@@ -106,7 +106,10 @@ impl Session {
             .proof(&method, &url, Some(&token.access_token), body)
             .map_err(|e| e.to_string())?;
         let headers = attempt.headers_mut();
-        headers.insert(AUTHORIZATION, header(format!("DPoP {}", token.access_token))?);
+        headers.insert(
+            AUTHORIZATION,
+            header(format!("DPoP {}", token.access_token))?,
+        );
         headers.insert("dpop", header(proof)?);
         Ok(Some(url))
     }
