@@ -2,9 +2,10 @@
 # Runs the official MCP conformance suite's client scenarios (conformance 0.2.0-alpha.12)
 # against tracksuit's client: `examples/src/bin/conformance_client.rs` over Streamable HTTP,
 # for every client scenario of 2025-11-25 and of 2026-07-28 (the auth/* ones through the
-# `oauth` feature), the 2025-03-26 and 2025-06-18 auth scenarios, and the client credentials
-# extension scenarios (secret and private-key JWT), and the Skills extension's client
-# scenarios (SEP-2640) in both eras. Fails unless every scenario reports
+# `oauth` feature), the 2025-03-26 and 2025-06-18 auth scenarios, the auth extension
+# scenarios (client credentials with a secret and with a private-key JWT, DPoP with and
+# without nonces, enterprise-managed authorization (ID-JAG), workload identity federation
+# (JWT bearer)), and the Skills extension's client scenarios (SEP-2640) in both eras. Fails unless every scenario reports
 # 0 failed and 0 warnings and the client exits 0 — except the scenarios whose server misbehaves on purpose
 # (REFUSALS below), where the client must exit non-zero with an authorization error.
 #
@@ -29,10 +30,9 @@ fi
 cargo build --quiet -p tracksuit-examples --bin conformance_client
 client="$root/target/debug/conformance_client"
 
-# The client scenarios, per spec version (`conformance list` names them). Not run: the
-# extension scenarios other than client credentials (enterprise-managed authorization,
-# DPoP, workload identity federation). The Skills scenarios are on no spec timeline: run
-# in both eras with --force.
+# The client scenarios, per spec version (`conformance list` names them); the auth
+# extension scenarios run without a spec version. The Skills scenarios are on no spec
+# timeline: run in both eras with --force.
 auth_common=(auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
     auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
     auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
@@ -50,7 +50,8 @@ scenarios_2026=(tools_call request-metadata sep-2322-client-request-state
     auth/authorization-server-migration auth/iss-supported auth/iss-not-advertised
     auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
     auth/metadata-issuer-mismatch)
-scenarios_extension=(auth/client-credentials-basic auth/client-credentials-jwt)
+scenarios_extension=(auth/client-credentials-basic auth/client-credentials-jwt auth/dpop
+    auth/dpop-nonce auth/enterprise-managed-authorization auth/wif-jwt-bearer)
 scenarios_skills=(sep-2640-client-no-prefetch sep-2640-client-verify-digest
     sep-2640-client-verify-size sep-2640-client-verify-frontmatter)
 # Scenarios whose server is wrong on purpose: the client must refuse (exit non-zero with an

@@ -25,12 +25,16 @@
 //! authorization URL whose redirect `Location` is the callback. The client ID metadata
 //! document URL is the suite's fixed one; the context's `client_id` / `client_secret` are
 //! pre-registered credentials (or, for `auth/client-credentials-*`, the client credentials,
-//! with the context's private key for `-jwt`).
+//! with the context's private key for `-jwt`). The extension scenarios: `auth/dpop*` bind
+//! the tokens to a DPoP key made for the run; `auth/enterprise-managed-authorization`
+//! exchanges the context's `idp_id_token` at its `idp_token_endpoint` (as `idp_client_id`)
+//! for an ID-JAG; `auth/wif-jwt-bearer` presents the context's `valid_jwt`.
 
 use serde_json::{Value, json};
 use std::process::ExitCode;
 use tracksuit::client::oauth::{
-    CallbackUserAgent, ClientRegistration, OAuthClient, OAuthError, PrivateKeyJwt, Url,
+    CallbackUserAgent, ClientRegistration, DpopKey, EnterpriseAuthorization, JwtSource,
+    OAuthClient, OAuthError, PrivateKeyJwt, Url, WorkloadIdentity,
 };
 use tracksuit::client::{
     Client, Era, HttpTransport, MODERN_PROTOCOL_VERSION, SkillClientError, form_defaults,
@@ -223,8 +227,24 @@ fn oauth_client(scenario: &str, context: &Value) -> Result<OAuthClient, OAuthErr
             builder.private_key_jwt(PrivateKeyJwt::from_pem(c.client_id, &pem, &algorithm)?)
         }
         Some(c) if scenario.starts_with("auth/client-credentials") => builder.client_credentials(c),
+        Some(c) if scenario == "auth/wif-jwt-bearer" => {
+            let jwt = JwtSource::fixed(text("valid_jwt").unwrap_or_default());
+            builder.workload_identity(WorkloadIdentity::new(jwt).client_id(c.client_id))
+        }
         Some(c) => builder.pre_registered(c),
         None => builder,
+    };
+    let builder = match scenario {
+        "auth/enterprise-managed-authorization" => {
+            let endpoint = text("idp_token_endpoint").unwrap_or_default();
+            let id_token = JwtSource::fixed(text("idp_id_token").unwrap_or_default());
+            let idp_client = ClientRegistration::public(text("idp_client_id").unwrap_or_default());
+            builder.enterprise(
+                EnterpriseAuthorization::new(endpoint, id_token)?.idp_client(idp_client),
+            )
+        }
+        s if s.starts_with("auth/dpop") => builder.dpop(DpopKey::generate()?),
+        _ => builder,
     };
     builder
         .client_metadata_url(CIMD_URL)

@@ -31,28 +31,40 @@ pub struct Challenge {
 }
 
 impl Challenge {
-    /// The `Bearer` challenge's parameters in a `WWW-Authenticate` value (other schemes'
+    /// The `Bearer` challenge's parameters in a `WWW-Authenticate` value, completed by the
+    /// `DPoP` challenge's (RFC 9449) for those the `Bearer` one lacks (other schemes'
     /// parameters are skipped; a malformed value yields what parsed before the damage).
+    ///
+    /// ```
+    /// use tracksuit::client::oauth::Challenge;
+    /// let c = Challenge::parse(r#"DPoP error="use_dpop_nonce", algs="ES256""#);
+    /// assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+    /// ```
     pub fn parse(header: &str) -> Challenge {
-        let mut out = Challenge::default();
-        let mut bearer = false;
+        // The Bearer challenge's parameters, then the DPoP one's.
+        let mut found = [Challenge::default(), Challenge::default()];
+        let mut scheme = None;
         let mut rest = header;
         loop {
             rest = rest.trim_start_matches([' ', '\t', ',']);
             let end = rest.find(['=', ' ', ',', '\t']).unwrap_or(rest.len());
             if end == 0 {
-                return out;
+                break;
             }
             let name = &rest[..end];
             let after = rest[end..].trim_start_matches([' ', '\t']);
             let Some(value_start) = after.strip_prefix('=') else {
                 // A scheme name: parameters that follow belong to it.
-                bearer = name.eq_ignore_ascii_case("bearer");
+                scheme = match name.to_ascii_lowercase().as_str() {
+                    "bearer" => Some(0),
+                    "dpop" => Some(1),
+                    _ => None,
+                };
                 rest = after;
                 continue;
             };
             let (value, next) = auth_param_value(value_start.trim_start());
-            if bearer {
+            if let Some(out) = scheme.and_then(|i| found.get_mut(i)) {
                 let slot = match name.to_ascii_lowercase().as_str() {
                     "resource_metadata" => &mut out.resource_metadata,
                     "scope" => &mut out.scope,
@@ -62,6 +74,12 @@ impl Challenge {
                 *slot = Some(value);
             }
             rest = next;
+        }
+        let [bearer, dpop] = found;
+        Challenge {
+            resource_metadata: bearer.resource_metadata.or(dpop.resource_metadata),
+            scope: bearer.scope.or(dpop.scope),
+            error: bearer.error.or(dpop.error),
         }
     }
 
@@ -127,6 +145,10 @@ pub(crate) struct ServerMetadata {
     pub client_id_metadata_document_supported: bool,
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: bool,
+    #[serde(default)]
+    pub grant_types_supported: Option<Vec<String>>,
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 /// Where the client stands after discovery: the resource to ask a token for and the

@@ -107,6 +107,22 @@ pub enum OAuthError {
         /// The `error_description`, if any.
         description: Option<String>,
     },
+    /// The enterprise identity provider refused to exchange the ID token for an ID-JAG
+    /// (RFC 8693 token exchange); nothing was sent to the authorization server.
+    #[error("token exchange at the identity provider failed: {error}{}", description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
+    TokenExchange {
+        /// The `error` code (e.g. `invalid_grant`).
+        error: String,
+        /// The `error_description`, if any.
+        description: Option<String>,
+    },
+    /// The client binds tokens to an ES256 DPoP key, and the authorization server lists DPoP
+    /// algorithms without it (`dpop_signing_alg_values_supported`).
+    #[error("authorization server {0} does not accept ES256 DPoP proofs")]
+    DpopUnsupported(String),
+    /// The JWT to present (a workload JWT, an ID token) could not be had, or is not a JWT.
+    #[error("assertion: {0}")]
+    Assertion(String),
     /// The token endpoint's answer could not be understood.
     #[error("invalid token response: {0}")]
     InvalidTokenResponse(String),

@@ -3,6 +3,7 @@
 //! capped, JSON parsed without trusting it.
 
 use super::OAuthError;
+use super::dpop::{Dpop, USE_NONCE};
 use oauth2::url::{Host, Url};
 use serde_json::Value;
 use std::time::Duration;
@@ -128,6 +129,37 @@ impl Fetcher {
         Ok((status, value))
     }
 
+    /// Sends a token request with a DPoP proof when `dpop` is given; a `use_dpop_nonce`
+    /// answer that brings a new nonce is retried once with it (never more: a server that
+    /// keeps asking gets its error back).
+    pub(crate) async fn execute_dpop(
+        &self,
+        request: oauth2::HttpRequest,
+        dpop: Option<&Dpop>,
+    ) -> Result<oauth2::HttpResponse, OAuthError> {
+        let Some(dpop) = dpop else {
+            return self.execute(request).await;
+        };
+        let url = secure_url(&request.uri().to_string())?;
+        let method = request.method().as_str().to_owned();
+        let mut retried = false;
+        loop {
+            let mut attempt = copy(&request);
+            let proof = dpop.proof(&method, &url, None, None)?;
+            let value = http::HeaderValue::try_from(proof).map_err(|e| OAuthError::Http {
+                url: url.to_string(),
+                reason: e.to_string(),
+            })?;
+            attempt.headers_mut().insert("dpop", value);
+            let response = self.execute(attempt).await?;
+            let fresh = dpop.remember(&url, response.headers());
+            if retried || !fresh || !asks_for_nonce(&response) {
+                return Ok(response);
+            }
+            retried = true;
+        }
+    }
+
     /// Sends a request built by the `oauth2` crate (token endpoint), unfollowed.
     pub(crate) async fn execute(
         &self,
@@ -150,6 +182,24 @@ impl Fetcher {
             reason: e.to_string(),
         })
     }
+}
+
+/// Whether a token endpoint answered `400 {"error": "use_dpop_nonce"}`.
+fn asks_for_nonce(response: &oauth2::HttpResponse) -> bool {
+    response.status() == http::StatusCode::BAD_REQUEST
+        && serde_json::from_slice::<Value>(response.body())
+            .ok()
+            .and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_owned))
+            .is_some_and(|e| e == USE_NONCE)
+}
+
+/// `request` again (its body is bytes).
+fn copy(request: &oauth2::HttpRequest) -> oauth2::HttpRequest {
+    let mut copy = http::Request::new(request.body().clone());
+    *copy.method_mut() = request.method().clone();
+    *copy.uri_mut() = request.uri().clone();
+    *copy.headers_mut() = request.headers().clone();
+    copy
 }
 
 async fn read_capped(mut response: reqwest::Response, url: &Url) -> Result<Vec<u8>, OAuthError> {

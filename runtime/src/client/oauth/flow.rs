@@ -3,6 +3,7 @@
 
 use super::OAuthError;
 use super::discovery::{Discovery, ServerMetadata};
+use super::dpop::Dpop;
 use super::fetch::{Fetcher, secure_url};
 use super::registration::ClientRegistration;
 use super::token::StoredToken;
@@ -136,6 +137,7 @@ pub(crate) async fn authorization_code(
     client: &ClientRegistration,
     scopes: &[String],
     agent: &dyn UserAgent,
+    dpop: Option<&Dpop>,
 ) -> Result<StoredToken, OAuthError> {
     let server = &discovery.server;
     let redirect_uri = agent.redirect_uri();
@@ -150,8 +152,8 @@ pub(crate) async fn authorization_code(
     let callback = agent.authorize(url).await?;
     let code = check_callback(&callback, &redirect_uri, state.secret(), server)?;
     let http = |request| {
-        let fetcher = fetcher.clone();
-        async move { fetcher.execute(request).await }
+        let (fetcher, dpop) = (fetcher.clone(), dpop.cloned());
+        async move { fetcher.execute_dpop(request, dpop.as_ref()).await }
     };
     let response = oauth
         .exchange_code(AuthorizationCode::new(code))
@@ -160,7 +162,7 @@ pub(crate) async fn authorization_code(
         .request_async(&http)
         .await
         .map_err(token_error)?;
-    stored(response, discovery, client, scopes)
+    stored(response, discovery, client, scopes, dpop)
 }
 
 /// The code in an authorization redirect, after checking it answers this request.
@@ -209,6 +211,7 @@ pub(crate) fn check_callback(
 pub(crate) async fn refresh(
     fetcher: &Fetcher,
     token: &StoredToken,
+    dpop: Option<&Dpop>,
 ) -> Result<StoredToken, OAuthError> {
     let refresh_token = token
         .refresh_token
@@ -220,8 +223,8 @@ pub(crate) async fn refresh(
     };
     let oauth = token_client(&token.client, &server, &token.token_endpoint)?;
     let http = |request| {
-        let fetcher = fetcher.clone();
-        async move { fetcher.execute(request).await }
+        let (fetcher, dpop) = (fetcher.clone(), dpop.cloned());
+        async move { fetcher.execute_dpop(request, dpop.as_ref()).await }
     };
     let refresh_token = RefreshToken::new(refresh_token);
     let response = oauth
@@ -231,7 +234,7 @@ pub(crate) async fn refresh(
         .await
         .map_err(token_error)?;
     let mut next = token.clone();
-    fill(&mut next, &response)?;
+    fill(&mut next, &response, dpop)?;
     // A server that does not rotate refresh tokens keeps the old one valid.
     next.refresh_token = response
         .refresh_token()
@@ -247,6 +250,7 @@ pub(crate) async fn client_credentials(
     client: &ClientRegistration,
     scopes: &[String],
     jwt: Option<&super::PrivateKeyJwt>,
+    dpop: Option<&Dpop>,
 ) -> Result<StoredToken, OAuthError> {
     let token_endpoint = discovery
         .server
@@ -255,8 +259,8 @@ pub(crate) async fn client_credentials(
         .unwrap_or_default();
     let oauth = token_client(client, &discovery.server, token_endpoint)?;
     let http = |request| {
-        let fetcher = fetcher.clone();
-        async move { fetcher.execute(request).await }
+        let (fetcher, dpop) = (fetcher.clone(), dpop.cloned());
+        async move { fetcher.execute_dpop(request, dpop.as_ref()).await }
     };
     let mut request = oauth
         .exchange_client_credentials()
@@ -268,14 +272,16 @@ pub(crate) async fn client_credentials(
             .add_extra_param("client_assertion", jwt.assertion(&discovery.server.issuer)?);
     }
     let response = request.request_async(&http).await.map_err(token_error)?;
-    stored(response, discovery, client, scopes)
+    stored(response, discovery, client, scopes, dpop)
 }
 
-fn stored(
+/// The token `response` issued after discovery `discovery` to `client`.
+pub(crate) fn stored(
     response: BasicTokenResponse,
     discovery: &Discovery,
     client: &ClientRegistration,
     scopes: &[String],
+    dpop: Option<&Dpop>,
 ) -> Result<StoredToken, OAuthError> {
     let mut token = StoredToken {
         access_token: String::new(),
@@ -286,19 +292,32 @@ fn stored(
         issuer: discovery.server.issuer.clone(),
         token_endpoint: discovery.server.token_endpoint.clone().unwrap_or_default(),
         client: client.clone(),
+        dpop_jkt: None,
     };
-    fill(&mut token, &response)?;
+    fill(&mut token, &response, dpop)?;
     Ok(token)
 }
 
-/// Copies the access token, expiry and granted scopes of `response` into `token`.
-fn fill(token: &mut StoredToken, response: &BasicTokenResponse) -> Result<(), OAuthError> {
-    if *response.token_type() != BasicTokenType::Bearer {
-        return Err(OAuthError::InvalidTokenResponse(format!(
-            "token_type {:?} is not Bearer",
-            response.token_type()
-        )));
-    }
+/// Copies the access token, its binding, expiry and granted scopes of `response` into
+/// `token`. A `DPoP` token is only accepted when a proof was sent (`dpop`); a `Bearer` one
+/// always (an authorization server that does not do DPoP ignores the proof, RFC 9449 §5).
+fn fill(
+    token: &mut StoredToken,
+    response: &BasicTokenResponse,
+    dpop: Option<&Dpop>,
+) -> Result<(), OAuthError> {
+    token.dpop_jkt = match (response.token_type(), dpop) {
+        (BasicTokenType::Bearer, _) => None,
+        (BasicTokenType::Extension(t), Some(dpop)) if t.eq_ignore_ascii_case("dpop") => {
+            Some(dpop.key.thumbprint().to_owned())
+        }
+        (other, _) => {
+            return Err(OAuthError::InvalidTokenResponse(format!(
+                "token_type {:?} is neither Bearer nor DPoP with a proof sent",
+                other.as_ref()
+            )));
+        }
+    };
     if response.access_token().secret().is_empty() {
         return Err(OAuthError::InvalidTokenResponse(
             "empty access_token".into(),
@@ -312,7 +331,7 @@ fn fill(token: &mut StoredToken, response: &BasicTokenResponse) -> Result<(), OA
     Ok(())
 }
 
-fn token_error(e: RequestTokenError<OAuthError, BasicErrorResponse>) -> OAuthError {
+pub(crate) fn token_error(e: RequestTokenError<OAuthError, BasicErrorResponse>) -> OAuthError {
     match e {
         RequestTokenError::ServerResponse(r) => OAuthError::TokenEndpoint {
             error: r.error().to_string(),

@@ -93,7 +93,7 @@ impl PrivateKeyJwt {
 }
 
 /// The label and DER bytes of the first PEM block in `pem`.
-fn pem_der(pem: &str) -> Option<(String, Vec<u8>)> {
+pub(crate) fn pem_der(pem: &str) -> Option<(String, Vec<u8>)> {
     let mut lines = pem.lines().map(str::trim);
     let label = lines
         .find_map(|l| l.strip_prefix("-----BEGIN ")?.strip_suffix("-----"))?

@@ -10,6 +10,12 @@
 //! [`TokenStore`] and retries the request with it. Expired tokens are refreshed; a `403`
 //! with `insufficient_scope` re-authorizes with the challenged scopes added.
 //!
+//! Without a user: the client credentials grant (a secret or `private_key_jwt`), workload
+//! identity federation ([`WorkloadIdentity`]: a workload JWT with the JWT bearer grant) and
+//! enterprise-managed authorization ([`EnterpriseAuthorization`]: the user's ID token
+//! exchanged at the enterprise IdP for an ID-JAG, presented with the JWT bearer grant). Any
+//! of them can bind its tokens to a [`DpopKey`] (RFC 9449).
+//!
 //! A token is only sent to the server it was issued for, only over HTTPS or to a loopback
 //! host; every refusal is an [`OAuthError`].
 //!
@@ -27,7 +33,9 @@
 //! # let _ = client; Ok(()) }
 //! ```
 
+mod assertion;
 mod discovery;
+mod dpop;
 mod error;
 mod fetch;
 mod flow;
@@ -37,9 +45,13 @@ mod registration;
 mod session;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ext;
 mod token;
 
+pub use assertion::{EnterpriseAuthorization, JwtSource, WorkloadIdentity};
 pub use discovery::Challenge;
+pub use dpop::DpopKey;
 pub use error::OAuthError;
 pub use flow::{CallbackUserAgent, UserAgent};
 pub use jwt::PrivateKeyJwt;
@@ -51,6 +63,7 @@ pub use token::{MemoryTokenStore, StoredToken, TokenStore};
 
 use super::HttpTransport;
 use discovery::Discovery;
+use dpop::Dpop;
 use fetch::{Fetcher, secure_url};
 use registration::ClientProfile;
 use std::sync::Arc;
@@ -94,6 +107,8 @@ struct Inner {
     pre_registered: Option<ClientRegistration>,
     credentials: Option<ClientRegistration>,
     jwt: Option<PrivateKeyJwt>,
+    assertion: Option<AssertionGrant>,
+    dpop: Option<Dpop>,
     offline_access: bool,
     /// One refresh or authorization at a time: requests refused together wait for the
     /// first flow, and a rotated refresh token is never used twice.
@@ -108,6 +123,13 @@ impl std::fmt::Debug for OAuthClient {
             .field("client_credentials", &self.inner.credentials)
             .finish_non_exhaustive()
     }
+}
+
+/// A grant that presents a JWT (RFC 7523 §2.1).
+#[derive(Debug, Clone)]
+enum AssertionGrant {
+    Workload(WorkloadIdentity),
+    Enterprise(EnterpriseAuthorization),
 }
 
 /// Configures an [`OAuthClient`].
@@ -138,6 +160,8 @@ pub struct OAuthClientBuilder {
     pre_registered: Option<ClientRegistration>,
     credentials: Option<ClientRegistration>,
     jwt: Option<PrivateKeyJwt>,
+    assertion: Option<AssertionGrant>,
+    dpop: Option<DpopKey>,
     no_offline_access: bool,
     timeout: Option<Duration>,
 }
@@ -198,6 +222,29 @@ impl OAuthClientBuilder {
         self
     }
 
+    /// Uses workload identity federation: the workload's JWT, presented with the JWT bearer
+    /// grant (no user, no registration).
+    pub fn workload_identity(mut self, workload: WorkloadIdentity) -> Self {
+        self.assertion = Some(AssertionGrant::Workload(workload));
+        self
+    }
+
+    /// Uses enterprise-managed authorization: the user's ID token is exchanged at the
+    /// enterprise IdP for an ID-JAG, presented with the JWT bearer grant as the
+    /// [`pre_registered`](Self::pre_registered) client.
+    pub fn enterprise(mut self, enterprise: EnterpriseAuthorization) -> Self {
+        self.assertion = Some(AssertionGrant::Enterprise(enterprise));
+        self
+    }
+
+    /// Binds tokens to `key` (DPoP, RFC 9449): token requests carry a proof, and a token
+    /// issued as `DPoP` is presented with the `DPoP` scheme and a fresh proof per request
+    /// (covering the method, URL, token and body), with the servers' nonces.
+    pub fn dpop(mut self, key: DpopKey) -> Self {
+        self.dpop = Some(key);
+        self
+    }
+
     /// Whether to ask for `offline_access` (a refresh token) when the authorization server
     /// lists it (default: yes).
     pub fn offline_access(mut self, ask: bool) -> Self {
@@ -216,9 +263,9 @@ impl OAuthClientBuilder {
         if let Some(url) = &self.metadata_url {
             registration::check_metadata_url(url)?;
         }
-        if self.agent.is_none() && self.credentials.is_none() {
+        if self.agent.is_none() && self.credentials.is_none() && self.assertion.is_none() {
             return Err(OAuthError::Config(
-                "a user agent or client credentials are needed".into(),
+                "a user agent, client credentials or an assertion grant are needed".into(),
             ));
         }
         let redirect_uri = self
@@ -242,6 +289,8 @@ impl OAuthClientBuilder {
                 pre_registered: self.pre_registered,
                 credentials: self.credentials,
                 jwt: self.jwt,
+                assertion: self.assertion,
+                dpop: self.dpop.map(Dpop::new),
                 offline_access: !self.no_offline_access,
                 gate: tokio::sync::Mutex::new(()),
             }),
@@ -295,26 +344,52 @@ impl OAuthClient {
         let step_up = challenge.error.as_deref() == Some("insufficient_scope");
         let refreshable = |p: &&StoredToken| refresh && p.refresh_token.is_some() && !step_up;
         if let Some(previous) = same_server.filter(refreshable)
-            && let Ok(token) = flow::refresh(&inner.fetcher, previous).await
+            && let Ok(token) = flow::refresh(&inner.fetcher, previous, inner.dpop.as_ref()).await
         {
             inner.store.save_token(server_url, token.clone()).await;
             return Ok(token);
         }
         let scopes = self.scopes(&discovery, challenge, same_server);
         let client = self.registration(&discovery, &scopes).await?;
-        let token = match (&inner.credentials, &inner.agent) {
-            (Some(_), _) => {
-                let jwt = inner.jwt.as_ref();
-                flow::client_credentials(&inner.fetcher, &discovery, &client, &scopes, jwt).await?
-            }
-            (None, Some(agent)) => {
-                flow::authorization_code(&inner.fetcher, &discovery, &client, &scopes, &**agent)
-                    .await?
-            }
-            (None, None) => return Err(OAuthError::Config("no user agent".into())),
-        };
+        let token = self.obtain(&discovery, &client, &scopes).await?;
         inner.store.save_token(server_url, token.clone()).await;
         Ok(token)
+    }
+
+    /// A new token by the configured grant.
+    async fn obtain(
+        &self,
+        discovery: &Discovery,
+        client: &ClientRegistration,
+        scopes: &[String],
+    ) -> Result<StoredToken, OAuthError> {
+        let inner = &self.inner;
+        let (fetcher, dpop) = (&inner.fetcher, inner.dpop.as_ref());
+        let algorithms = discovery
+            .server
+            .dpop_signing_alg_values_supported
+            .as_deref();
+        if dpop.is_some() && algorithms.is_some_and(|a| !a.iter().any(|a| a == "ES256")) {
+            return Err(OAuthError::DpopUnsupported(discovery.server.issuer.clone()));
+        }
+        match (&inner.assertion, &inner.credentials, &inner.agent) {
+            (Some(AssertionGrant::Workload(workload)), _, _) => {
+                let jwt = workload.jwt.get().await?;
+                assertion::jwt_bearer(fetcher, discovery, client, scopes, &jwt, dpop).await
+            }
+            (Some(AssertionGrant::Enterprise(enterprise)), _, _) => {
+                let jag = assertion::id_jag(fetcher, enterprise, discovery, scopes).await?;
+                assertion::jwt_bearer(fetcher, discovery, client, scopes, &jag, dpop).await
+            }
+            (None, Some(_), _) => {
+                let jwt = inner.jwt.as_ref();
+                flow::client_credentials(fetcher, discovery, client, scopes, jwt, dpop).await
+            }
+            (None, None, Some(agent)) => {
+                flow::authorization_code(fetcher, discovery, client, scopes, &**agent, dpop).await
+            }
+            (None, None, None) => Err(OAuthError::Config("no user agent".into())),
+        }
     }
 
     /// The scopes to ask for: the challenge's, else the resource's `scopes_supported`, else
@@ -338,7 +413,8 @@ impl OAuthClient {
             .iter()
             .flatten()
             .any(|s| *s == offline);
-        if self.inner.credentials.is_none() && self.inner.offline_access && server_offers_offline {
+        let interactive = self.inner.credentials.is_none() && self.inner.assertion.is_none();
+        if interactive && self.inner.offline_access && server_offers_offline {
             wanted.push(offline);
         }
         for scope in wanted {
@@ -360,11 +436,20 @@ impl OAuthClient {
         if let Some(credentials) = &inner.credentials {
             return Ok(credentials.clone());
         }
+        if let Some(AssertionGrant::Workload(workload)) = &inner.assertion {
+            // Workload identity federation needs no registration.
+            let id = workload.client_id.clone().unwrap_or_default();
+            return Ok(ClientRegistration::public(id));
+        }
         if let Some(stored) = inner.store.client(&server.issuer).await {
             return Ok(stored);
         }
         if let Some(pre) = &inner.pre_registered {
             return Ok(pre.clone());
+        }
+        if inner.assertion.is_some() {
+            // The enterprise client is registered with the authorization server beforehand.
+            return Err(OAuthError::NoClientRegistration(server.issuer.clone()));
         }
         if let Some(document) = registration::metadata_document(server, &inner.profile) {
             return Ok(document);
@@ -384,11 +469,11 @@ impl OAuthClient {
     }
 
     /// The token for `server_url`, refreshed first when it has expired; `None` when there
-    /// is none (or it was issued for another resource).
+    /// is none (or it was issued for another resource, or bound to another DPoP key).
     pub async fn token(&self, server_url: &str) -> Option<StoredToken> {
         let token = self.inner.store.token(server_url).await?;
         let url = secure_url(server_url).ok()?;
-        if !discovery::resource_matches(&token.resource, &url) {
+        if !discovery::resource_matches(&token.resource, &url) || !self.can_present(&token) {
             return None;
         }
         if !token.expired() {
@@ -400,7 +485,7 @@ impl OAuthClient {
         if !token.expired() {
             return Some(token);
         }
-        match flow::refresh(&self.inner.fetcher, &token).await {
+        match flow::refresh(&self.inner.fetcher, &token, self.inner.dpop.as_ref()).await {
             Ok(fresh) => {
                 self.inner.store.save_token(server_url, fresh.clone()).await;
                 Some(fresh)
@@ -410,5 +495,20 @@ impl OAuthClient {
                 None
             }
         }
+    }
+
+    /// Whether this client can present `token`: a bearer token always, a DPoP-bound one
+    /// only with the key it is bound to.
+    fn can_present(&self, token: &StoredToken) -> bool {
+        match (&token.dpop_jkt, &self.inner.dpop) {
+            (None, _) => true,
+            (Some(jkt), Some(dpop)) => jkt == dpop.key.thumbprint(),
+            (Some(_), None) => false,
+        }
+    }
+
+    /// The client's DPoP state, when it binds tokens.
+    pub(crate) fn dpop(&self) -> Option<&Dpop> {
+        self.inner.dpop.as_ref()
     }
 }

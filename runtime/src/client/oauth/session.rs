@@ -1,12 +1,15 @@
 //! The transport's side: every request to the MCP endpoint carries the stored token; a
 //! `401` (or an `insufficient_scope` `403`) runs the flow once per request at a time and
-//! the request is sent again.
+//! the request is sent again. A DPoP-bound token goes with the `DPoP` scheme and a fresh
+//! proof; a `use_dpop_nonce` refusal is retried once with the server's new nonce.
 
 use super::discovery::split_scopes;
-use super::{Challenge, MAX_AUTHORIZATIONS, OAuthClient, OAuthError, StoredToken};
+use super::dpop::USE_NONCE;
+use super::{Challenge, MAX_AUTHORIZATIONS, OAuthClient, OAuthError, StoredToken, Url};
 use bytes::Bytes;
 use http::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
 use http::{Request, Response, StatusCode};
+use http_body_util::BodyExt;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper_util::client::legacy::Client as HyperClient;
@@ -34,14 +37,16 @@ impl Session {
         request: Request<Full<Bytes>>,
     ) -> Result<Response<Incoming>, String> {
         let mut authorizations = 0;
+        let mut nonce_retried = false;
+        let body = match self.oauth.dpop() {
+            Some(_) => Some(request.body().clone().collect().await.map(|c| c.to_bytes())),
+            None => None,
+        };
+        let body = body.and_then(Result::ok).filter(|b| !b.is_empty());
         loop {
             let token = self.oauth.token(&self.server).await;
             let mut attempt = copy(&request);
-            if let Some(token) = &token
-                && let Ok(value) = HeaderValue::try_from(format!("Bearer {}", token.access_token))
-            {
-                attempt.headers_mut().insert(AUTHORIZATION, value);
-            }
+            let url = self.present(&mut attempt, token.as_ref(), body.as_deref())?;
             let response = http.request(attempt).await.map_err(|e| e.to_string())?;
             let challenge = response
                 .headers()
@@ -49,6 +54,19 @@ impl Session {
                 .and_then(|v| v.to_str().ok())
                 .map(Challenge::parse)
                 .unwrap_or_default();
+            if let (Some(dpop), Some(url)) = (self.oauth.dpop(), &url) {
+                dpop.remember(url, response.headers());
+                let wants_nonce = response.status() == StatusCode::UNAUTHORIZED
+                    && challenge.error.as_deref() == Some(USE_NONCE);
+                if wants_nonce && (nonce_retried || dpop.nonce(url).is_none()) {
+                    // A server that keeps asking gets no further tries (nor a new grant).
+                    return Ok(response);
+                }
+                if wants_nonce {
+                    nonce_retried = true;
+                    continue;
+                }
+            }
             let refused = match response.status() {
                 StatusCode::UNAUTHORIZED => true,
                 StatusCode::FORBIDDEN => challenge.error.as_deref() == Some("insufficient_scope"),
@@ -63,6 +81,37 @@ impl Session {
                 .await
                 .map_err(|e| format!("authorization failed: {e}"))?;
         }
+    }
+
+    /// Puts `token` on `attempt`: `Bearer`, or `DPoP` with a fresh proof for a bound token
+    /// (then the request's URL, whose origin's nonces apply).
+    fn present(
+        &self,
+        attempt: &mut Request<Full<Bytes>>,
+        token: Option<&StoredToken>,
+        body: Option<&[u8]>,
+    ) -> Result<Option<Url>, String> {
+        let Some(token) = token else {
+            return Ok(None);
+        };
+        let header = |v: String| HeaderValue::try_from(v).map_err(|e| e.to_string());
+        let Some(dpop) = self.oauth.dpop().filter(|_| token.dpop_jkt.is_some()) else {
+            let value = header(format!("Bearer {}", token.access_token))?;
+            attempt.headers_mut().insert(AUTHORIZATION, value);
+            return Ok(None);
+        };
+        let url = Url::parse(&attempt.uri().to_string()).map_err(|e| e.to_string())?;
+        let method = attempt.method().as_str().to_owned();
+        let proof = dpop
+            .proof(&method, &url, Some(&token.access_token), body)
+            .map_err(|e| e.to_string())?;
+        let headers = attempt.headers_mut();
+        headers.insert(
+            AUTHORIZATION,
+            header(format!("DPoP {}", token.access_token))?,
+        );
+        headers.insert("dpop", header(proof)?);
+        Ok(Some(url))
     }
 
     /// A fresh token after `challenge` refused `used`.

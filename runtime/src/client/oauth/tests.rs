@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// What the mock answers on a path instead of its default: status, headers, body.
-type Canned = (u16, Vec<(&'static str, String)>, String);
+pub(super) type Canned = (u16, Vec<(&'static str, String)>, String);
 
 #[derive(Default)]
 struct State {
@@ -21,15 +21,17 @@ struct State {
     canned: Mutex<HashMap<String, Canned>>,
     /// Every request: path, `Authorization` header, query or form body.
     seen: Mutex<Vec<(String, Option<String>, String)>>,
+    /// Every request: path, `DPoP` header.
+    proofs: Mutex<Vec<(String, Option<String>)>>,
 }
 
-struct Mock {
-    base: String,
+pub(super) struct Mock {
+    pub(super) base: String,
     state: Arc<State>,
 }
 
 impl Mock {
-    async fn start() -> Mock {
+    pub(super) async fn start() -> Mock {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
         let state = Arc::new(State {
@@ -42,13 +44,17 @@ impl Mock {
         Mock { base, state }
     }
 
-    fn mcp(&self) -> String {
+    pub(super) fn mcp(&self) -> String {
         format!("{}/mcp", self.base)
     }
 
     /// Answers `path` with `status` and `body` from now on.
-    fn can(&self, path: &str, status: u16, body: impl Into<String>) {
-        let canned = (status, Vec::new(), body.into());
+    pub(super) fn can(&self, path: &str, status: u16, body: impl Into<String>) {
+        self.can_with(path, (status, Vec::new(), body.into()));
+    }
+
+    /// Answers `path` with `canned` from now on.
+    pub(super) fn can_with(&self, path: &str, canned: Canned) {
         self.state
             .canned
             .lock()
@@ -66,7 +72,7 @@ impl Mock {
     }
 
     /// The default authorization server metadata, changed by `edit`.
-    fn metadata(&self, edit: impl FnOnce(&mut serde_json::Map<String, Value>)) {
+    pub(super) fn metadata(&self, edit: impl FnOnce(&mut serde_json::Map<String, Value>)) {
         let mut metadata = default_metadata(&self.base);
         if let Some(map) = metadata.as_object_mut() {
             edit(map);
@@ -78,11 +84,18 @@ impl Mock {
         );
     }
 
-    fn seen(&self, path: &str) -> Vec<(Option<String>, String)> {
+    pub(super) fn seen(&self, path: &str) -> Vec<(Option<String>, String)> {
         let seen = self.state.seen.lock().unwrap();
         let hits = seen.iter().filter(|(p, _, _)| p == path);
         hits.map(|(_, auth, data)| (auth.clone(), data.clone()))
             .collect()
+    }
+
+    /// The `DPoP` headers of the requests to `path`.
+    pub(super) fn proofs(&self, path: &str) -> Vec<Option<String>> {
+        let proofs = self.state.proofs.lock().unwrap();
+        let hits = proofs.iter().filter(|(p, _)| p == path);
+        hits.map(|(_, proof)| proof.clone()).collect()
     }
 }
 
@@ -106,6 +119,9 @@ async fn handle(state: Arc<State>, request: Request) -> Response {
         .get("authorization")
         .and_then(|v| v.to_str().ok());
     let auth = auth.map(str::to_owned);
+    let proof = request.headers().get("dpop").and_then(|v| v.to_str().ok());
+    let proof = proof.map(str::to_owned);
+    state.proofs.lock().unwrap().push((path.clone(), proof));
     let body = axum::body::to_bytes(request.into_body(), 1 << 20)
         .await
         .unwrap_or_default();
@@ -161,7 +177,7 @@ fn default_answer(base: &str, path: &str, query: &str, auth: Option<&str>, body:
         }
         "/token" => ok(json!({"access_token": "token-1", "token_type": "Bearer",
             "expires_in": 3600, "refresh_token": "refresh-1"})),
-        "/mcp" if auth == Some("Bearer token-1") => mcp_answer(body),
+        "/mcp" if matches!(auth, Some("Bearer token-1" | "DPoP token-1")) => mcp_answer(body),
         "/mcp" => {
             let challenge = format!(
                 "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
@@ -197,7 +213,7 @@ fn mcp_answer(body: &str) -> Canned {
 }
 
 /// The user agent of an authorization server that approves at once.
-fn approving_agent() -> CallbackUserAgent {
+pub(super) fn approving_agent() -> CallbackUserAgent {
     CallbackUserAgent::new("http://127.0.0.1:1/callback", |url: Url| async move {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())

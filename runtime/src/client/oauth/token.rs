@@ -41,6 +41,10 @@ pub struct StoredToken {
     pub token_endpoint: String,
     /// The client it was issued to.
     pub client: ClientRegistration,
+    /// For a DPoP-bound token (`token_type` `DPoP`, RFC 9449): the thumbprint of the key it
+    /// is bound to (it is only used with that key). `None` for a bearer token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_jkt: Option<String>,
 }
 
 impl std::fmt::Debug for StoredToken {
@@ -55,6 +59,7 @@ impl std::fmt::Debug for StoredToken {
             .field("scopes", &self.scopes)
             .field("resource", &self.resource)
             .field("issuer", &self.issuer)
+            .field("dpop_jkt", &self.dpop_jkt)
             .finish_non_exhaustive()
     }
 }
