@@ -281,6 +281,7 @@ fn stored(
         access_token: String::new(),
         refresh_token: response.refresh_token().map(|r| r.secret().clone()),
         expires_at: None,
+        issued_at: None,
         scopes: scopes.to_vec(),
         resource: discovery.resource.clone(),
         issuer: discovery.server.issuer.clone(),
@@ -306,6 +307,7 @@ fn fill(token: &mut StoredToken, response: &BasicTokenResponse) -> Result<(), OA
     }
     token.access_token = response.access_token().secret().clone();
     token.expires_at = StoredToken::expiry_from(response.expires_in());
+    token.issued_at = Some(super::token::now_secs());
     if let Some(granted) = response.scopes() {
         token.scopes = granted.iter().map(|s| s.to_string()).collect();
     }

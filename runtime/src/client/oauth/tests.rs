@@ -484,6 +484,32 @@ async fn an_expired_token_is_refreshed_for_the_same_resource() {
     assert!(oauth.store().token(&mock.mcp()).await.is_none());
 }
 
+#[tokio::test]
+async fn a_short_lived_token_is_used_for_half_its_lifetime() {
+    // oidc-provider end to end found it: with a fixed 30 s margin a token issued for less
+    // than 30 s was refreshed before every request.
+    let mock = Mock::start().await;
+    let token = json!({"access_token": "short", "token_type": "Bearer", "expires_in": 20,
+        "refresh_token": "refresh-1"});
+    mock.can("/token", 200, token.to_string());
+    let oauth = oauth();
+    let issued = oauth
+        .authorize(&mock.mcp(), &Challenge::default(), None)
+        .await
+        .unwrap();
+    assert!(issued.issued_at.is_some() && !issued.expired());
+    let kept = oauth.token(&mock.mcp()).await.unwrap();
+    assert_eq!(kept.access_token, "short");
+    assert_eq!(mock.seen("/token").len(), 1);
+    // Past half its lifetime it is refreshed.
+    let mut aged = kept;
+    aged.issued_at = aged.issued_at.map(|at| at - 11);
+    aged.expires_at = aged.expires_at.map(|at| at - 11);
+    oauth.store().save_token(&mock.mcp(), aged).await;
+    assert!(oauth.token(&mock.mcp()).await.is_some());
+    assert_eq!(mock.seen("/token").len(), 2);
+}
+
 #[test]
 fn challenges_parse_without_panicking_on_garbage() {
     for header in [
