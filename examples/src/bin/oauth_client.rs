@@ -244,6 +244,7 @@ impl ScriptedAgent {
     async fn approve(self, url: Url, redirect_uri: String) -> Result<Url, OAuthError> {
         let failed = |e: String| OAuthError::UserAgent(e);
         self.runs.fetch_add(1, Ordering::SeqCst);
+        tracing::info!(%url, "the user agent opens");
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()

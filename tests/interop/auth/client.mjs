@@ -19,7 +19,6 @@
 import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -219,9 +218,7 @@ async function clientCredentials(era) {
 
 /** The TypeScript SDK's demo authorization server and MCP server, from the npm package. */
 async function tsDemo() {
-  const require = createRequire(import.meta.url);
-  const sdk = path.dirname(require.resolve("@modelcontextprotocol/sdk/package.json"));
-  const script = path.join(sdk, "dist/esm/examples/server/simpleStreamableHttp.js");
+  const script = new URL("node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js", import.meta.url).pathname;
   const mcp = await freePort();
   const auth = await freePort();
   demo = spawn(process.execPath, [script, "--oauth", "--oauth-strict"], {

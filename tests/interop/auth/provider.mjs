@@ -128,6 +128,7 @@ export async function startProvider({
   provider.on("grant.success", (ctx) => count(`grant:${ctx.oidc.params.grant_type}`));
   provider.on("interaction.started", (_ctx, prompt) => count(`interaction:${prompt.name}`));
   provider.on("registration_create.success", () => count("registration"));
+  provider.on("grant.error", (ctx, error) => count(`grant-error:${ctx.oidc.params?.grant_type}:${error.error}`));
 
   const server = await new Promise((resolve, reject) => {
     const s = provider.listen(port, "127.0.0.1", () => resolve(s));

@@ -485,6 +485,33 @@ async fn an_expired_token_is_refreshed_for_the_same_resource() {
 }
 
 #[tokio::test]
+async fn registration_covers_the_resource_scopes_and_offline_access_asks_consent() {
+    // Both found against oidc-provider: it holds a client to its registered scopes (a
+    // step-up to a scope registered without was invalid_scope), and it drops
+    // offline_access without prompt=consent (no refresh token).
+    let mock = Mock::start().await;
+    let prm = json!({"resource": mock.mcp(), "authorization_servers": [mock.base],
+        "scopes_supported": ["notes:read", "notes:write"]});
+    mock.can("/.well-known/oauth-protected-resource/mcp", 200, prm.to_string());
+    let mut metadata = default_metadata(&mock.base);
+    metadata["scopes_supported"] = json!(["openid", "offline_access", "notes:read"]);
+    mock.can("/.well-known/oauth-authorization-server", 200, metadata.to_string());
+    let challenge = Challenge::parse("Bearer scope=\"notes:read\"");
+    oauth().authorize(&mock.mcp(), &challenge, None).await.unwrap();
+    let (_, registered) = &mock.seen("/register")[0];
+    let registered: Value = serde_json::from_str(registered).unwrap();
+    assert_eq!(registered["scope"], "notes:read offline_access notes:write");
+    let (_, query) = &mock.seen("/authorize")[0];
+    assert!(query.contains("scope=notes%3Aread+offline_access"), "{query}");
+    assert!(query.contains("prompt=consent"), "{query}");
+    // Without offline_access, no prompt.
+    let plain = Mock::start().await;
+    authorize(&plain).await.unwrap();
+    let (_, query) = &plain.seen("/authorize")[0];
+    assert!(!query.contains("prompt="), "{query}");
+}
+
+#[tokio::test]
 async fn a_short_lived_token_is_used_for_half_its_lifetime() {
     // oidc-provider end to end found it: with a fixed 30 s margin a token issued for less
     // than 30 s was refreshed before every request.
