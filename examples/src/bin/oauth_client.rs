@@ -5,7 +5,7 @@
 //!
 //! It connects to `--server` in the chosen era, runs the steps given as arguments in order
 //! and prints one JSON line per step (what the tool said, the scopes held afterwards,
-//! whether the access token changed), then a summary (the era spoken, how often the user
+//! whether a refresh token is held, whether the access token changed), then a summary (the era spoken, how often the user
 //! agent ran). Steps:
 //!
 //! - a tool name (`whoami`), `name=text` (`write_note=hello` calls it with `{"text"}`) or
@@ -106,16 +106,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut last = current_token(&oauth, &args.server).await;
     for step in &args.steps {
         let outcome = run_step(&client, &oauth, &args.server, step).await;
-        let token = current_token(&oauth, &args.server).await;
-        let scopes = oauth
-            .store()
-            .token(&args.server)
-            .await
-            .map(|t| t.scopes)
-            .unwrap_or_default();
+        let stored = oauth.store().token(&args.server).await;
+        let token = stored.as_ref().map(|t| t.access_token.clone());
         let mut line = json!({
             "step": step,
-            "scopes": scopes,
+            "scopes": stored.as_ref().map(|t| t.scopes.clone()).unwrap_or_default(),
+            "refresh_token": stored.is_some_and(|t| t.refresh_token.is_some()),
             "token_changed": token != last,
         });
         match outcome {

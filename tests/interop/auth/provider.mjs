@@ -74,7 +74,7 @@ export async function startProvider({
     ],
     scopes: ["openid", ...(offlineAccess ? ["offline_access"] : []), "notes:read", "notes:write"],
     pkce: { required: () => true },
-    ttl: { AccessToken: accessTokenTTL, ClientCredentials: accessTokenTTL, Interaction: 600, Session: 3600, Grant: 3600 },
+    ttl: { AccessToken: accessTokenTTL, ClientCredentials: accessTokenTTL, RefreshToken: 3600, Interaction: 600, Session: 3600, Grant: 3600 },
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
     features: {
       devInteractions: { enabled: false },
