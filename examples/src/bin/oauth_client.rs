@@ -18,7 +18,9 @@
 //!
 //! The user agent is scripted: it follows the authorization server's redirects (login and
 //! consent pages that approve at once, carrying their cookies) until the redirect URI, and
-//! hands that URL back without contacting it.
+//! hands that URL back without contacting it. With `--loopback` the client uses the
+//! command-line user agent instead (`LoopbackUserAgent`: the URL printed, the browser's
+//! redirect received on 127.0.0.1).
 //!
 //! ```text
 //! cargo run -p tracksuit-examples --bin oauth_client -- \
@@ -34,7 +36,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tracksuit::client::oauth::{
-    CallbackUserAgent, ClientRegistration, OAuthClient, OAuthError, PrivateKeyJwt, Url,
+    CallbackUserAgent, ClientRegistration, LoopbackUserAgent, OAuthClient, OAuthError,
+    PrivateKeyJwt, Url,
 };
 use tracksuit::client::{Client, Era, HttpTransport};
 
@@ -66,6 +69,11 @@ struct Args {
     /// The redirect URI registered (never contacted: the user agent stops there).
     #[arg(long, default_value = "http://127.0.0.1:8976/callback")]
     redirect_uri: String,
+    /// Use the command-line user agent instead of the scripted one: a listener on a free
+    /// loopback port, the authorization URL printed to standard error for a browser (or a
+    /// test acting as one) to open.
+    #[arg(long)]
+    loopback: bool,
     /// The steps, in order.
     steps: Vec<String>,
 }
@@ -95,7 +103,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .init();
     let args = Args::parse();
     let agent = ScriptedAgent::default();
-    let oauth = oauth_client(&args, agent.clone())?;
+    let loopback = match args.loopback {
+        true => Some(LoopbackUserAgent::bind(0).await?),
+        false => None,
+    };
+    let oauth = oauth_client(&args, agent.clone(), loopback)?;
     let era = match args.era {
         EraArg::Session => Era::Session,
         EraArg::Stateless => Era::Stateless,
@@ -124,6 +136,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let summary = json!({
         "summary": {
             "era": if client.era() == Era::Stateless { "stateless" } else { "session" },
+            // The scripted user agent's runs (0 with --loopback: the browser counts those).
             "user_agent_runs": agent.runs.load(Ordering::SeqCst),
         }
     });
@@ -192,7 +205,11 @@ async fn run_step(
     }
 }
 
-fn oauth_client(args: &Args, agent: ScriptedAgent) -> Result<OAuthClient, OAuthError> {
+fn oauth_client(
+    args: &Args,
+    agent: ScriptedAgent,
+    loopback: Option<LoopbackUserAgent>,
+) -> Result<OAuthClient, OAuthError> {
     let builder = OAuthClient::builder().client_name("tracksuit-oauth-e2e");
     let id = || {
         args.client_id
@@ -202,10 +219,13 @@ fn oauth_client(args: &Args, agent: ScriptedAgent) -> Result<OAuthClient, OAuthE
     let builder = match args.grant {
         Grant::Code => {
             let redirect_uri = args.redirect_uri.clone();
-            let builder = builder.user_agent(CallbackUserAgent::new(
-                redirect_uri.clone(),
-                move |url| agent.clone().approve(url, redirect_uri.clone()),
-            ));
+            let builder = match loopback {
+                Some(loopback) => builder.user_agent(loopback),
+                None => builder.user_agent(CallbackUserAgent::new(
+                    redirect_uri.clone(),
+                    move |url| agent.clone().approve(url, redirect_uri.clone()),
+                )),
+            };
             match &args.client_id {
                 Some(id) => builder.pre_registered(ClientRegistration::public(id.clone())),
                 None => builder,

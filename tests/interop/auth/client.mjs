@@ -8,7 +8,8 @@
 //      pages followed by the client's scripted user agent; a refresh when the short-lived
 //      access token expires and when the server refuses a token (no new consent); a step-up
 //      to notes:write on `insufficient_scope`;
-//    - the same with a pre-registered public client;
+//    - the same with a pre-registered public client, and through the command-line user
+//      agent (a loopback listener; this script plays the browser);
 //    - client credentials with a secret (and its step-up), and with private_key_jwt.
 //    What the authorization server did is counted from its own events (grants by type,
 //    login and consent interactions, registrations), per run.
@@ -61,12 +62,31 @@ async function waitForPort(port, host = "127.0.0.1") {
   throw new Error(`nothing listens on ${host}:${port}`);
 }
 
-/** Runs the client with `args`; its step lines and summary (it prints JSON lines). */
-async function runClient(args) {
-  const child = spawn(clientBinary, args, { stdio: ["ignore", "pipe", "inherit"] });
+/**
+ * Runs the client with `args`; its step lines and summary (it prints JSON lines). With
+ * `browser`, each authorization URL the client prints to stderr is handed to it.
+ */
+async function runClient(args, browser) {
+  const child = spawn(clientBinary, args, { stdio: ["ignore", "pipe", browser ? "pipe" : "inherit"] });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
+  const browsing = [];
+  if (browser) {
+    let err = "";
+    child.stderr.on("data", (d) => {
+      err += d;
+      let at;
+      while ((at = err.indexOf("\n")) >= 0) {
+        const line = err.slice(0, at);
+        err = err.slice(at + 1);
+        const url = /Open this URL to authorize: (\S+)/.exec(line)?.[1];
+        if (url) browsing.push(browser(new URL(url)));
+        else process.stderr.write(`${line}\n`);
+      }
+    });
+  }
   const code = await new Promise((r) => child.on("exit", r));
+  await Promise.all(browsing);
   const lines = out.split("\n").filter(Boolean).map((l) => JSON.parse(l));
   return { code, steps: lines.filter((l) => l.step), summary: lines.find((l) => l.summary)?.summary };
 }
@@ -138,6 +158,7 @@ try {
     await preRegistered(era);
     await clientCredentials(era);
   }
+  await loopback("session");
   await tsDemo();
 } catch (e) {
   check("client e2e ran to the end", false, e.stack ?? String(e));
@@ -176,6 +197,53 @@ async function codeFlow(era) {
     JSON.stringify(d));
   check(`${tag} at oidc-provider: 2 refresh grants (expiry, refused token), no other grant`,
     d["grant:refresh_token"] === 2 && !d["grant:client_credentials"], JSON.stringify(d));
+}
+
+/**
+ * A browser for the loopback user agent: follows the provider's redirects (login and
+ * consent approve at once), carrying its cookies, and finally loads the loopback redirect
+ * URI, as a browser would. Records each URL it was asked to open.
+ */
+function loopbackBrowser() {
+  const jar = new Map();
+  const opened = [];
+  const browse = async (start) => {
+    opened.push(start);
+    const redirect = start.searchParams.get("redirect_uri");
+    let url = start;
+    for (let hop = 0; hop < 12; hop++) {
+      const res = await fetch(url, { redirect: "manual", headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") } });
+      for (const c of res.headers.getSetCookie()) {
+        const [pair] = c.split(";");
+        const at = pair.indexOf("=");
+        jar.set(pair.slice(0, at), pair.slice(at + 1));
+      }
+      if (redirect && url.href.startsWith(redirect)) return res.status;
+      const location = res.headers.get("location");
+      if (!location) throw new Error(`the browser stopped at ${url} with ${res.status}`);
+      url = new URL(location, url);
+    }
+    throw new Error("too many redirects");
+  };
+  return { browse, opened };
+}
+
+/** The command-line user agent (a loopback listener), a browser driven by this test. */
+async function loopback(era) {
+  const tag = `[${era}] code + PKCE through the loopback user agent:`;
+  const browser = loopbackBrowser();
+  const r = await counted(as, () =>
+    runClient(["--server", resource, "--era", era, "--loopback", "whoami", "write_note=via loopback"], browser.browse),
+  );
+  const [first, wrote] = r.steps;
+  check(`${tag} whoami, then write_note after a step-up`,
+    r.code === 0 && /^subject=alice client=\S+ scopes=notes:read$/.test(first?.text ?? "") && wrote?.text === "alice wrote: via loopback",
+    show(r));
+  const redirects = browser.opened.map((u) => u.searchParams.get("redirect_uri"));
+  check(`${tag} the browser opened 2 authorization URLs, both redirecting to the listener on 127.0.0.1`,
+    redirects.length === 2 && redirects.every((u) => /^http:\/\/127\.0\.0\.1:\d+\/callback$/.test(u ?? "")), JSON.stringify(redirects));
+  check(`${tag} at oidc-provider: 1 registration, 2 code grants`,
+    r.delta.registration === 1 && r.delta["grant:authorization_code"] === 2, JSON.stringify(r.delta));
 }
 
 /** The pre-registered public client `mcp-cli`: no registration, refresh on a refused token. */

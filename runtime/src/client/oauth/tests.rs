@@ -512,6 +512,28 @@ async fn registration_covers_the_resource_scopes_and_offline_access_asks_consent
 }
 
 #[tokio::test]
+async fn the_loopback_agent_takes_a_second_redirect_from_a_kept_alive_connection() {
+    // Found end to end (a browser reusing its connection for the step-up's redirect).
+    let browser = reqwest::Client::new(); // pools connections, as a browser does
+    let agent = super::LoopbackUserAgent::bind(0)
+        .await
+        .unwrap()
+        .timeout(std::time::Duration::from_secs(10))
+        .on_open(move |url| {
+            let redirect = url.query_pairs().find(|(k, _)| k == "redirect_uri");
+            let to = format!("{}?code=c&state=s", redirect.unwrap().1);
+            tokio::spawn(browser.get(to).send());
+        });
+    for _ in 0..2 {
+        let mut url = Url::parse("https://as.example/authorize").unwrap();
+        url.query_pairs_mut()
+            .append_pair("redirect_uri", &agent.redirect_uri());
+        let callback = agent.authorize(url).await.unwrap();
+        assert!(callback.as_str().ends_with("/callback?code=c&state=s"));
+    }
+}
+
+#[tokio::test]
 async fn a_short_lived_token_is_used_for_half_its_lifetime() {
     // oidc-provider end to end found it: with a fixed 30 s margin a token issued for less
     // than 30 s was refreshed before every request.
