@@ -16,7 +16,9 @@
 // 2. the TypeScript SDK's demo authorization server (`simpleStreamableHttp --oauth
 //    --oauth-strict` from the npm package, offline): registration, code + PKCE, a tool call.
 //
-// usage: node client.mjs <auth example binary> <oauth_client example binary>
+// 3. the provider bridge's example client (real_model) with `--http --oauth`, when given.
+//
+// usage: node client.mjs <auth example binary> <oauth_client example binary> [<real_model example binary>]
 import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
@@ -25,7 +27,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startProvider } from "./provider.mjs";
 
-const [authBinary, clientBinary] = process.argv.slice(2);
+const [authBinary, clientBinary, realModelBinary] = process.argv.slice(2);
 if (!authBinary || !clientBinary) {
   console.error("usage: node client.mjs <auth-binary> <oauth_client-binary>");
   process.exit(2);
@@ -66,8 +68,9 @@ async function waitForPort(port, host = "127.0.0.1") {
  * Runs the client with `args`; its step lines and summary (it prints JSON lines). With
  * `browser`, each authorization URL the client prints to stderr is handed to it.
  */
-async function runClient(args, browser) {
-  const child = spawn(clientBinary, args, { stdio: ["ignore", "pipe", browser ? "pipe" : "inherit"] });
+async function runClient(args, browser, binary = clientBinary) {
+  const child = spawn(binary, args, { stdio: ["ignore", "pipe", browser ? "pipe" : "inherit"] });
+  const stderr = [];
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   const browsing = [];
@@ -81,14 +84,14 @@ async function runClient(args, browser) {
         err = err.slice(at + 1);
         const url = /Open this URL to authorize: (\S+)/.exec(line)?.[1];
         if (url) browsing.push(browser(new URL(url)));
-        else process.stderr.write(`${line}\n`);
+        else stderr.push(line);
       }
     });
   }
   const code = await new Promise((r) => child.on("exit", r));
   await Promise.all(browsing);
-  const lines = out.split("\n").filter(Boolean).map((l) => JSON.parse(l));
-  return { code, steps: lines.filter((l) => l.step), summary: lines.find((l) => l.summary)?.summary };
+  const lines = out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+  return { code, steps: lines.filter((l) => l.step), summary: lines.find((l) => l.summary)?.summary, stdout: out, stderr };
 }
 
 /** What the provider counted during `run` (a delta of its event counters). */
@@ -159,6 +162,7 @@ try {
     await clientCredentials(era);
   }
   await loopback("session");
+  if (realModelBinary) await realModel();
   await tsDemo();
 } catch (e) {
   check("client e2e ran to the end", false, e.stack ?? String(e));
@@ -244,6 +248,28 @@ async function loopback(era) {
     redirects.length === 2 && redirects.every((u) => /^http:\/\/127\.0\.0\.1:\d+\/callback$/.test(u ?? "")), JSON.stringify(redirects));
   check(`${tag} at oidc-provider: 1 registration, 2 code grants`,
     r.delta.registration === 1 && r.delta["grant:authorization_code"] === 2, JSON.stringify(r.delta));
+}
+
+/**
+ * The provider bridge's example client (providers/examples/real_model.rs) with `--http
+ * --oauth`: it authorizes through its loopback user agent and connects. It then stops at
+ * its first tool, `itinerary`, which the `auth` example does not have (the model part is
+ * tests/interop/model/run.sh's): the refusal names that tool, after the authorization.
+ */
+async function realModel() {
+  const tag = "[providers real_model --http --oauth]";
+  const browser = loopbackBrowser();
+  const r = await counted(as, () =>
+    runClient(["--base-url", "http://127.0.0.1:9/v1", "--http", resource, "--oauth"], browser.browse, realModelBinary),
+  );
+  check(`${tag} the browser opened one authorization URL for the listener on 127.0.0.1`,
+    browser.opened.length === 1 && /^http:\/\/127\.0\.0\.1:\d+\/callback$/.test(browser.opened[0]?.searchParams.get("redirect_uri") ?? ""),
+    JSON.stringify(browser.opened));
+  check(`${tag} at oidc-provider: 1 registration, 1 code grant`,
+    r.delta.registration === 1 && r.delta["grant:authorization_code"] === 1, JSON.stringify(r.delta));
+  check(`${tag} connected: its first call reached the server and was refused as an unknown tool`,
+    r.code !== 0 && r.stdout.includes("sample_schema::<Itinerary>") && r.stderr.some((l) => l.includes("itinerary")) && !r.stderr.some((l) => /authoriz/i.test(l)),
+    JSON.stringify({ code: r.code, stdout: r.stdout, stderr: r.stderr }));
 }
 
 /** The pre-registered public client `mcp-cli`: no registration, refresh on a refused token. */
