@@ -221,10 +221,10 @@ fn oauth_client(
             let redirect_uri = args.redirect_uri.clone();
             let builder = match loopback {
                 Some(loopback) => builder.user_agent(loopback),
-                None => builder.user_agent(CallbackUserAgent::new(
-                    redirect_uri.clone(),
-                    move |url| agent.clone().approve(url, redirect_uri.clone()),
-                )),
+                None => builder
+                    .user_agent(CallbackUserAgent::new(redirect_uri.clone(), move |url| {
+                        agent.clone().approve(url, redirect_uri.clone())
+                    })),
             };
             match &args.client_id {
                 Some(id) => builder.pre_registered(ClientRegistration::public(id.clone())),
@@ -300,7 +300,9 @@ impl ScriptedAgent {
     fn keep_cookies(&self, response: &reqwest::Response) {
         let mut jar = self.cookies.lock().unwrap_or_else(|e| e.into_inner());
         for cookie in response.headers().get_all("set-cookie") {
-            let Ok(cookie) = cookie.to_str() else { continue };
+            let Ok(cookie) = cookie.to_str() else {
+                continue;
+            };
             let pair = cookie.split(';').next().unwrap_or_default();
             if let Some((name, value)) = pair.split_once('=') {
                 jar.insert(name.trim().to_owned(), value.trim().to_owned());

@@ -492,17 +492,31 @@ async fn registration_covers_the_resource_scopes_and_offline_access_asks_consent
     let mock = Mock::start().await;
     let prm = json!({"resource": mock.mcp(), "authorization_servers": [mock.base],
         "scopes_supported": ["notes:read", "notes:write"]});
-    mock.can("/.well-known/oauth-protected-resource/mcp", 200, prm.to_string());
+    mock.can(
+        "/.well-known/oauth-protected-resource/mcp",
+        200,
+        prm.to_string(),
+    );
     let mut metadata = default_metadata(&mock.base);
     metadata["scopes_supported"] = json!(["openid", "offline_access", "notes:read"]);
-    mock.can("/.well-known/oauth-authorization-server", 200, metadata.to_string());
+    mock.can(
+        "/.well-known/oauth-authorization-server",
+        200,
+        metadata.to_string(),
+    );
     let challenge = Challenge::parse("Bearer scope=\"notes:read\"");
-    oauth().authorize(&mock.mcp(), &challenge, None).await.unwrap();
+    oauth()
+        .authorize(&mock.mcp(), &challenge, None)
+        .await
+        .unwrap();
     let (_, registered) = &mock.seen("/register")[0];
     let registered: Value = serde_json::from_str(registered).unwrap();
     assert_eq!(registered["scope"], "notes:read offline_access notes:write");
     let (_, query) = &mock.seen("/authorize")[0];
-    assert!(query.contains("scope=notes%3Aread+offline_access"), "{query}");
+    assert!(
+        query.contains("scope=notes%3Aread+offline_access"),
+        "{query}"
+    );
     assert!(query.contains("prompt=consent"), "{query}");
     // Without offline_access, no prompt.
     let plain = Mock::start().await;

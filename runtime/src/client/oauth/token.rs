@@ -94,11 +94,9 @@ impl StoredToken {
         let Some(at) = self.expires_at else {
             return false;
         };
-        let margin = self
-            .issued_at
-            .map_or(REFRESH_MARGIN, |issued| {
-                (at.saturating_sub(issued) / 2).min(REFRESH_MARGIN)
-            });
+        let margin = self.issued_at.map_or(REFRESH_MARGIN, |issued| {
+            (at.saturating_sub(issued) / 2).min(REFRESH_MARGIN)
+        });
         at <= now_secs() + margin
     }
 
