@@ -148,6 +148,39 @@ async fn connect<S: Sampler>(
     Ok((client, Some(child)))
 }
 
+/// The server's raw `ask`, answered through the Anthropic Messages API (llama.cpp serves
+/// it too), on a connection of its own.
+async fn anthropic_ask(
+    args: &Args,
+    target: &Target,
+    log: &Log,
+    failures: &mut usize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    println!("Anthropic Messages API: raw sampling (ask)");
+    let anthropic = Anthropic::builder()
+        .base_url(args.base_url.trim_end_matches('/').trim_end_matches("/v1"))
+        .model(&args.model)
+        .timeout(Duration::from_secs(600))
+        .build()?;
+    let (client, child) = connect(target, Recording(anthropic, log.clone())).await?;
+    let result = client
+        .call_tool(
+            "ask",
+            json!({ "prompt": "Say hello in one short sentence." }),
+        )
+        .await?;
+    let out = tool_text(&result);
+    check(
+        out["text"].as_str().is_some_and(|t| !t.trim().is_empty())
+            && matches!(out["stopReason"].as_str(), Some("endTurn" | "maxTokens")),
+        "the model answered through the Messages API, with a stop reason",
+        &out.to_string(),
+        failures,
+    );
+    stop(client, child).await;
+    Ok(())
+}
+
 /// Drops the client and ends the stdio server, if there is one.
 async fn stop(client: Client, child: Option<tokio::process::Child>) {
     drop(client);
@@ -240,29 +273,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &mut failures,
     );
     stop(client, child).await;
-
-    println!("Anthropic Messages API: raw sampling (ask)");
-    let anthropic = Anthropic::builder()
-        .base_url(args.base_url.trim_end_matches('/').trim_end_matches("/v1"))
-        .model(&args.model)
-        .timeout(Duration::from_secs(600))
-        .build()?;
-    let (client, child) = connect(&target, Recording(anthropic, log.clone())).await?;
-    let result = client
-        .call_tool(
-            "ask",
-            json!({ "prompt": "Say hello in one short sentence." }),
-        )
-        .await?;
-    let out = tool_text(&result);
-    check(
-        out["text"].as_str().is_some_and(|t| !t.trim().is_empty())
-            && matches!(out["stopReason"].as_str(), Some("endTurn" | "maxTokens")),
-        "the model answered through the Messages API, with a stop reason",
-        &out.to_string(),
-        &mut failures,
-    );
-    stop(client, child).await;
+    anthropic_ask(&args, &target, &log, &mut failures).await?;
 
     let exchanges = log.lock().map_err(|_| "poisoned")?.len();
     println!(
