@@ -8,7 +8,9 @@
 //! ```
 //!
 //! With `--introspection URL --client-id ID --client-secret SECRET` it checks opaque tokens
-//! at the authorization server's introspection endpoint (RFC 7662) instead of JWTs.
+//! at the authorization server's introspection endpoint (RFC 7662) instead of JWTs. With
+//! `--required-scope notes:read` every request needs that scope and a `401` asks for it
+//! alone (the OAuth client end-to-end test uses it to make `write_note` a step-up).
 //!
 //! Tools: `whoami` (anyone with a valid token), `write_note` (needs `notes:write`),
 //! `calls` (how often the other two ran: the interop test checks that no refused request
@@ -41,6 +43,10 @@ struct Args {
     /// This server's client secret at the authorization server (for introspection).
     #[arg(long, default_value = "")]
     client_secret: String,
+    /// A scope every request needs (repeatable): the `scope` of the `401` challenge names
+    /// these only, so a client asks for less and `write_note` makes it step up.
+    #[arg(long = "required-scope")]
+    required_scopes: Vec<String>,
 }
 
 static CALLS: AtomicU64 = AtomicU64::new(0);
@@ -104,6 +110,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let auth = auth
         .authorization_server(&args.issuer)
         .scopes_supported(["notes:read", "notes:write"])
+        .required_scopes(args.required_scopes.iter().cloned())
         .resource_name("tracksuit auth example");
     let server = Server::new(tracksuit::crate_info!())
         .tool(whoami)

@@ -21,9 +21,25 @@ export function privateJwk(type, alg, kid = randomUUID()) {
  * scopes); those under `opaqueBase` get opaque access tokens (checked by introspection),
  * the others JWTs. `redirectUri` is the public client's redirect URI. Returns the issuer, the ES256
  * signing key (so the test can forge tokens the way a compromised or confused issuer
- * would), and a `close()`.
+ * would), `counts` (what the provider did, from its own events: `grant:<grant_type>` per
+ * token endpoint success, `interaction:<prompt>` per login or consent started,
+ * `registration` per dynamic client registration), and a `close()`.
+ *
+ * Options for the client end-to-end test (client.mjs): `registration` turns dynamic client
+ * registration (RFC 7591) on; `offlineAccess` offers the `offline_access` scope (refresh
+ * tokens); `accessTokenTTL` is the access tokens' lifetime in seconds (default 300);
+ * `extraClients` are more pre-registered clients.
  */
-export async function startProvider({ port, resourceBases, opaqueBase, redirectUri }) {
+export async function startProvider({
+  port,
+  resourceBases,
+  opaqueBase = "http://opaque.invalid/",
+  redirectUri,
+  registration = false,
+  offlineAccess = false,
+  accessTokenTTL = 300,
+  extraClients = [],
+}) {
   const issuer = `http://127.0.0.1:${port}`;
   const signing = privateJwk("ec", "ES256", "es-1");
   const rsa = privateJwk("rsa", "RS256", "rs-1"); // for ID tokens (RS256 by default)
@@ -54,13 +70,15 @@ export async function startProvider({ port, resourceBases, opaqueBase, redirectU
         response_types: [],
         redirect_uris: [],
       },
+      ...extraClients,
     ],
-    scopes: ["openid", "notes:read", "notes:write"],
+    scopes: ["openid", ...(offlineAccess ? ["offline_access"] : []), "notes:read", "notes:write"],
     pkce: { required: () => true },
-    ttl: { AccessToken: 300, ClientCredentials: 300, Interaction: 600, Session: 3600, Grant: 3600 },
+    ttl: { AccessToken: accessTokenTTL, ClientCredentials: accessTokenTTL, RefreshToken: 3600, Interaction: 600, Session: 3600, Grant: 3600 },
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
     features: {
       devInteractions: { enabled: false },
+      registration: { enabled: registration },
       clientCredentials: { enabled: true },
       // Only the resource server may introspect.
       introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientId === "mcp-server" },
@@ -72,7 +90,7 @@ export async function startProvider({ port, resourceBases, opaqueBase, redirectU
           if (!resourceBases.some((base) => resourceIndicator.startsWith(base))) {
             throw new Error(`unknown resource ${resourceIndicator}`);
           }
-          const info = { scope: "notes:read notes:write", audience: resourceIndicator, accessTokenTTL: 300 };
+          const info = { scope: "notes:read notes:write", audience: resourceIndicator, accessTokenTTL };
           return resourceIndicator.startsWith(opaqueBase)
             ? { ...info, accessTokenFormat: "opaque" }
             : { ...info, accessTokenFormat: "jwt", jwt: { sign: { alg: "ES256" } } };
@@ -104,6 +122,14 @@ export async function startProvider({ port, resourceBases, opaqueBase, redirectU
     ctx.redirect(to);
   });
 
+  // What the provider did, counted from its own events (not from anyone's log lines).
+  const counts = {};
+  const count = (key) => (counts[key] = (counts[key] ?? 0) + 1);
+  provider.on("grant.success", (ctx) => count(`grant:${ctx.oidc.params.grant_type}`));
+  provider.on("interaction.started", (_ctx, prompt) => count(`interaction:${prompt.name}`));
+  provider.on("registration_create.success", () => count("registration"));
+  provider.on("grant.error", (ctx, error) => count(`grant-error:${ctx.oidc.params?.grant_type}:${error.error}`));
+
   const server = await new Promise((resolve, reject) => {
     const s = provider.listen(port, "127.0.0.1", () => resolve(s));
     s.on("error", reject);
@@ -111,6 +137,7 @@ export async function startProvider({ port, resourceBases, opaqueBase, redirectU
   return {
     issuer,
     signing,
+    counts,
     close: () => new Promise((r) => server.close(() => r())),
   };
 }

@@ -143,12 +143,17 @@ pub(crate) async fn authorization_code(
     let redirect_uri = agent.redirect_uri();
     let oauth = code_client(client, server, &redirect_uri)?;
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-    let (url, state) = oauth
+    let mut request = oauth
         .authorize_url(CsrfToken::new_random)
         .set_pkce_challenge(challenge)
         .add_scopes(scopes.iter().cloned().map(Scope::new))
-        .add_extra_param("resource", discovery.resource.as_str())
-        .url();
+        .add_extra_param("resource", discovery.resource.as_str());
+    if scopes.iter().any(|s| s == "offline_access") {
+        // OpenID Connect honours offline_access only with prompt=consent (Core §11);
+        // oidc-provider drops it otherwise, and no refresh token comes back.
+        request = request.add_extra_param("prompt", "consent");
+    }
+    let (url, state) = request.url();
     let callback = agent.authorize(url).await?;
     let code = check_callback(&callback, &redirect_uri, state.secret(), server)?;
     let http = |request| {
@@ -287,6 +292,7 @@ pub(crate) fn stored(
         access_token: String::new(),
         refresh_token: response.refresh_token().map(|r| r.secret().clone()),
         expires_at: None,
+        issued_at: None,
         scopes: scopes.to_vec(),
         resource: discovery.resource.clone(),
         issuer: discovery.server.issuer.clone(),
@@ -325,6 +331,7 @@ fn fill(
     }
     token.access_token = response.access_token().secret().clone();
     token.expires_at = StoredToken::expiry_from(response.expires_in());
+    token.issued_at = Some(super::token::now_secs());
     if let Some(granted) = response.scopes() {
         token.scopes = granted.iter().map(|s| s.to_string()).collect();
     }

@@ -99,7 +99,10 @@ impl LoopbackUserAgent {
                 async move { Ok::<_, std::convert::Infallible>(answer(&request, &base, &found)) }
             });
             tokio::spawn(async move {
+                // One request per connection: a browser keeping it alive would otherwise
+                // send the next authorization's redirect to this wait's dead channel.
                 let _ = hyper::server::conn::http1::Builder::new()
+                    .keep_alive(false)
                     .serve_connection(TokioIo::new(stream), service)
                     .await;
             });

@@ -457,7 +457,16 @@ impl OAuthClient {
         if server.registration_endpoint.is_none() || inner.agent.is_none() {
             return Err(OAuthError::NoClientRegistration(server.issuer.clone()));
         }
-        let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
+        // Registered with every scope the resource lists too: an authorization server may
+        // hold the client to its registered scopes (oidc-provider does), and a step-up
+        // must not be refused as invalid_scope.
+        let mut all = scopes.to_vec();
+        for scope in discovery.scopes_supported.iter().flatten() {
+            if !all.contains(scope) {
+                all.push(scope.clone());
+            }
+        }
+        let scope = (!all.is_empty()).then(|| all.join(" "));
         let client =
             registration::register(&inner.fetcher, server, &inner.profile, scope.as_deref())
                 .await?;

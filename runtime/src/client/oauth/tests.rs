@@ -500,6 +500,95 @@ async fn an_expired_token_is_refreshed_for_the_same_resource() {
     assert!(oauth.store().token(&mock.mcp()).await.is_none());
 }
 
+#[tokio::test]
+async fn registration_covers_the_resource_scopes_and_offline_access_asks_consent() {
+    // Both found against oidc-provider: it holds a client to its registered scopes (a
+    // step-up to a scope registered without was invalid_scope), and it drops
+    // offline_access without prompt=consent (no refresh token).
+    let mock = Mock::start().await;
+    let prm = json!({"resource": mock.mcp(), "authorization_servers": [mock.base],
+        "scopes_supported": ["notes:read", "notes:write"]});
+    mock.can(
+        "/.well-known/oauth-protected-resource/mcp",
+        200,
+        prm.to_string(),
+    );
+    let mut metadata = default_metadata(&mock.base);
+    metadata["scopes_supported"] = json!(["openid", "offline_access", "notes:read"]);
+    mock.can(
+        "/.well-known/oauth-authorization-server",
+        200,
+        metadata.to_string(),
+    );
+    let challenge = Challenge::parse("Bearer scope=\"notes:read\"");
+    oauth()
+        .authorize(&mock.mcp(), &challenge, None)
+        .await
+        .unwrap();
+    let (_, registered) = &mock.seen("/register")[0];
+    let registered: Value = serde_json::from_str(registered).unwrap();
+    assert_eq!(registered["scope"], "notes:read offline_access notes:write");
+    let (_, query) = &mock.seen("/authorize")[0];
+    assert!(
+        query.contains("scope=notes%3Aread+offline_access"),
+        "{query}"
+    );
+    assert!(query.contains("prompt=consent"), "{query}");
+    // Without offline_access, no prompt.
+    let plain = Mock::start().await;
+    authorize(&plain).await.unwrap();
+    let (_, query) = &plain.seen("/authorize")[0];
+    assert!(!query.contains("prompt="), "{query}");
+}
+
+#[tokio::test]
+async fn the_loopback_agent_takes_a_second_redirect_from_a_kept_alive_connection() {
+    // Found end to end (a browser reusing its connection for the step-up's redirect).
+    let browser = reqwest::Client::new(); // pools connections, as a browser does
+    let agent = super::LoopbackUserAgent::bind(0)
+        .await
+        .unwrap()
+        .timeout(std::time::Duration::from_secs(10))
+        .on_open(move |url| {
+            let redirect = url.query_pairs().find(|(k, _)| k == "redirect_uri");
+            let to = format!("{}?code=c&state=s", redirect.unwrap().1);
+            tokio::spawn(browser.get(to).send());
+        });
+    for _ in 0..2 {
+        let mut url = Url::parse("https://as.example/authorize").unwrap();
+        url.query_pairs_mut()
+            .append_pair("redirect_uri", &agent.redirect_uri());
+        let callback = agent.authorize(url).await.unwrap();
+        assert!(callback.as_str().ends_with("/callback?code=c&state=s"));
+    }
+}
+
+#[tokio::test]
+async fn a_short_lived_token_is_used_for_half_its_lifetime() {
+    // oidc-provider end to end found it: with a fixed 30 s margin a token issued for less
+    // than 30 s was refreshed before every request.
+    let mock = Mock::start().await;
+    let token = json!({"access_token": "short", "token_type": "Bearer", "expires_in": 20,
+        "refresh_token": "refresh-1"});
+    mock.can("/token", 200, token.to_string());
+    let oauth = oauth();
+    let issued = oauth
+        .authorize(&mock.mcp(), &Challenge::default(), None)
+        .await
+        .unwrap();
+    assert!(issued.issued_at.is_some() && !issued.expired());
+    let kept = oauth.token(&mock.mcp()).await.unwrap();
+    assert_eq!(kept.access_token, "short");
+    assert_eq!(mock.seen("/token").len(), 1);
+    // Past half its lifetime it is refreshed.
+    let mut aged = kept;
+    aged.issued_at = aged.issued_at.map(|at| at - 11);
+    aged.expires_at = aged.expires_at.map(|at| at - 11);
+    oauth.store().save_token(&mock.mcp(), aged).await;
+    assert!(oauth.token(&mock.mcp()).await.is_some());
+    assert_eq!(mock.seen("/token").len(), 2);
+}
+
 #[test]
 fn challenges_parse_without_panicking_on_garbage() {
     for header in [

@@ -30,6 +30,10 @@ pub struct StoredToken {
     /// When the access token expires, in seconds since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// When it was issued, in seconds since the Unix epoch (how early it is refreshed
+    /// depends on its lifetime).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_at: Option<u64>,
     /// The scopes asked for (or granted, when the server said).
     #[serde(default)]
     pub scopes: Vec<String>,
@@ -56,6 +60,7 @@ impl std::fmt::Debug for StoredToken {
                 &self.refresh_token.as_ref().map(|_| "<redacted>"),
             )
             .field("expires_at", &self.expires_at)
+            .field("issued_at", &self.issued_at)
             .field("scopes", &self.scopes)
             .field("resource", &self.resource)
             .field("issuer", &self.issuer)
@@ -64,20 +69,54 @@ impl std::fmt::Debug for StoredToken {
     }
 }
 
+/// How long before its expiry a token is refreshed, at most.
+const REFRESH_MARGIN: u64 = 30;
+
 impl StoredToken {
-    /// Whether the access token has expired (or will within 30 seconds).
+    /// Whether the access token has expired or will soon: within 30 seconds, or within
+    /// half its lifetime when that is shorter (a token issued for 10 seconds is used for
+    /// 5, not refreshed before every request).
+    ///
+    /// ```
+    /// use tracksuit::client::oauth::StoredToken;
+    /// let now = std::time::SystemTime::now()
+    ///     .duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    /// let token = |issued_at: u64, expires_at: u64| -> StoredToken {
+    ///     serde_json::from_value(serde_json::json!({
+    ///         "access_token": "at", "resource": "https://mcp.example/mcp",
+    ///         "issuer": "https://as.example", "token_endpoint": "https://as.example/token",
+    ///         "client": {"client_id": "c"}, "issued_at": issued_at, "expires_at": expires_at
+    ///     })).unwrap()
+    /// };
+    /// // Issued for 10 seconds: used for the first 5.
+    /// assert!(!token(now, now + 10).expired());
+    /// assert!(token(now - 6, now + 4).expired());
+    /// // Issued for an hour: refreshed in its last 30 seconds.
+    /// assert!(!token(now, now + 3600).expired());
+    /// assert!(token(now - 3590, now + 10).expired());
+    /// ```
     pub fn expired(&self) -> bool {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or(Duration::ZERO)
-            .as_secs();
-        self.expires_at.is_some_and(|at| at <= now + 30)
+        let Some(at) = self.expires_at else {
+            return false;
+        };
+        let margin = self.issued_at.map_or(REFRESH_MARGIN, |issued| {
+            (at.saturating_sub(issued) / 2).min(REFRESH_MARGIN)
+        });
+        at <= now_secs() + margin
     }
 
     pub(crate) fn expiry_from(expires_in: Option<Duration>) -> Option<u64> {
         let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
         expires_in.map(|d| (now + d).as_secs())
     }
+}
+
+/// Seconds since the Unix epoch.
+pub(crate) fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs()
 }
 
 /// Keeps tokens (per MCP server URL) and client registrations (per authorization server
