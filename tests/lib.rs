@@ -11,6 +11,10 @@ pub struct ErasGuide;
 #[cfg(all(doctest, feature = "postgres"))]
 #[doc = include_str!("../docs/scaling.md")]
 pub struct ScalingGuide;
+/// The code in `docs/middleware.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/middleware.md")]
+pub struct MiddlewareGuide;
 /// The code in `docs/auth.md`, compiled as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/auth.md")]

@@ -3,6 +3,7 @@
 
 mod answer;
 mod builder;
+mod calls;
 pub(crate) mod dispatch;
 mod events;
 mod handle;
