@@ -22,7 +22,7 @@
 //!     .user_agent(LoopbackUserAgent::bind(0).await?) // prints the URL to open
 //!     .build()?;
 //! let client = Client::builder()
-//!     .connect(HttpTransport::new("http://127.0.0.1:8080/mcp")?.oauth(oauth))
+//!     .connect(HttpTransport::new("https://mcp.example.com/mcp")?.oauth(oauth))
 //!     .await?;
 //! # let _ = client; Ok(()) }
 //! ```
@@ -61,8 +61,9 @@ const MAX_AUTHORIZATIONS: usize = 3;
 
 impl HttpTransport {
     /// Authorizes requests with `oauth`: a `401` or an `insufficient_scope` `403` runs the
-    /// flow and retries. The endpoint must be on a loopback host (tokens never cross plain
-    /// HTTP to another machine).
+    /// flow and retries. The endpoint must be `https://` or on a loopback host (tokens never
+    /// cross plain HTTP to another machine): elsewhere no token is sent and the flow fails
+    /// with [`OAuthError::InsecureUrl`].
     ///
     /// ```
     /// use tracksuit::client::HttpTransport;

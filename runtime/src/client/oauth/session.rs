@@ -4,15 +4,12 @@
 
 use super::discovery::split_scopes;
 use super::{Challenge, MAX_AUTHORIZATIONS, OAuthClient, OAuthError, StoredToken};
+use crate::client::connect::{Http, SendError};
 use bytes::Bytes;
 use http::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
 use http::{Request, Response, StatusCode};
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
-
-type Http = HyperClient<HttpConnector, Full<Bytes>>;
 
 /// An [`OAuthClient`] bound to one MCP endpoint.
 #[derive(Debug)]
@@ -32,7 +29,7 @@ impl Session {
         &self,
         http: &Http,
         request: Request<Full<Bytes>>,
-    ) -> Result<Response<Incoming>, String> {
+    ) -> Result<Response<Incoming>, SendError> {
         let mut authorizations = 0;
         loop {
             let token = self.oauth.token(&self.server).await;
@@ -42,7 +39,7 @@ impl Session {
             {
                 attempt.headers_mut().insert(AUTHORIZATION, value);
             }
-            let response = http.request(attempt).await.map_err(|e| e.to_string())?;
+            let response = http.request(attempt).await.map_err(SendError::from)?;
             let challenge = response
                 .headers()
                 .get(WWW_AUTHENTICATE)
