@@ -51,10 +51,15 @@ pub(crate) struct Fetcher {
 }
 
 impl Fetcher {
-    pub(crate) fn new(timeout: Duration) -> Result<Self, OAuthError> {
+    /// `roots`: trusted besides the system's (a private CA's, a test's).
+    pub(crate) fn new(
+        timeout: Duration,
+        roots: Vec<reqwest::Certificate>,
+    ) -> Result<Self, OAuthError> {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
+            .tls_certs_merge(roots)
             .build()
             .map_err(|e| OAuthError::Config(format!("HTTP client: {e}")))?;
         Ok(Fetcher { http })
