@@ -3,7 +3,9 @@
 //! `openssl` for each test (a test CA, a certificate for `localhost` / `127.0.0.1` signed by
 //! it, one for another name signed by it, and a second CA that signed nothing the server
 //! shows). Both eras go through; an unknown issuer, a hostname mismatch and a server that
-//! does not speak TLS are each refused with their `ConnectError`.
+//! does not speak TLS are each refused with their `ConnectError`; an OAuth client gets its
+//! token for the `https://` resource and sends it there (and, not trusting the CA, asks for
+//! none).
 //!
 //! Needs `haproxy` and `openssl` (Debian packages; `scripts/test.sh` installs them): without
 //! them these tests fail, naming what is missing.
@@ -11,8 +13,11 @@
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use tokio::net::TcpListener;
+use tracksuit::client::oauth::{ClientRegistration, OAuthClient, Url};
 use tracksuit::client::{Client, ConnectError, Era, HttpTransport};
+use tracksuit::host::http::auth::{Algorithm, Jwk, JwkSet, JwtValidator, ResourceServer};
 use tracksuit::host::http::{HttpOptions, StreamableHttp};
 use tracksuit::protocol::*;
 use tracksuit::{RequestError, Server, ServerHandle, ToolFn};
@@ -161,7 +166,14 @@ fn free_port() -> u16 {
 }
 
 impl Tls {
+    /// HAProxy in front of [`server`].
     async fn start() -> Tls {
+        Tls::start_with(|_| StreamableHttp::new(server(), HttpOptions::default()).router("/mcp"))
+            .await
+    }
+
+    /// HAProxy in front of the app `app` makes, given the port of the trusted frontend.
+    async fn start_with(app: impl FnOnce(u16) -> axum::Router) -> Tls {
         let (haproxy, openssl) = (program("haproxy"), program("openssl"));
         let dir = std::env::temp_dir().join(format!(
             "tracksuit-https-{}-{}",
@@ -181,12 +193,11 @@ impl Tls {
             std::fs::write(dir.join(format!("{name}.both.pem")), both).expect("write");
         }
 
+        let (trusted, elsewhere) = (free_port(), free_port());
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let backend = listener.local_addr().expect("address").port();
-        let app = StreamableHttp::new(server(), HttpOptions::default()).router("/mcp");
-        tokio::spawn(tracksuit::host::http::serve(listener, app));
+        tokio::spawn(tracksuit::host::http::serve(listener, app(trusted)));
 
-        let (trusted, elsewhere) = (free_port(), free_port());
         let d = dir.display();
         let cfg = format!(
             "global\n    maxconn 64\n\
@@ -375,4 +386,143 @@ fn root_certificates_must_be_pem_certificates() {
         transport().root_certificate(garbage),
         Err(InvalidUrl::Certificate(_))
     ));
+}
+
+/// An authorization server on loopback HTTP (allowed: loopback) issuing ES256 tokens with
+/// the client credentials grant; records the `resource` of each token request.
+struct AuthServer {
+    url: String,
+    key: jsonwebtoken::EncodingKey,
+    jwk: Jwk,
+    resources: Arc<Mutex<Vec<String>>>,
+}
+
+impl AuthServer {
+    async fn start() -> Arc<AuthServer> {
+        use aws_lc_rs::rand::SystemRandom;
+        use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
+        let pkcs8 =
+            EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
+                .expect("key generation");
+        let key = jsonwebtoken::EncodingKey::from_ec_der(pkcs8.as_ref());
+        let mut jwk = Jwk::from_encoding_key(&key, Algorithm::ES256).expect("jwk");
+        jwk.common.key_id = Some("k1".into());
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!(
+            "http://127.0.0.1:{}",
+            listener.local_addr().expect("addr").port()
+        );
+        let server = Arc::new(AuthServer {
+            url,
+            key,
+            jwk,
+            resources: Arc::default(),
+        });
+        let (meta, token) = (server.clone(), server.clone());
+        let app = axum::Router::new()
+            .route(
+                "/.well-known/oauth-authorization-server",
+                axum::routing::get(move || async move {
+                    axum::Json(json!({
+                        "issuer": meta.url,
+                        "token_endpoint": format!("{}/token", meta.url),
+                        "response_types_supported": ["code"],
+                        "grant_types_supported": ["client_credentials"],
+                        "code_challenge_methods_supported": ["S256"],
+                    }))
+                }),
+            )
+            .route(
+                "/token",
+                axum::routing::post(move |form: String| async move { token.token(&form) }),
+            );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        server
+    }
+
+    /// Answers a token request: a JWT for the requested `resource`.
+    fn token(&self, form: &str) -> axum::Json<serde_json::Value> {
+        let form = Url::parse(&format!("http://form.invalid/?{form}")).expect("a form body");
+        let params: Vec<(String, String)> = form.query_pairs().into_owned().collect();
+        let param = |name: &str| {
+            params
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(param("grant_type").as_deref(), Some("client_credentials"));
+        let resource = param("resource").unwrap_or_default();
+        self.resources.lock().expect("lock").push(resource.clone());
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
+        header.kid = Some("k1".into());
+        let claims = json!({"iss": self.url, "aud": resource, "sub": "svc",
+            "exp": now + 300, "iat": now});
+        let jwt = jsonwebtoken::encode(&header, &claims, &self.key).expect("sign");
+        axum::Json(json!({"access_token": jwt, "token_type": "Bearer", "expires_in": 300}))
+    }
+}
+
+#[tokio::test]
+async fn oauth_tokens_go_to_an_https_endpoint() {
+    let auth = AuthServer::start().await;
+    let issuer = auth.clone();
+    let tls = Tls::start_with(move |trusted| {
+        let resource = format!("https://localhost:{trusted}/mcp");
+        let keys = JwkSet {
+            keys: vec![issuer.jwk.clone()],
+        };
+        let validator = JwtValidator::with_keys(&issuer.url, &resource, keys);
+        let rs = ResourceServer::new(&resource, validator).authorization_server(&issuer.url);
+        StreamableHttp::new(server(), HttpOptions::default().auth(rs)).router("/mcp")
+    })
+    .await;
+    let resource = format!("https://localhost:{}/mcp", tls.trusted);
+    let oauth = |roots: bool| {
+        let builder = OAuthClient::builder()
+            .client_credentials(ClientRegistration::confidential("svc", "s3cret"));
+        let builder = if roots {
+            builder.root_certificate(&tls.ca)
+        } else {
+            builder
+        };
+        builder.build().expect("an OAuth client")
+    };
+    for era in [Era::Session, Era::Stateless] {
+        let client = oauth(true);
+        let transport = https("localhost", tls.trusted)
+            .root_certificate(&tls.ca)
+            .expect("a CA certificate")
+            .oauth(client.clone());
+        let connected = connect(transport, era).await.expect("authorized over TLS");
+        let proto = connected
+            .call_tool("proto", json!({}))
+            .await
+            .expect("proto");
+        assert_eq!(text(&proto), "https", "{era:?}");
+        let stored = client.store().token(&resource).await.expect("a token");
+        assert_eq!(stored.resource, resource);
+    }
+    assert_eq!(
+        *auth.resources.lock().expect("lock"),
+        [resource.clone(), resource.clone()]
+    );
+    // An OAuth client that does not trust the CA cannot read the server's metadata: no
+    // token is asked for.
+    let transport = https("localhost", tls.trusted)
+        .root_certificate(&tls.ca)
+        .expect("a CA certificate")
+        .oauth(oauth(false));
+    let refused = connect(transport, Era::Session)
+        .await
+        .err()
+        .expect("refused");
+    let text = refused.to_string();
+    assert!(
+        text.contains("authorization failed") && text.contains("UnknownIssuer"),
+        "{text}"
+    );
+    assert_eq!(auth.resources.lock().expect("lock").len(), 2);
 }

@@ -169,9 +169,17 @@ async fn read_capped(mut response: reqwest::Response, url: &Url) -> Result<Vec<u
 }
 
 fn http_error(url: &Url, e: reqwest::Error) -> OAuthError {
+    // reqwest's own text leaves out the cause (a refused certificate, a refused connection).
+    let mut reason = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(cause) = source {
+        reason.push_str(": ");
+        reason.push_str(&cause.to_string());
+        source = cause.source();
+    }
     OAuthError::Http {
         url: url.to_string(),
-        reason: e.to_string(),
+        reason,
     }
 }
 
