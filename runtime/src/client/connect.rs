@@ -30,25 +30,14 @@ pub(crate) type Http = HyperClient<Connector, Full<Bytes>>;
 const DATA_KEY: &str = "connectError";
 
 /// The TLS settings of one transport (empty without feature `tls`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct TlsSettings {
     /// Roots added with `HttpTransport::root_certificate`, parsed.
     #[cfg(feature = "tls")]
     roots: Vec<rustls::pki_types::CertificateDer<'static>>,
-    /// Whether the system's roots are trusted too.
+    /// Whether the system's roots are left out (`system_roots(false)`).
     #[cfg(feature = "tls")]
-    system_roots: bool,
-}
-
-impl Default for TlsSettings {
-    fn default() -> Self {
-        TlsSettings {
-            #[cfg(feature = "tls")]
-            roots: Vec::new(),
-            #[cfg(feature = "tls")]
-            system_roots: true,
-        }
-    }
+    no_system_roots: bool,
 }
 
 /// The client for one transport: pooled keep-alive connections, idle ones closed after
@@ -68,7 +57,7 @@ fn connector(_: &TlsSettings) -> Connector {
 #[cfg(feature = "tls")]
 fn connector(tls: &TlsSettings) -> Connector {
     let mut roots = rustls::RootCertStore::empty();
-    if tls.system_roots {
+    if !tls.no_system_roots {
         // Certificates the TLS library cannot use are left out, as browsers do.
         let _ = roots.add_parsable_certificates(system_roots().iter().cloned());
     }
@@ -142,7 +131,7 @@ impl super::HttpTransport {
     /// # let _ = transport;
     /// ```
     pub fn system_roots(mut self, trust: bool) -> Self {
-        self.tls.system_roots = trust;
+        self.tls.no_system_roots = !trust;
         self
     }
 }
