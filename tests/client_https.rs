@@ -136,6 +136,24 @@ fn certificate(dir: &Path, openssl: &Path, name: &str, ext: &str, ca_of: Option<
         .arg(&pem));
 }
 
+/// Makes the test's certificates in a new directory `dir`: two CAs (`ca`, `other-ca`), and
+/// signed by `ca` one for `localhost` / `127.0.0.1` and one for `mcp.elsewhere.test`, each
+/// also as `<name>.both.pem` with its key (as HAProxy reads them).
+fn certificates(dir: &Path) {
+    let openssl = program("openssl");
+    std::fs::create_dir_all(dir).expect("temp dir");
+    std::fs::write(dir.join("openssl.cnf"), OPENSSL_CNF).expect("openssl.cnf");
+    certificate(dir, &openssl, "ca", "ca", None);
+    certificate(dir, &openssl, "other-ca", "ca", None);
+    certificate(dir, &openssl, "localhost", "localhost", Some("ca"));
+    certificate(dir, &openssl, "elsewhere", "elsewhere", Some("ca"));
+    for name in ["localhost", "elsewhere"] {
+        let mut both = std::fs::read(dir.join(format!("{name}.pem"))).expect("pem");
+        both.extend(std::fs::read(dir.join(format!("{name}.key"))).expect("key"));
+        std::fs::write(dir.join(format!("{name}.both.pem")), both).expect("write");
+    }
+}
+
 /// HAProxy terminating TLS for a tracksuit server; stopped (and its files removed) on drop.
 struct Tls {
     dir: PathBuf,
@@ -174,24 +192,13 @@ impl Tls {
 
     /// HAProxy in front of the app `app` makes, given the port of the trusted frontend.
     async fn start_with(app: impl FnOnce(u16) -> axum::Router) -> Tls {
-        let (haproxy, openssl) = (program("haproxy"), program("openssl"));
+        let haproxy = program("haproxy");
         let dir = std::env::temp_dir().join(format!(
             "tracksuit-https-{}-{}",
             std::process::id(),
             free_port()
         ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        std::fs::write(dir.join("openssl.cnf"), OPENSSL_CNF).expect("openssl.cnf");
-        certificate(&dir, &openssl, "ca", "ca", None);
-        certificate(&dir, &openssl, "other-ca", "ca", None);
-        certificate(&dir, &openssl, "localhost", "localhost", Some("ca"));
-        certificate(&dir, &openssl, "elsewhere", "elsewhere", Some("ca"));
-        for name in ["localhost", "elsewhere"] {
-            // HAProxy reads the certificate and its key from one file.
-            let mut both = std::fs::read(dir.join(format!("{name}.pem"))).expect("pem");
-            both.extend(std::fs::read(dir.join(format!("{name}.key"))).expect("key"));
-            std::fs::write(dir.join(format!("{name}.both.pem")), both).expect("write");
-        }
+        certificates(&dir);
 
         let (trusted, elsewhere) = (free_port(), free_port());
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -515,10 +522,9 @@ async fn oauth_tokens_go_to_an_https_endpoint() {
         .root_certificate(&tls.ca)
         .expect("a CA certificate")
         .oauth(oauth(false));
-    let refused = connect(transport, Era::Session)
-        .await
-        .err()
-        .expect("refused");
+    let Err(refused) = connect(transport, Era::Session).await else {
+        panic!("an OAuth client that does not trust the CA got through");
+    };
     let text = refused.to_string();
     assert!(
         text.contains("authorization failed") && text.contains("UnknownIssuer"),
