@@ -144,9 +144,12 @@ impl super::HttpTransport {
 /// use tracksuit::client::{Client, ConnectError, HttpTransport};
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// // Nothing listens on port 9 of this machine.
-/// let refused = Client::builder().connect(HttpTransport::new("http://127.0.0.1:9/mcp")?).await;
-/// let err = refused.err().expect("nothing listens");
+/// // A port nothing listens on any more.
+/// let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+/// let url = format!("http://127.0.0.1:{port}/mcp");
+/// let Err(err) = Client::builder().connect(HttpTransport::new(&url)?).await else {
+///     panic!("nothing listens on {port}");
+/// };
 /// assert!(matches!(ConnectError::of(&err), Some(ConnectError::Unreachable(_))));
 /// # Ok(()) }
 /// ```
