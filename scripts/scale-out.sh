@@ -12,13 +12,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 # shellcheck source=lib/postgres.sh
 source scripts/lib/postgres.sh
+# shellcheck source=lib/haproxy.sh
+source scripts/lib/haproxy.sh
 
-if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then
-    echo "--- installing haproxy (Debian package)"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null
-fi
-haproxy=$(command -v haproxy || echo /usr/sbin/haproxy)
+need_haproxy
 
 cargo build --quiet -p tracksuit-examples --features postgres --bin replica
 replica_bin="$root/target/debug/replica"

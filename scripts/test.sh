@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, cargo tests (unit, integration, doc), the
 # official conformance suite, interop with the TypeScript and Python SDK clients, the
+# client over HTTPS (HAProxy terminating TLS, tests/client_https.rs), the
 # PostgreSQL store and scale-out tests (real PostgreSQL and HAProxy, started here), and a
 # real (small, local) model answering sampling through tracksuit-providers.
 # This is the command README.md names and .ci/run calls.
@@ -27,7 +28,10 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 # A stdio-only build (no `http`) must be as clean as the default one, its tests included.
 cargo clippy -p tracksuit --no-default-features --all-targets --quiet -- -D warnings
 
-section "cargo test"
+section "cargo test (tests/client_https.rs starts HAProxy with openssl-made certificates)"
+# shellcheck source=lib/haproxy.sh
+source scripts/lib/haproxy.sh
+need_haproxy
 cargo test --workspace --quiet
 
 section "PostgreSQL task store and event bus (a throwaway PostgreSQL server)"

@@ -23,7 +23,10 @@
 //! let tools = client.list_tools(None).await?;
 //! # Ok(()) }
 //! ```
+//!
+//! `https://` endpoints need feature `tls` (the connector is in `connect.rs`).
 
+use super::connect::{self, Http, SendError, TlsSettings};
 use super::headers::{self, HeaderParam};
 use super::sse::Parser;
 use crate::protocol::*;
@@ -33,9 +36,6 @@ use http::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use http::{Method, Request, Response, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,8 +43,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-
-type Http = HyperClient<HttpConnector, Full<Bytes>>;
 
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -55,20 +53,46 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The most bytes of a JSON response body read.
 const MAX_BODY: usize = 64 << 20;
 
-/// A URL the transport cannot use.
+/// A URL, header or certificate the transport cannot use.
 ///
 /// ```
-/// use tracksuit::client::HttpTransport;
-/// // Plain `http://` only: TLS belongs to a proxy in front.
-/// let err = HttpTransport::new("https://mcp.example.com/mcp").unwrap_err();
-/// assert_eq!(err.to_string(), "invalid MCP endpoint URL: https://mcp.example.com/mcp");
-/// assert!(HttpTransport::new("http://localhost:8000/mcp").unwrap().header("bad header", "x").is_err());
+/// use tracksuit::client::{HttpTransport, InvalidUrl};
+/// let err = HttpTransport::new("ftp://mcp.example.com/mcp").unwrap_err();
+/// assert_eq!(err.to_string(), "invalid MCP endpoint URL: ftp://mcp.example.com/mcp");
+/// // `https://` needs feature `tls` (which `oauth` brings).
+/// let https = HttpTransport::new("https://mcp.example.com/mcp");
+/// assert_eq!(cfg!(feature = "tls"), https.is_ok());
+/// if !cfg!(feature = "tls") {
+///     assert!(matches!(https, Err(InvalidUrl::NeedsTls(_))));
+/// }
+/// let header = HttpTransport::new("http://localhost:8000/mcp").unwrap().header("bad header", "x");
+/// assert!(matches!(header, Err(InvalidUrl::Header(_))));
 /// ```
 #[derive(Debug, thiserror::Error)]
-#[error("invalid MCP endpoint URL: {0}")]
-pub struct InvalidUrl(String);
+#[non_exhaustive]
+pub enum InvalidUrl {
+    /// Not an absolute `http://` or `https://` URL with a host.
+    #[error("invalid MCP endpoint URL: {0}")]
+    Malformed(String),
+    /// An `https://` URL, and tracksuit was built without feature `tls`.
+    #[error("`https://` MCP endpoints need tracksuit's `tls` feature: {0}")]
+    NeedsTls(String),
+    /// A header name or value that HTTP does not allow.
+    #[error("invalid HTTP header: {0}")]
+    Header(String),
+    /// A root certificate that is not a usable PEM certificate (feature `tls`).
+    #[error("invalid root certificate: {0}")]
+    Certificate(String),
+}
 
-/// Streamable HTTP to one MCP endpoint (plain `http://`; put TLS in front with a proxy).
+/// Streamable HTTP to one MCP endpoint: `http://`, or `https://` with feature `tls`.
+///
+/// Over `https://` the transport speaks HTTP/1.1 over rustls (ring backend, TLS 1.2 and
+/// 1.3), checks the certificate against the URL's host (a DNS name, or an IP address
+/// against the certificate's IP addresses) and trusts the system's root certificates plus
+/// those added with `root_certificate` (`system_roots(false)`: only those). A request that
+/// cannot connect, or whose handshake is refused, fails with a [`ConnectError`](super::ConnectError)
+/// in its error.
 ///
 /// ```
 /// use tracksuit::client::{Client, HttpTransport};
@@ -93,19 +117,29 @@ pub struct HttpTransport {
     extra: http::HeaderMap,
     max_resumptions: u32,
     idle: std::time::Duration,
+    pub(super) tls: TlsSettings,
 }
 
 impl HttpTransport {
-    /// A transport to `url` (e.g. `http://127.0.0.1:8080/mcp`).
+    /// A transport to `url` (e.g. `http://127.0.0.1:8080/mcp`, or with feature `tls`
+    /// `https://mcp.example.com/mcp`).
     ///
     /// ```
     /// assert!(tracksuit::client::HttpTransport::new("http://localhost:1/mcp").is_ok());
     /// assert!(tracksuit::client::HttpTransport::new("not a url").is_err());
     /// ```
     pub fn new(url: &str) -> Result<Self, InvalidUrl> {
-        let url: Uri = url.parse().map_err(|_| InvalidUrl(url.to_owned()))?;
-        if url.scheme_str() != Some("http") || url.host().is_none() {
-            return Err(InvalidUrl(url.to_string()));
+        let url: Uri = url
+            .parse()
+            .map_err(|_| InvalidUrl::Malformed(url.to_owned()))?;
+        if url.host().is_none() {
+            return Err(InvalidUrl::Malformed(url.to_string()));
+        }
+        match url.scheme_str() {
+            Some("http") => {}
+            Some("https") if cfg!(feature = "tls") => {}
+            Some("https") => return Err(InvalidUrl::NeedsTls(url.to_string())),
+            _ => return Err(InvalidUrl::Malformed(url.to_string())),
         }
         Ok(HttpTransport {
             url,
@@ -114,6 +148,7 @@ impl HttpTransport {
             extra: http::HeaderMap::new(),
             max_resumptions: 5,
             idle: std::time::Duration::from_secs(4),
+            tls: TlsSettings::default(),
         })
     }
 
@@ -127,8 +162,9 @@ impl HttpTransport {
     /// # let _ = t;
     /// ```
     pub fn header(mut self, name: &str, value: &str) -> Result<Self, InvalidUrl> {
-        let name = HeaderName::try_from(name).map_err(|_| InvalidUrl(name.to_owned()))?;
-        let value = HeaderValue::try_from(value).map_err(|_| InvalidUrl(value.to_owned()))?;
+        let name = HeaderName::try_from(name).map_err(|_| InvalidUrl::Header(name.to_owned()))?;
+        let value =
+            HeaderValue::try_from(value).map_err(|_| InvalidUrl::Header(value.to_owned()))?;
         self.extra.insert(name, value);
         Ok(self)
     }
@@ -165,10 +201,7 @@ impl Transport for HttpTransport {
     fn split(self) -> (HttpStream, HttpSink) {
         let (inbox, rx) = mpsc::channel(256);
         let shared = Arc::new(Shared {
-            http: HyperClient::builder(TokioExecutor::new())
-                .pool_timer(hyper_util::rt::TokioTimer::new())
-                .pool_idle_timeout(self.idle)
-                .build_http(),
+            http: connect::client(&self.tls, self.idle),
             url: self.url,
             #[cfg(feature = "oauth")]
             auth: self.auth,
@@ -365,12 +398,12 @@ impl Drop for HttpSink {
 
 impl Shared {
     /// Sends `request` (authorized, when the transport has an OAuth client).
-    async fn send(&self, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, String> {
+    async fn send(&self, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, SendError> {
         #[cfg(feature = "oauth")]
         if let Some(auth) = &self.auth {
             return auth.send(&self.http, request).await;
         }
-        self.http.request(request).await.map_err(|e| e.to_string())
+        self.http.request(request).await.map_err(SendError::from)
     }
 
     /// A request to the endpoint with the headers every request carries.
@@ -483,7 +516,12 @@ impl Shared {
 
     /// Fails request `id` with a transport error.
     async fn fail(&self, id: RequestId, why: String) {
-        let error = ErrorObject::new(INTERNAL_ERROR, why);
+        self.fail_with(id, ErrorObject::new(INTERNAL_ERROR, why))
+            .await
+    }
+
+    /// Fails request `id` with `error`.
+    async fn fail_with(&self, id: RequestId, error: ErrorObject) {
         let _ = self
             .inbox
             .send(JsonRpcMessage::error(Some(id), error))
@@ -494,13 +532,17 @@ impl Shared {
     /// ends before the response).
     async fn answer(
         self: Arc<Self>,
-        response: Result<Response<Incoming>, String>,
+        response: Result<Response<Incoming>, SendError>,
         id: RequestId,
         learn: Learn,
     ) {
         let response = match response {
             Ok(r) => r,
-            Err(e) => return self.fail(id, format!("HTTP request failed: {e}")).await,
+            Err(e) => {
+                return self
+                    .fail_with(id, e.into_error("HTTP request failed"))
+                    .await;
+            }
         };
         let status = response.status();
         if status.is_success() && is_sse(&response) {

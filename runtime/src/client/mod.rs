@@ -25,6 +25,8 @@
 mod builder;
 mod calls;
 mod child;
+#[cfg(feature = "http")]
+mod connect;
 mod headers;
 #[cfg(feature = "http")]
 mod http;
@@ -40,6 +42,8 @@ mod task;
 
 pub use builder::{ClientBuilder, DEFAULT_INPUT_ROUNDS};
 pub use child::{ChildStream, ChildTransport};
+#[cfg(feature = "http")]
+pub use connect::ConnectError;
 #[cfg(feature = "http")]
 pub use http::{HttpSink, HttpStream, HttpTransport, InvalidUrl};
 pub use modern::{

@@ -52,10 +52,15 @@ pub(crate) struct Fetcher {
 }
 
 impl Fetcher {
-    pub(crate) fn new(timeout: Duration) -> Result<Self, OAuthError> {
+    /// `roots`: trusted besides the system's (a private CA's, a test's).
+    pub(crate) fn new(
+        timeout: Duration,
+        roots: Vec<reqwest::Certificate>,
+    ) -> Result<Self, OAuthError> {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
+            .tls_certs_merge(roots)
             .build()
             .map_err(|e| OAuthError::Config(format!("HTTP client: {e}")))?;
         Ok(Fetcher { http })
@@ -214,9 +219,17 @@ async fn read_capped(mut response: reqwest::Response, url: &Url) -> Result<Vec<u
 }
 
 fn http_error(url: &Url, e: reqwest::Error) -> OAuthError {
+    // reqwest's own text leaves out the cause (a refused certificate, a refused connection).
+    let mut reason = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(cause) = source {
+        reason.push_str(": ");
+        reason.push_str(&cause.to_string());
+        source = cause.source();
+    }
     OAuthError::Http {
         url: url.to_string(),
-        reason: e.to_string(),
+        reason,
     }
 }
 

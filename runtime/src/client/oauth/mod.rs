@@ -28,7 +28,7 @@
 //!     .user_agent(LoopbackUserAgent::bind(0).await?) // prints the URL to open
 //!     .build()?;
 //! let client = Client::builder()
-//!     .connect(HttpTransport::new("http://127.0.0.1:8080/mcp")?.oauth(oauth))
+//!     .connect(HttpTransport::new("https://mcp.example.com/mcp")?.oauth(oauth))
 //!     .await?;
 //! # let _ = client; Ok(()) }
 //! ```
@@ -74,8 +74,9 @@ const MAX_AUTHORIZATIONS: usize = 3;
 
 impl HttpTransport {
     /// Authorizes requests with `oauth`: a `401` or an `insufficient_scope` `403` runs the
-    /// flow and retries. The endpoint must be on a loopback host (tokens never cross plain
-    /// HTTP to another machine).
+    /// flow and retries. The endpoint must be `https://` or on a loopback host (tokens never
+    /// cross plain HTTP to another machine): elsewhere no token is sent and the flow fails
+    /// with [`OAuthError::InsecureUrl`].
     ///
     /// ```
     /// use tracksuit::client::HttpTransport;
@@ -164,6 +165,7 @@ pub struct OAuthClientBuilder {
     dpop: Option<DpopKey>,
     no_offline_access: bool,
     timeout: Option<Duration>,
+    roots: Vec<Vec<u8>>,
 }
 
 impl std::fmt::Debug for OAuthClientBuilder {
@@ -258,6 +260,23 @@ impl OAuthClientBuilder {
         self
     }
 
+    /// Trusts `pem`'s certificates as roots for HTTPS, besides the system's: for servers
+    /// behind a private CA. The client fetches the MCP server's protected resource metadata
+    /// too, so give it the roots given to [`HttpTransport::root_certificate`].
+    ///
+    /// ```
+    /// use tracksuit::client::oauth::{ClientRegistration, OAuthClient, OAuthError};
+    /// let refused = OAuthClient::builder()
+    ///     .client_credentials(ClientRegistration::confidential("svc", "secret"))
+    ///     .root_certificate("not a certificate")
+    ///     .build();
+    /// assert!(matches!(refused, Err(OAuthError::Config(_))));
+    /// ```
+    pub fn root_certificate(mut self, pem: impl AsRef<[u8]>) -> Self {
+        self.roots.push(pem.as_ref().to_vec());
+        self
+    }
+
     /// The client, or why the configuration cannot work.
     pub fn build(self) -> Result<OAuthClient, OAuthError> {
         if let Some(url) = &self.metadata_url {
@@ -278,9 +297,21 @@ impl OAuthClientBuilder {
             redirect_uri,
             metadata_url: self.metadata_url,
         };
+        let mut roots = Vec::new();
+        for pem in &self.roots {
+            let certs = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|e| OAuthError::Config(format!("root certificate: {e}")))?;
+            if certs.is_empty() {
+                return Err(OAuthError::Config(
+                    "root certificate: no PEM certificate".into(),
+                ));
+            }
+            roots.extend(certs);
+        }
+        let timeout = self.timeout.unwrap_or(Duration::from_secs(30));
         Ok(OAuthClient {
             inner: Arc::new(Inner {
-                fetcher: Fetcher::new(self.timeout.unwrap_or(Duration::from_secs(30)))?,
+                fetcher: Fetcher::new(timeout, roots)?,
                 store: self
                     .store
                     .unwrap_or_else(|| Arc::new(MemoryTokenStore::default())),

@@ -6,16 +6,13 @@
 use super::discovery::split_scopes;
 use super::dpop::USE_NONCE;
 use super::{Challenge, MAX_AUTHORIZATIONS, OAuthClient, OAuthError, StoredToken, Url};
+use crate::client::connect::{Http, SendError};
 use bytes::Bytes;
 use http::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
 use http::{Request, Response, StatusCode};
 use http_body_util::BodyExt;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
-
-type Http = HyperClient<HttpConnector, Full<Bytes>>;
 
 /// An [`OAuthClient`] bound to one MCP endpoint.
 #[derive(Debug)]
@@ -35,7 +32,7 @@ impl Session {
         &self,
         http: &Http,
         request: Request<Full<Bytes>>,
-    ) -> Result<Response<Incoming>, String> {
+    ) -> Result<Response<Incoming>, SendError> {
         let mut authorizations = 0;
         let mut nonce_retried = false;
         let body = match self.oauth.dpop() {
@@ -47,7 +44,7 @@ impl Session {
             let token = self.oauth.token(&self.server).await;
             let mut attempt = copy(&request);
             let url = self.present(&mut attempt, token.as_ref(), body.as_deref())?;
-            let response = http.request(attempt).await.map_err(|e| e.to_string())?;
+            let response = http.request(attempt).await.map_err(SendError::from)?;
             let challenge = response
                 .headers()
                 .get(WWW_AUTHENTICATE)
