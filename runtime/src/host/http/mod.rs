@@ -31,35 +31,31 @@ mod memory;
 mod modern;
 mod options;
 mod outlets;
+mod post;
 mod quota;
 mod serve;
 
 pub use options::HttpOptions;
 pub use serve::{serve, serve_with};
 
-use crate::caller::Caller;
 use crate::capacity::ReleaseSpare;
 use crate::on_demand::OnDemand;
 use crate::peer::outbound_queue;
 use crate::peer::sync::lock;
-use crate::protocol::{
-    ClientMetaParams, ErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
-    SUPPORTED_PROTOCOL_VERSIONS, methods,
-};
+use crate::protocol::SUPPORTED_PROTOCOL_VERSIONS;
 use crate::server::{ServerHandle, ServerSession};
 use crate::transport::drive;
-use crate::transport::sse::{Mode, STANDALONE, Streams, live_channel, parse_event_id, priming};
+use crate::transport::sse::{STANDALONE, Streams, live_channel, parse_event_id};
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
-use body::{SSE_COALESCE, body_timeout, coalesce, http_error, json_body, rpc_error, sse_body};
-use caller::{caller_of, owner_of, scope_refusal};
-use headers::{accepts, check_host, header_str, names_modern_version};
+use body::{http_error, rpc_error, sse_body};
+use caller::owner_of;
+use headers::{accepts, check_host, header_str};
 use memory::BurstWatch;
-use outlets::{SessionOutlet, StatelessOutlet};
+use outlets::SessionOutlet;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -415,7 +411,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         }
     }
     match parts.method {
-        Method::POST => post(shared, Arc::new(parts), body).await,
+        Method::POST => post::post(shared, Arc::new(parts), body).await,
         Method::GET => {
             let owner = owner_of(&parts);
             get(shared, parts.headers, owner.as_deref())
@@ -430,213 +426,6 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
                 .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
             r
         }
-    }
-}
-
-async fn post(shared: Arc<Shared>, parts: Arc<axum::http::request::Parts>, body: Body) -> Response {
-    let caller = caller_of(&parts);
-    let headers = &parts.headers;
-    let json_mode = shared.options.json_response;
-    let accept = header_str(headers, header::ACCEPT);
-    let accepts_json = accepts(accept, "application/json");
-    let accepts_sse = accepts(accept, "text/event-stream");
-    if !accepts_json || (!json_mode && !accepts_sse) {
-        return http_error(
-            StatusCode::NOT_ACCEPTABLE,
-            "Not Acceptable: Accept must list application/json and text/event-stream",
-        );
-    }
-    let content_type = header_str(headers, header::CONTENT_TYPE);
-    if !content_type
-        .split(';')
-        .next()
-        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
-    {
-        return http_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported Media Type: Content-Type must be application/json",
-        );
-    }
-    let mut read = std::pin::pin!(axum::body::to_bytes(body, shared.options.max_body_size));
-    // A body that came with its headers (most do) needs no timer.
-    let read = match futures::poll!(read.as_mut()) {
-        std::task::Poll::Ready(read) => Ok(read),
-        std::task::Poll::Pending => {
-            tokio::time::timeout(shared.options.request_body_timeout, read).await
-        }
-    };
-    let bytes = match read {
-        Ok(Ok(b)) => b,
-        Err(_) => return body_timeout(shared.options.request_body_timeout),
-        Ok(Err(_)) => {
-            return rpc_error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                None,
-                ErrorObject::invalid_request(format!(
-                    "message exceeds the {} byte limit",
-                    shared.options.max_body_size
-                )),
-            );
-        }
-    };
-    // Modern requests' client capabilities and info stay raw text until they are checked.
-    let (message, client) = match JsonRpcMessage::from_slice_with::<ClientMetaParams>(&bytes) {
-        Ok(read) => read,
-        Err(rejection) => {
-            return rpc_error(StatusCode::BAD_REQUEST, rejection.id, rejection.error);
-        }
-    };
-    // From here on the message is read: errors about it carry the request's id.
-    if let JsonRpcMessage::Request(request) = &message
-        && let Some(refused) = scope_refusal(&shared, &parts, &caller, request)
-    {
-        return refused;
-    }
-    let message = match message {
-        JsonRpcMessage::Request(request)
-            if client.version.is_some()
-                || crate::server::is_modern(&request.method, request.params.as_ref())
-                || names_modern_version(headers, &request.method) =>
-        {
-            let queue = shared.server.options().outbound_queue;
-            return modern::post(&shared.server, headers, request, client, queue, caller).await;
-        }
-        mut other => {
-            if let JsonRpcMessage::Request(JsonRpcRequest { params, .. })
-            | JsonRpcMessage::Notification(JsonRpcNotification { params, .. }) = &mut other
-            {
-                client.restore(params.as_mut());
-            }
-            other
-        }
-    };
-    let request_id = match &message {
-        JsonRpcMessage::Request(r) => Some(r.id.clone()),
-        _ => None,
-    };
-    if let Some(v) = headers.get(VERSION_HEADER)
-        && !v
-            .to_str()
-            .is_ok_and(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v))
-    {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            request_id,
-            ErrorObject::invalid_request(format!(
-                "unsupported MCP-Protocol-Version (supported: {})",
-                SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-            )),
-        );
-    }
-    let is_initialize =
-        matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
-
-    if shared.options.stateless {
-        let (tx, rx) = outbound_queue(shared.server.options().outbound_queue);
-        let engine = ServerSession::new_stateless(shared.server.clone(), tx);
-        return dispatch_stateless(engine, rx, message, json_mode, caller).await;
-    }
-
-    let (session_id, session) = if is_initialize {
-        if headers.contains_key(SESSION_HEADER) {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                request_id,
-                ErrorObject::invalid_request("initialize must not carry Mcp-Session-Id"),
-            );
-        }
-        match shared.create_session(caller.owner()) {
-            Ok((id, s)) => (Some(id), s),
-            Err((status, message)) => {
-                let error = ErrorObject::new(crate::protocol::INVALID_REQUEST, message);
-                return rpc_error(status, request_id, error);
-            }
-        }
-    } else {
-        match shared.session(headers, caller.owner().as_deref()) {
-            Ok(s) => (None, s),
-            Err((status, message)) => {
-                return rpc_error(
-                    status,
-                    request_id,
-                    ErrorObject::new(crate::protocol::INVALID_REQUEST, message),
-                );
-            }
-        }
-    };
-
-    let JsonRpcMessage::Request(request) = &message else {
-        session.engine.handle_from(message, caller).await;
-        return StatusCode::ACCEPTED.into_response();
-    };
-    let id = request.id.clone();
-    let (live, rx) = live_channel();
-    let mode = if json_mode { Mode::Json } else { Mode::Sse };
-    let stream = lock(&session.streams).open(id.clone(), mode, live);
-    let Some(stream) = stream else {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            Some(id.clone()),
-            ErrorObject::invalid_request(format!(
-                "request id {} is already in flight",
-                ErrorObject::quote(&id.to_string())
-            )),
-        );
-    };
-    session.engine.handle_from(message, caller).await;
-    let mut response = if json_mode {
-        json_body(rx).await
-    } else {
-        let primer = session
-            .engine
-            .protocol_version()
-            .is_none_or(|v| v >= "2025-11-25");
-        let first = primer.then(|| priming(stream, shared.options.sse_retry.as_millis()));
-        let mut rx = rx;
-        // A fast call's result is usually ready within a moment: waiting that long lets the
-        // headers, the priming event, the result and the end of the stream leave in one
-        // write instead of three (a third of the CPU per call went to those writes). A
-        // slow call gets its headers and priming event after the grace period.
-        let first = match tokio::time::timeout(SSE_COALESCE, rx.recv()).await {
-            Ok(Some(event)) => Some(coalesce(first, event, &mut rx)),
-            _ => first,
-        };
-        sse_body(first, rx)
-    };
-    if let Some(id) = session_id
-        && let Ok(v) = HeaderValue::from_str(&id)
-    {
-        response.headers_mut().insert(SESSION_HEADER, v);
-    }
-    response
-}
-
-async fn dispatch_stateless(
-    engine: Arc<ServerSession>,
-    queue: crate::peer::OutboundReceiver,
-    message: JsonRpcMessage,
-    json_mode: bool,
-    caller: Caller,
-) -> Response {
-    let JsonRpcMessage::Request(request) = &message else {
-        engine.handle_from(message, caller).await;
-        return StatusCode::ACCEPTED.into_response();
-    };
-    let id = request.id.clone();
-    let (live, out) = live_channel();
-    let mut streams = Streams::new(1);
-    let mode = if json_mode { Mode::Json } else { Mode::Sse };
-    streams.open(id, mode, live);
-    let shutdown = engine.peer().shutdown_token().clone();
-    let closed = engine.peer().closed_flag();
-    tokio::spawn(drive(queue, closed, StatelessOutlet { streams, shutdown }));
-    // One request, and this task waits for its answer: poll the handler here first.
-    engine.peer().poll_handlers_first_inline();
-    engine.handle_from(message, caller).await;
-    if json_mode {
-        json_body(out).await
-    } else {
-        sse_body(None, out)
     }
 }
 
