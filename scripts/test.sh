@@ -22,6 +22,8 @@ cargo fmt --all -- --check
 section "layers: no upward import, no cycle (scripts/check_layers.py)"
 python3 scripts/check_layers.py --self-test
 python3 scripts/check_layers.py
+section "sizes: no runtime file over 800 lines, no function over 80 (scripts/check_sizes.py)"
+python3 scripts/check_sizes.py
 
 section "cargo clippy (-D warnings)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings

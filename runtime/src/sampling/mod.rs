@@ -48,6 +48,7 @@ mod budget;
 mod error;
 mod exchange;
 mod json_text;
+mod schema;
 mod tool_loop;
 
 pub use budget::TokenBudget;
@@ -55,14 +56,12 @@ pub use error::{Attempt, SampleError};
 pub use exchange::{SampleExchange, ToolCall, tool_results};
 pub use tool_loop::ToolLoop;
 
-use crate::authoring::{SchemaValidator, schema_for, wrap};
-use crate::context::{Ctx, SchemaProfile};
+use crate::context::Ctx;
 use crate::protocol::*;
-use exchange::{assistant_message, tool_calls, user_message};
+use exchange::{assistant_message, tool_calls};
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use std::future::IntoFuture;
 use std::marker::PhantomData;
 
@@ -516,155 +515,6 @@ impl<'c> IntoFuture for Sample<'c, Tools> {
                 });
             }
             Err(SampleError::NoToolCall { attempts })
-        })
-    }
-}
-
-/// The `__schema__` tool's input schema: `T`'s, wrapped in a `value` property unless it is
-/// an object at the top. Returns the schema answers are checked against (as derived, which
-/// accepts an explicit `null` for an `Option`), the one the client is given (portable, in
-/// its schema profile), and whether the data is the `value` property's.
-fn schema_tool_input<T: JsonSchema>(profile: SchemaProfile) -> (JsonObject, JsonObject, bool) {
-    let raw = wrap(schema_for::<T>(), SCHEMA_WRAPPER);
-    let (published, _) = profile.derived(schema_for::<T>(), SCHEMA_WRAPPER);
-    (raw.schema, published, raw.wrapper.is_some())
-}
-
-/// The property a non-object answer is wrapped in.
-const SCHEMA_WRAPPER: &str = "value";
-
-impl<'c, T: DeserializeOwned + JsonSchema + Send + 'static> IntoFuture for Sample<'c, Schema<T>> {
-    type Output = Result<SampleExchange<T>, SampleError>;
-    type IntoFuture = BoxFuture<'c, Self::Output>;
-
-    fn into_future(mut self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let (input_schema, published, wrapped) =
-                schema_tool_input::<T>(self.ctx.schema_profile());
-            let use_tools = self
-                .ctx
-                .client_capabilities()
-                .sampling
-                .is_some_and(|s| s.tools.is_some());
-            if use_tools {
-                let mut tool = Tool::new(SCHEMA_TOOL, published);
-                tool.description = Some(SCHEMA_TOOL_DESCRIPTION.into());
-                self.params.tools = Some(vec![tool]);
-                self.params.tool_choice = Some(ToolChoice {
-                    mode: Some(ToolChoiceMode::Required),
-                });
-            } else {
-                let instruction = format!(
-                    "Respond only with JSON matching this JSON Schema, with no other text:\n{}",
-                    Value::Object(published)
-                );
-                self.params.system_prompt = Some(match self.params.system_prompt.take() {
-                    Some(s) => format!("{s}\n\n{instruction}"),
-                    None => instruction,
-                });
-            }
-            let validator = SchemaValidator::of_type::<T>();
-            let mut conversation = self.turn.clone();
-            let mut attempts = Vec::new();
-            for attempt in 0..=self.retries {
-                let request = self.request(&conversation);
-                let response = self.send(&request).await?;
-                let calls = tool_calls(&response);
-                let schema_call = calls.iter().find(|c| c.name == SCHEMA_TOOL);
-                let candidate = match schema_call {
-                    Some(call) => Ok(Value::Object(call.input.clone())),
-                    // The fix to ask for is the one this request offered: the tool when the
-                    // client can sample with tools, else plain JSON text.
-                    None => json_text::extract(&exchange::response_text(&response)).map_err(|e| {
-                        if use_tools {
-                            format!(
-                                "{e}. Call the `{SCHEMA_TOOL}` tool with the data as its input."
-                            )
-                        } else {
-                            format!("{e}. Answer with the JSON only, matching the schema.")
-                        }
-                    }),
-                };
-                let checked = candidate.and_then(|value| {
-                    validator
-                        .validate(&input_schema, &value)
-                        .map_err(|e| format!("the data does not match the schema: {e}"))?;
-                    let data = if wrapped {
-                        value.get(SCHEMA_WRAPPER).cloned().unwrap_or(Value::Null)
-                    } else {
-                        value.clone()
-                    };
-                    let parsed: T = serde_json::from_value(data)
-                        .map_err(|e| format!("the data could not be read: {e}"))?;
-                    Ok((value, parsed))
-                });
-                match checked {
-                    Ok((value, parsed)) => {
-                        let id = schema_call
-                            .map(|c| c.id.clone())
-                            .unwrap_or_else(|| format!("schema-{attempt}"));
-                        let input = value.as_object().cloned().unwrap_or_default();
-                        let mut messages = self.turn_messages();
-                        messages.push(SamplingMessage {
-                            role: Role::Assistant,
-                            content: OneOrMany::Many(vec![SamplingMessageContentBlock::ToolUse(
-                                ToolUseContent {
-                                    id: id.clone(),
-                                    name: SCHEMA_TOOL.into(),
-                                    input,
-                                    meta: None,
-                                },
-                            )]),
-                            meta: None,
-                        });
-                        messages.push(user_message(vec![SamplingMessageContentBlock::ToolResult(
-                            ToolResultContent {
-                                tool_use_id: id,
-                                content: vec![ContentBlock::text("Accepted.")],
-                                ..Default::default()
-                            },
-                        )]));
-                        return Ok(SampleExchange {
-                            request,
-                            response,
-                            messages,
-                            parsed,
-                        });
-                    }
-                    Err(problem) => {
-                        conversation.push(assistant_message(&response));
-                        if calls.is_empty() {
-                            conversation.push(SamplingMessage::user_text(format!(
-                                "Your answer could not be used: {problem}"
-                            )));
-                        } else {
-                            let results = calls
-                                .iter()
-                                .map(|c| {
-                                    let text = if c.name == SCHEMA_TOOL {
-                                        format!("{problem}. Call `{SCHEMA_TOOL}` again with corrected data.")
-                                    } else {
-                                        format!("Unknown tool `{}`; only `{SCHEMA_TOOL}` is available.", c.name)
-                                    };
-                                    SamplingMessageContentBlock::ToolResult(ToolResultContent {
-                                        tool_use_id: c.id.clone(),
-                                        content: vec![ContentBlock::text(text)],
-                                        is_error: Some(true),
-                                        ..Default::default()
-                                    })
-                                })
-                                .collect();
-                            conversation.push(user_message(results));
-                        }
-                        attempts.push(Attempt {
-                            request,
-                            response,
-                            problem,
-                        });
-                    }
-                }
-            }
-            Err(SampleError::Schema { attempts })
         })
     }
 }

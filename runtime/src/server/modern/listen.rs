@@ -65,32 +65,7 @@ impl ServerSession {
         params: Option<Value>,
         owner: Option<String>,
     ) -> Result<Value, ErrorObject> {
-        let filter = params
-            .as_ref()
-            .and_then(|p| p.get("notifications"))
-            .and_then(Value::as_object)
-            .ok_or_else(|| {
-                ErrorObject::invalid_params("`notifications` (an object) is required")
-            })?;
-        let flag = |name: &str| filter.get(name).and_then(Value::as_bool).unwrap_or(false);
-        let listen = Listen {
-            id,
-            tools: flag("toolsListChanged"),
-            prompts: flag("promptsListChanged"),
-            resources: flag("resourcesListChanged"),
-        };
-        let uris: Vec<String> = match filter.get("resourceSubscriptions") {
-            None => Vec::new(),
-            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
-                ErrorObject::invalid_params("`resourceSubscriptions` must be an array of URIs")
-            })?,
-        };
-        let task_ids: Vec<String> = match filter.get("taskIds") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
-                ErrorObject::invalid_params("`taskIds` must be an array of task ids")
-            })?,
-        };
+        let (listen, uris, task_ids) = read_filter(id, params.as_ref())?;
         if !task_ids.is_empty() && !self.declares_tasks_extension() {
             return Err(crate::task::missing_extension("notifications/tasks"));
         }
@@ -104,23 +79,8 @@ impl ServerSession {
         }
         let task_ids = visible;
         // Subscribed before the acknowledgement: no change after it is missed.
-        let mut statuses = (!task_ids.is_empty()).then(|| self.server.inner.tasks.task_statuses());
-        let mut honoured = JsonObject::new();
-        for (name, on) in [
-            ("toolsListChanged", listen.tools),
-            ("promptsListChanged", listen.prompts),
-            ("resourcesListChanged", listen.resources),
-        ] {
-            if on {
-                honoured.insert(name.into(), true.into());
-            }
-        }
-        if !uris.is_empty() {
-            honoured.insert("resourceSubscriptions".into(), json!(uris));
-        }
-        if !task_ids.is_empty() {
-            honoured.insert("taskIds".into(), json!(task_ids));
-        }
+        let statuses = (!task_ids.is_empty()).then(|| self.server.inner.tasks.task_statuses());
+        let honoured = honoured(&listen, &uris, &task_ids);
         for uri in uris {
             self.subscribe_uri(uri);
         }
@@ -130,15 +90,25 @@ impl ServerSession {
             .notify("notifications/subscriptions/acknowledged", ack, None)
             .await;
         self.server.register_session(self);
-        let Some(statuses) = statuses.as_mut() else {
-            return std::future::pending().await;
-        };
-        // `notifications/tasks`: each task's state now, then every change.
+        match statuses {
+            None => std::future::pending().await,
+            Some(statuses) => self.send_task_statuses(&task_ids, owner, statuses).await,
+        }
+    }
+
+    /// `notifications/tasks` on the listen stream: each task's state now, then every
+    /// change, until the server stops; never returns.
+    async fn send_task_statuses(
+        &self,
+        task_ids: &[String],
+        owner: Option<String>,
+        mut statuses: tokio::sync::broadcast::Receiver<(String, Value)>,
+    ) -> Result<Value, ErrorObject> {
         let tag = |detail: Value| self.listen.get().and_then(|l| l.tag(Some(detail)));
         // The last state sent per task: a change heard twice (the bus brings the state as it
         // is when the event is read) is sent once.
         let mut sent: std::collections::HashMap<String, Value> = Default::default();
-        for id in &task_ids {
+        for id in task_ids {
             let tasks = &self.server.inner.tasks;
             if let Some(detail) = tasks.extension_detail(id, owner.as_deref()).await {
                 sent.insert(id.clone(), detail.clone());
@@ -165,4 +135,56 @@ impl ServerSession {
             }
         }
     }
+}
+
+/// A listen request's filter: what it listens for, the resources it subscribes to, and the
+/// tasks whose statuses it wants.
+fn read_filter(
+    id: RequestId,
+    params: Option<&Value>,
+) -> Result<(Listen, Vec<String>, Vec<String>), ErrorObject> {
+    let filter = params
+        .and_then(|p| p.get("notifications"))
+        .and_then(Value::as_object)
+        .ok_or_else(|| ErrorObject::invalid_params("`notifications` (an object) is required"))?;
+    let flag = |name: &str| filter.get(name).and_then(Value::as_bool).unwrap_or(false);
+    let listen = Listen {
+        id,
+        tools: flag("toolsListChanged"),
+        prompts: flag("promptsListChanged"),
+        resources: flag("resourcesListChanged"),
+    };
+    let uris: Vec<String> = match filter.get("resourceSubscriptions") {
+        None => Vec::new(),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+            ErrorObject::invalid_params("`resourceSubscriptions` must be an array of URIs")
+        })?,
+    };
+    let task_ids: Vec<String> = match filter.get("taskIds") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(v) => serde_json::from_value(v.clone())
+            .map_err(|_| ErrorObject::invalid_params("`taskIds` must be an array of task ids"))?,
+    };
+    Ok((listen, uris, task_ids))
+}
+
+/// What the acknowledgement says the stream will carry.
+fn honoured(listen: &Listen, uris: &[String], task_ids: &[String]) -> JsonObject {
+    let mut honoured = JsonObject::new();
+    for (name, on) in [
+        ("toolsListChanged", listen.tools),
+        ("promptsListChanged", listen.prompts),
+        ("resourcesListChanged", listen.resources),
+    ] {
+        if on {
+            honoured.insert(name.into(), true.into());
+        }
+    }
+    if !uris.is_empty() {
+        honoured.insert("resourceSubscriptions".into(), json!(uris));
+    }
+    if !task_ids.is_empty() {
+        honoured.insert("taskIds".into(), json!(task_ids));
+    }
+    honoured
 }
