@@ -30,6 +30,9 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 # A stdio-only build (no `http`) must be as clean as the default one, its tests included.
 cargo clippy -p tracksuit --no-default-features --all-targets --quiet -- -D warnings
 
+section "cargo doc (-D warnings: no broken intra-doc link, all features)"
+RUSTDOCFLAGS="-D warnings" cargo doc -p tracksuit --no-deps --all-features --quiet
+
 section "cargo test (tests/client_https.rs starts HAProxy with openssl-made certificates)"
 # shellcheck source=lib/haproxy.sh
 source scripts/lib/haproxy.sh
