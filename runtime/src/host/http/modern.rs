@@ -6,8 +6,9 @@
 use super::{header_str, rpc_error};
 use crate::peer::{Outbound, OutboundReceiver, outbound_queue};
 use crate::protocol::{
-    ClientMeta, ErrorObject, HEADER_MISMATCH, JsonRpcMessage, JsonRpcRequest, METHOD_NOT_FOUND,
-    methods,
+    ClientMeta, ErrorObject, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, JsonRpcMessage,
+    JsonRpcRequest, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION, methods,
 };
 use crate::server::{RequestMeta, ServerHandle, ServerSession, admit, requested_version};
 use axum::body::{Body, Bytes};
@@ -246,8 +247,12 @@ pub(crate) fn decode_header(raw: &[u8]) -> Option<Cow<'_, str>> {
 fn status_of(error: &ErrorObject) -> StatusCode {
     match error.code {
         METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-        _ if error.code == HEADER_MISMATCH => StatusCode::BAD_REQUEST,
-        -32022 | -32021 | -32602 | -32600 | -32700 => StatusCode::BAD_REQUEST,
+        HEADER_MISMATCH
+        | UNSUPPORTED_PROTOCOL_VERSION
+        | MISSING_REQUIRED_CLIENT_CAPABILITY
+        | INVALID_PARAMS
+        | INVALID_REQUEST
+        | PARSE_ERROR => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
 }
