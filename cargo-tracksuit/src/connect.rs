@@ -4,7 +4,7 @@
 use crate::Error;
 use crate::cli::{EraArg, Target};
 use std::time::Duration;
-use tracksuit::client::{Client, ChildTransport, Era, HttpTransport};
+use tracksuit::client::{ChildTransport, Client, Era, HttpTransport};
 use tracksuit::protocol::{Implementation, ServerCapabilities};
 
 impl From<EraArg> for Era {

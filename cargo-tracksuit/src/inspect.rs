@@ -5,6 +5,7 @@ use crate::Error;
 use crate::cli::{CallArgs, InspectArgs, Kind, ListArgs, ProfileArg};
 use crate::connect::{capabilities, connect, era_name, server_info};
 use serde_json::{Value, json};
+use std::fmt::Write as _;
 use std::process::ExitCode;
 use tracksuit::SchemaProfile;
 use tracksuit::client::Client;
@@ -17,7 +18,11 @@ const LISTS: [(Kind, &str, &str); 4] = [
     (Kind::Tools, "tools/list", "tools"),
     (Kind::Prompts, "prompts/list", "prompts"),
     (Kind::Resources, "resources/list", "resources"),
-    (Kind::Templates, "resources/templates/list", "resourceTemplates"),
+    (
+        Kind::Templates,
+        "resources/templates/list",
+        "resourceTemplates",
+    ),
 ];
 
 impl From<ProfileArg> for SchemaProfile {
@@ -106,22 +111,23 @@ fn heading(client: &Client) -> String {
 pub async fn list(args: ListArgs) -> Result<ExitCode, Error> {
     let client = connect(&args.target, &[]).await?;
     let found = lists(&client, args.kind).await?;
+    let mut out = String::new();
     if args.json {
         let object: serde_json::Map<String, Value> = found
             .into_iter()
             .map(|(member, items)| (member.to_owned(), Value::Array(items)))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&object)?);
-        return Ok(ExitCode::SUCCESS);
+        writeln!(out, "{}", serde_json::to_string_pretty(&object)?)?;
+        return emit(&out);
     }
-    println!("{}", heading(&client));
+    writeln!(out, "{}", heading(&client))?;
     for (member, items) in found {
-        println!("{member} ({}):", items.len());
+        writeln!(out, "{member} ({}):", items.len())?;
         for item in &items {
-            println!("{}", summary(member, item));
+            writeln!(out, "{}", summary(member, item))?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    emit(&out)
 }
 
 /// `inspect`: every item in full; tools' input schemas in the profile asked for.
@@ -152,12 +158,13 @@ pub async fn inspect(args: InspectArgs) -> Result<ExitCode, Error> {
     for (member, items) in found {
         object.insert(member.to_owned(), Value::Array(items));
     }
+    let mut out = String::new();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&object)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&object)?)?;
     } else {
-        print_inspection(&client, &object)?;
+        print_inspection(&mut out, &client, &object)?;
     }
-    Ok(ExitCode::SUCCESS)
+    emit(&out)
 }
 
 /// A tool's `inputSchema` through `profile` (client side, for servers reached by URL).
@@ -168,18 +175,22 @@ fn reprofile(tool: &mut Value, profile: SchemaProfile) {
     }
 }
 
-fn print_inspection(client: &Client, object: &serde_json::Map<String, Value>) -> Result<(), Error> {
-    println!("{}", heading(client));
+fn print_inspection(
+    out: &mut String,
+    client: &Client,
+    object: &serde_json::Map<String, Value>,
+) -> Result<(), Error> {
+    writeln!(out, "{}", heading(client))?;
     if let Some(p) = object.get("profile").and_then(Value::as_str) {
-        println!("schema profile: {p}");
+        writeln!(out, "schema profile: {p}")?;
     }
     for (_, _, member) in LISTS {
         let Some(items) = object.get(member).and_then(Value::as_array) else {
             continue;
         };
-        println!("\n== {member} ({}) ==", items.len());
+        writeln!(out, "\n== {member} ({}) ==", items.len())?;
         for item in items {
-            println!("\n{}", summary(member, item).trim_start());
+            writeln!(out, "\n{}", summary(member, item).trim_start())?;
             let mut rest = item.as_object().cloned().unwrap_or_default();
             for key in ["name", "uri", "uriTemplate"] {
                 rest.remove(key);
@@ -189,7 +200,7 @@ fn print_inspection(client: &Client, object: &serde_json::Map<String, Value>) ->
                     Value::String(s) => s.clone(),
                     other => serde_json::to_string_pretty(other)?,
                 };
-                println!("  {key}: {}", shown.replace('\n', "\n  "));
+                writeln!(out, "  {key}: {}", shown.replace('\n', "\n  "))?;
             }
         }
     }
@@ -209,24 +220,39 @@ pub async fn call(args: CallArgs) -> Result<ExitCode, Error> {
         .await
         .map_err(|e| format!("tools/call {}: {e}", args.tool))?;
     let failed = result.is_error == Some(true);
+    let mut out = String::new();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
     } else {
         for block in &result.content {
             match block.as_text() {
-                Some(text) => println!("{text}"),
-                None => println!("{}", serde_json::to_string_pretty(block)?),
-            }
+                Some(text) => writeln!(out, "{text}"),
+                None => writeln!(out, "{}", serde_json::to_string_pretty(block)?),
+            }?;
         }
         if result.content.is_empty()
             && let Some(structured) = &result.structured_content
         {
-            println!("{}", serde_json::to_string_pretty(structured)?);
+            writeln!(out, "{}", serde_json::to_string_pretty(structured)?)?;
         }
     }
+    emit(&out)?;
     Ok(if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Writes the output; a reader that went away (`| head`) is not an error.
+fn emit(out: &str) -> Result<ExitCode, Error> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }

@@ -148,7 +148,9 @@ pub fn merged(config: &str, key: &str, name: &str, entry: Value) -> Result<Optio
             Ok(Value::Object(root)) => root,
             Ok(_) => return Err("the configuration is not a JSON object; left as it is".into()),
             Err(e) => {
-                return Err(format!("the configuration is not plain JSON ({e}); left as it is").into());
+                return Err(
+                    format!("the configuration is not plain JSON ({e}); left as it is").into(),
+                );
             }
         }
     };
@@ -191,7 +193,9 @@ pub fn run(args: InstallArgs) -> Result<(), Error> {
         Err(e) => return Err(format!("{}: {e}", path.display()).into()),
     };
     let key = servers_key(args.client);
-    match merged(&existing, key, &args.name, entry).map_err(|e| format!("{}: {e}", path.display()))? {
+    match merged(&existing, key, &args.name, entry)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+    {
         Some(text) => {
             write_atomically(&path, &text)?;
             eprintln!("{}: `{}` written under `{key}`", path.display(), args.name);

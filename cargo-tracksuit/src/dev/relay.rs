@@ -134,7 +134,7 @@ impl<S: MessageSink> Relay<S> {
                     None => return Ok(()),
                     Some(Ok(message)) => self.on_client(message).await?,
                     // A line that is not JSON-RPC: the error response the engine made for it.
-                    Some(Err(bad)) => self.to_client(JsonRpcMessage::Error(bad)).await?,
+                    Some(Err(bad)) => self.send_client(JsonRpcMessage::Error(bad)).await?,
                 },
                 Some((generation, event)) = self.events_rx.recv() => {
                     self.on_child(generation, event).await?;
@@ -159,7 +159,11 @@ impl<S: MessageSink> Relay<S> {
             while let Some(message) = stream.next().await {
                 match message {
                     Ok(message) => {
-                        if events.send((generation, Event::Message(message))).await.is_err() {
+                        if events
+                            .send((generation, Event::Message(message)))
+                            .await
+                            .is_err()
+                        {
                             return;
                         }
                     }
@@ -182,14 +186,14 @@ impl<S: MessageSink> Relay<S> {
         self.child.as_ref().map(|c| c.generation)
     }
 
-    pub async fn to_client(&mut self, message: JsonRpcMessage) -> Result<(), Error> {
+    pub async fn send_client(&mut self, message: JsonRpcMessage) -> Result<(), Error> {
         self.client.send(message).await?;
         self.client.flush().await?;
         Ok(())
     }
 
     /// Sends to the current server; `false` when there is none or it is gone.
-    pub async fn to_child(&mut self, message: JsonRpcMessage) -> bool {
+    pub async fn send_child(&mut self, message: JsonRpcMessage) -> bool {
         match &mut self.child {
             Some(child) => send_to(child, message).await,
             None => false,
@@ -201,7 +205,7 @@ impl<S: MessageSink> Relay<S> {
             JsonRpcMessage::Request(request) => self.client_request(request).await,
             JsonRpcMessage::Notification(note) => {
                 self.client_notification(&note);
-                self.to_child(JsonRpcMessage::Notification(note)).await;
+                self.send_child(JsonRpcMessage::Notification(note)).await;
                 Ok(())
             }
             JsonRpcMessage::Response(response) => {
@@ -224,12 +228,17 @@ impl<S: MessageSink> Relay<S> {
         match request.method.as_str() {
             methods::INITIALIZE => self.init = Some(params.clone().unwrap_or_else(|| json!({}))),
             "subscriptions/listen" => {
-                self.listens
-                    .insert(request.id.clone(), params.clone().unwrap_or_else(|| json!({})));
+                self.listens.insert(
+                    request.id.clone(),
+                    params.clone().unwrap_or_else(|| json!({})),
+                );
             }
             "logging/setLevel" => self.level = params.clone(),
             "resources/subscribe" | "resources/unsubscribe" => {
-                let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
+                let uri = params
+                    .as_ref()
+                    .and_then(|p| p.get("uri"))
+                    .and_then(Value::as_str);
                 if let Some(uri) = uri {
                     if request.method == "resources/subscribe" {
                         self.subscribed.insert(uri.to_owned());
@@ -240,21 +249,24 @@ impl<S: MessageSink> Relay<S> {
             }
             _ => {}
         }
-        let kept = is_replayed(&request.method).then(|| params.clone()).flatten();
+        let kept = is_replayed(&request.method)
+            .then(|| params.clone())
+            .flatten();
         let flight = InFlight {
             method: request.method.clone(),
             params: kept,
         };
         self.in_flight.insert(request.id.clone(), flight);
         let id = request.id.clone();
-        if !self.to_child(JsonRpcMessage::Request(request)).await {
+        if !self.send_child(JsonRpcMessage::Request(request)).await {
             self.in_flight.remove(&id);
             self.listens.remove(&id);
             let error = ErrorObject::new(
                 RELAY_ERROR,
                 "no server is running (cargo tracksuit dev: it exited; it starts again after the next successful build)",
             );
-            self.to_client(JsonRpcMessage::error(Some(id), error)).await?;
+            self.send_client(JsonRpcMessage::error(Some(id), error))
+                .await?;
         }
         Ok(())
     }
@@ -265,7 +277,8 @@ impl<S: MessageSink> Relay<S> {
         }
         if note.method == methods::CANCELLED {
             let id = note.params.as_ref().and_then(|p| p.get("requestId"));
-            if let Some(id) = id.and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok()) {
+            if let Some(id) = id.and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
+            {
                 self.in_flight.remove(&id);
                 self.listens.remove(&id);
             }
@@ -285,7 +298,7 @@ impl<S: MessageSink> Relay<S> {
             JsonRpcMessage::Error(e) => e.id = Some(original),
             _ => return,
         }
-        self.to_child(message).await;
+        self.send_child(message).await;
     }
 
     pub async fn on_child(&mut self, generation: u64, event: Event) -> Result<(), Error> {
@@ -307,7 +320,11 @@ impl<S: MessageSink> Relay<S> {
             .await
     }
 
-    async fn child_message(&mut self, generation: u64, message: JsonRpcMessage) -> Result<(), Error> {
+    async fn child_message(
+        &mut self,
+        generation: u64,
+        message: JsonRpcMessage,
+    ) -> Result<(), Error> {
         match message {
             JsonRpcMessage::Response(mut response) => {
                 if self.ours.remove(&response.id) {
@@ -324,24 +341,27 @@ impl<S: MessageSink> Relay<S> {
                     }
                     response.result = ResultPayload::new(&result)?;
                 }
-                self.to_client(JsonRpcMessage::Response(response)).await
+                self.send_client(JsonRpcMessage::Response(response)).await
             }
             JsonRpcMessage::Error(error) => {
                 if let Some(id) = &error.id {
                     if self.ours.remove(id) {
-                        eprintln!("[tracksuit dev] replaying session state: {}", error.error.message);
+                        eprintln!(
+                            "[tracksuit dev] replaying session state: {}",
+                            error.error.message
+                        );
                         return Ok(());
                     }
                     self.in_flight.remove(id);
                     self.listens.remove(id);
                 }
-                self.to_client(JsonRpcMessage::Error(error)).await
+                self.send_client(JsonRpcMessage::Error(error)).await
             }
             JsonRpcMessage::Request(mut request) => {
                 let ours = RequestId::String(format!("dev-{generation}-{}", request.id));
                 let original = std::mem::replace(&mut request.id, ours.clone());
                 self.server_requests.insert(ours, (generation, original));
-                self.to_client(JsonRpcMessage::Request(request)).await
+                self.send_client(JsonRpcMessage::Request(request)).await
             }
             JsonRpcMessage::Notification(mut note) => {
                 if note.method == ACKNOWLEDGED
@@ -353,7 +373,7 @@ impl<S: MessageSink> Relay<S> {
                 if note.method == methods::CANCELLED {
                     self.rename_cancelled(generation, &mut note);
                 }
-                self.to_client(JsonRpcMessage::Notification(note)).await
+                self.send_client(JsonRpcMessage::Notification(note)).await
             }
         }
     }
@@ -390,13 +410,14 @@ impl<S: MessageSink> Relay<S> {
             self.listens.remove(&id);
             let message = format!("{why} while this request ran; send it again");
             let error = ErrorObject::new(RELAY_ERROR, message);
-            self.to_client(JsonRpcMessage::error(Some(id), error)).await?;
+            self.send_client(JsonRpcMessage::error(Some(id), error))
+                .await?;
         }
         let asked: Vec<RequestId> = self.server_requests.drain().map(|(ours, _)| ours).collect();
         for id in asked {
             let params = json!({ "requestId": id, "reason": why });
             let note = JsonRpcMessage::notification(methods::CANCELLED, Some(params));
-            self.to_client(note).await?;
+            self.send_client(note).await?;
         }
         Ok(())
     }
@@ -410,7 +431,10 @@ pub async fn send_to(child: &mut Child, message: JsonRpcMessage) -> bool {
 /// `listChanged: true` on the tools, prompts and resources capabilities of an `initialize`
 /// or `server/discover` result: this endpoint sends those notifications on each restart.
 fn announce_list_changes(result: &mut Value) {
-    let Some(capabilities) = result.get_mut("capabilities").and_then(Value::as_object_mut) else {
+    let Some(capabilities) = result
+        .get_mut("capabilities")
+        .and_then(Value::as_object_mut)
+    else {
         return;
     };
     for key in ["tools", "prompts", "resources"] {

@@ -24,9 +24,21 @@ use tracksuit::transport::MessageSink;
 
 /// The list-changed notifications: capability, method, 2026 filter flag.
 const LISTS: [(&str, &str, &str); 3] = [
-    ("tools", "notifications/tools/list_changed", "toolsListChanged"),
-    ("prompts", "notifications/prompts/list_changed", "promptsListChanged"),
-    ("resources", "notifications/resources/list_changed", "resourcesListChanged"),
+    (
+        "tools",
+        "notifications/tools/list_changed",
+        "toolsListChanged",
+    ),
+    (
+        "prompts",
+        "notifications/prompts/list_changed",
+        "promptsListChanged",
+    ),
+    (
+        "resources",
+        "notifications/resources/list_changed",
+        "resourcesListChanged",
+    ),
 ];
 
 impl<S: MessageSink> Relay<S> {
@@ -35,22 +47,29 @@ impl<S: MessageSink> Relay<S> {
         let mut next = match self.spawn(executable) {
             Ok(next) => next,
             Err(e) => {
-                eprintln!("[tracksuit dev] cannot start the new build: {e}; the previous one keeps serving");
+                eprintln!(
+                    "[tracksuit dev] cannot start the new build: {e}; the previous one keeps serving"
+                );
                 return Ok(());
             }
         };
         let deferred = match self.replay_session(&mut next).await {
             Ok(deferred) => deferred,
             Err(e) => {
-                eprintln!("[tracksuit dev] the new build did not start: {e}; the previous one keeps serving");
+                eprintln!(
+                    "[tracksuit dev] the new build did not start: {e}; the previous one keeps serving"
+                );
                 return Ok(()); // dropping `next` kills it
             }
         };
         let generation = next.generation;
         let old = self.child.replace(next);
         drop(old);
-        self.fail_in_flight("cargo tracksuit dev restarted the server (a new build)", true)
-            .await?;
+        self.fail_in_flight(
+            "cargo tracksuit dev restarted the server (a new build)",
+            true,
+        )
+        .await?;
         self.resend_open_requests().await;
         for message in deferred {
             self.on_child(generation, Event::Message(message)).await?;
@@ -142,7 +161,10 @@ impl<S: MessageSink> Relay<S> {
             {
                 self.swallow_acks.insert(key);
             }
-            if !self.to_child(JsonRpcMessage::request(id.clone(), method, params)).await {
+            if !self
+                .send_child(JsonRpcMessage::request(id.clone(), method, params))
+                .await
+            {
                 self.in_flight.remove(&id);
             }
         }
@@ -155,7 +177,7 @@ impl<S: MessageSink> Relay<S> {
             for (capability, method, _) in LISTS {
                 if capabilities.get(capability).is_some() {
                     let note = JsonRpcMessage::notification(method, None);
-                    self.to_client(note).await?;
+                    self.send_client(note).await?;
                 }
             }
         }
@@ -170,7 +192,7 @@ impl<S: MessageSink> Relay<S> {
                 if wanted.get(flag).and_then(Value::as_bool) == Some(true) {
                     let params = json!({ "_meta": { SUBSCRIPTION_ID: id } });
                     let note = JsonRpcMessage::notification(method, Some(params));
-                    self.to_client(note).await?;
+                    self.send_client(note).await?;
                 }
             }
         }
