@@ -59,9 +59,7 @@ pub async fn run(args: DevArgs) -> Result<(), Error> {
                         return;
                     }
                 }
-                Err(e) => eprintln!(
-                    "[tracksuit dev] build failed ({e}): the last good build keeps serving"
-                ),
+                Err(e) => eprintln!("[tracksuit dev] {e}: the last good build keeps serving"),
             }
         }
     });
