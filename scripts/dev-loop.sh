@@ -3,6 +3,8 @@
 # tool (`greet`), depending on this tracksuit by path, is served by `cargo tracksuit dev`,
 # started as its stdio server by the TypeScript SDK client — v1 in a 2025-11-25 session
 # (tests/interop/node/devloop.mjs), then v2 pinned to 2026-07-28 (tests/interop/node2/devloop.mjs).
+# Then the same two with `cargo tracksuit dev --port` running in the terminal and the clients
+# connecting over Streamable HTTP.
 # Each edits the tool's source and must see `notifications/tools/list_changed` and the new
 # schema on its one connection, the compiler's error on the terminal for a broken edit while
 # the last good build still answers, and the fix served (tests/interop/devloop/scenario.mjs).
@@ -26,12 +28,14 @@ cargo build --quiet -p cargo-tracksuit
 bin="$root/target/debug/cargo-tracksuit"
 
 scratch=$(mktemp -d)
+# Logs and the pristine source live outside the crate: the dev loop watches the crate.
+work=$(mktemp -d)
 # A tmux server of our own (its own socket): nothing else's sessions or environment.
 session="tracksuit-devloop-$$"
 tmx() { tmux -L "$session" "$@"; }
 cleanup() {
     tmx kill-server 2>/dev/null || true
-    rm -rf "$scratch"
+    rm -rf "$scratch" "$work"
 }
 trap cleanup EXIT
 trap "exit 130" INT TERM
@@ -67,14 +71,11 @@ export CARGO_TARGET_DIR="$root/target/dev-loop"
 echo "--- building the scratch crate (first run: tracksuit and its dependencies)"
 cargo build --quiet --manifest-path "$scratch/Cargo.toml"
 
-# Runs `node SCRIPT` in a fresh tmux session (its stderr, and so cargo's and the
-# compiler's output, on the terminal; its PASS/FAIL lines in a log), waits for it to exit
-# (with a deadline), prints the log and returns its status.
-run_in_tmux() { # label script
-    local log="$scratch/$1.log" status="$scratch/$1.status" deadline=$((SECONDS + 240))
-    tmx new-session -d -s "$session" -x 160 -y 48 -e "PATH=$PATH" -e "CARGO_TARGET_DIR=$CARGO_TARGET_DIR" \
-        "node '$2' '$bin' '$scratch' '$session' > '$log'; echo \$? > '$status'; sleep 600"
-    while [ ! -s "$status" ]; do
+# Waits (with a deadline) for "$status" to be written, then prints "$log" and returns the
+# status; on failure shows the terminal.
+await_result() { # label log status
+    local deadline=$((SECONDS + 240))
+    while [ ! -s "$3" ]; do
         if [ $SECONDS -gt $deadline ]; then
             echo "FAIL $1: no result within 240 s; the terminal showed:" >&2
             tmx capture-pane -p -J -S - -t "$session" | tail -40 >&2
@@ -82,9 +83,9 @@ run_in_tmux() { # label script
         fi
         sleep 0.2
     done
-    cat "$log"
+    cat "$2"
     local code
-    code=$(cat "$status")
+    code=$(cat "$3")
     if [ "$code" != 0 ]; then
         echo "--- the terminal ($1):" >&2
         tmx capture-pane -p -J -S - -t "$session" | tail -60 >&2
@@ -93,9 +94,42 @@ run_in_tmux() { # label script
     return "$code"
 }
 
-echo "--- cargo tracksuit dev + TypeScript SDK v1 client (2025-11-25 session), in tmux"
-cp "$scratch/src/main.rs" "$scratch/v1.rs"
-run_in_tmux session tests/interop/node/devloop.mjs
-echo "--- cargo tracksuit dev + TypeScript SDK v2 client (2026-07-28), in tmux"
-cp "$scratch/v1.rs" "$scratch/src/main.rs"
-run_in_tmux stateless tests/interop/node2/devloop.mjs
+# stdio: `node SCRIPT stdio` runs in the terminal and starts `cargo tracksuit dev` as its
+# stdio server (whose stderr, cargo's and the compiler's output, is the terminal).
+stdio_run() { # label script
+    local log="$work/$1.log" status="$work/$1.status"
+    cp "$work/v1.rs" "$scratch/src/main.rs"
+    tmx new-session -d -s "$session" -x 160 -y 48 -e "PATH=$PATH" -e "CARGO_TARGET_DIR=$CARGO_TARGET_DIR" \
+        "node '$2' stdio '$bin' '$scratch' '$session' > '$log'; echo \$? > '$status'; sleep 600"
+    await_result "$1" "$log" "$status"
+}
+
+# HTTP: `cargo tracksuit dev --port` runs in the terminal; `node SCRIPT http URL` connects.
+http_run() { # label script
+    local log="$work/$1.log" status="$work/$1.status" port
+    cp "$work/v1.rs" "$scratch/src/main.rs"
+    port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
+    tmx new-session -d -s "$session" -x 160 -y 48 -e "PATH=$PATH" -e "CARGO_TARGET_DIR=$CARGO_TARGET_DIR" \
+        "'$bin' tracksuit dev --port $port --manifest-path '$scratch/Cargo.toml'; sleep 600"
+    local deadline=$((SECONDS + 120))
+    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+        if [ $SECONDS -gt $deadline ]; then
+            echo "FAIL $1: cargo tracksuit dev did not listen on $port" >&2
+            tmx capture-pane -p -J -S - -t "$session" | tail -40 >&2
+            return 1
+        fi
+        sleep 0.1
+    done
+    (node "$2" http "http://127.0.0.1:$port/mcp" "$scratch" "$session" > "$log"; echo $? > "$status") || true
+    await_result "$1" "$log" "$status"
+}
+
+cp "$scratch/src/main.rs" "$work/v1.rs"
+echo "--- cargo tracksuit dev (stdio) + TypeScript SDK v1 client (2025-11-25 session), in tmux"
+stdio_run session-stdio tests/interop/node/devloop.mjs
+echo "--- cargo tracksuit dev (stdio) + TypeScript SDK v2 client (2026-07-28), in tmux"
+stdio_run stateless-stdio tests/interop/node2/devloop.mjs
+echo "--- cargo tracksuit dev --port (in tmux) + TypeScript SDK v1 client over HTTP (2025-11-25 session)"
+http_run session-http tests/interop/node/devloop.mjs
+echo "--- cargo tracksuit dev --port (in tmux) + TypeScript SDK v2 client over HTTP (2026-07-28)"
+http_run stateless-http tests/interop/node2/devloop.mjs

@@ -54,6 +54,11 @@ pub struct DevArgs {
     /// `NAME=VALUE` set in the server's environment.
     #[arg(long = "env", value_name = "NAME=VALUE", value_parser = parse_pair)]
     pub env: Vec<(String, String)>,
+    /// Serve Streamable HTTP on this loopback port (`/mcp`; 0 picks one) instead of stdio.
+    /// The server itself still runs over stdio, one child per 2025 session and one for
+    /// 2026-07-28 requests.
+    #[arg(long)]
+    pub port: Option<u16>,
     /// Arguments for the server (after `--`), e.g. `-- --stdio`.
     #[arg(last = true)]
     pub server_args: Vec<String>,

@@ -7,6 +7,7 @@ use serde_json::Value;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::mpsc;
@@ -130,24 +131,21 @@ impl Package {
         })
     }
 
-    /// A private copy of `executable` for generation `generation`, so that the next build
-    /// never writes over the file a running server was started from.
-    pub fn stage(&self, executable: &Path, generation: u64) -> Result<PathBuf, Error> {
+    /// A private copy of `executable` for one server, so that the next build never writes
+    /// over the file a running server was started from (nor one relay's copy over
+    /// another's). The caller removes it when that server is gone.
+    pub fn stage(&self, executable: &Path) -> Result<PathBuf, Error> {
+        static STAGED: AtomicU64 = AtomicU64::new(0);
         let dir = self.target.join("tracksuit-dev");
         std::fs::create_dir_all(&dir)?;
         let name = executable
             .file_name()
             .ok_or("the executable has no file name")?;
+        let n = STAGED.fetch_add(1, Ordering::Relaxed);
         let mut staged_name = name.to_owned();
-        staged_name.push(format!("-{generation}"));
+        staged_name.push(format!("-{}-{n}", std::process::id()));
         let staged = dir.join(staged_name);
         std::fs::copy(executable, &staged)?;
-        // The copy two generations back is no longer running.
-        if let Some(old) = generation.checked_sub(2) {
-            let mut old_name = name.to_owned();
-            old_name.push(format!("-{old}"));
-            let _ = std::fs::remove_file(dir.join(old_name));
-        }
         Ok(staged)
     }
 

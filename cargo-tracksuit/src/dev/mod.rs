@@ -8,6 +8,7 @@
 //! messages.
 
 mod build;
+mod http;
 mod relay;
 mod restart;
 
@@ -16,7 +17,7 @@ use crate::cli::DevArgs;
 use build::Package;
 use relay::{Launch, Relay};
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::watch;
 use tracksuit::transport::Transport;
 
 /// `dev`.
@@ -41,11 +42,8 @@ pub async fn run(args: DevArgs) -> Result<(), Error> {
             }
         }
     };
-    eprintln!(
-        "[tracksuit dev] serving {} over stdio",
-        first.executable.display()
-    );
-    let (builds_tx, builds_rx) = mpsc::channel(1);
+    eprintln!("[tracksuit dev] built {}", first.executable.display());
+    let (builds_tx, builds_rx) = watch::channel(first.executable);
     let builder = package.clone();
     tokio::spawn(async move {
         while build::next_change(&mut changes, quiet).await.is_some() {
@@ -55,7 +53,7 @@ pub async fn run(args: DevArgs) -> Result<(), Error> {
                     eprintln!("[tracksuit dev] the binary is up to date: nothing to restart");
                 }
                 Ok(built) => {
-                    if builds_tx.send(built.executable).await.is_err() {
+                    if builds_tx.send(built.executable).is_err() {
                         return;
                     }
                 }
@@ -69,8 +67,44 @@ pub async fn run(args: DevArgs) -> Result<(), Error> {
         env: args.env,
         init_timeout: Duration::from_secs(args.init_timeout),
     };
-    let (from_client, to_client) = tracksuit::transport::stdio::stdio().split();
-    Relay::new(to_client, launch)
-        .run(from_client, &first.executable, builds_rx)
-        .await
+    let serving = async {
+        match args.port {
+            Some(port) => http::serve(port, launch, builds_rx).await,
+            None => {
+                let (from_client, to_client) = tracksuit::transport::stdio::stdio().split();
+                Relay::new(to_client, launch)
+                    .run(from_client, builds_rx)
+                    .await
+            }
+        }
+    };
+    // On a signal the relays are dropped (here, or with the runtime for HTTP sessions'
+    // tasks): their servers are killed and their copies of the build removed.
+    tokio::select! {
+        result = serving => result,
+        () = stopped() => Ok(()),
+    }
+}
+
+/// Ctrl-C, or (Unix) SIGTERM / SIGHUP: how a client or a closing terminal stops us.
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+            _ = hup.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -13,9 +13,9 @@ use super::build::Package;
 use crate::Error;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tracksuit::client::ChildTransport;
 use tracksuit::protocol::*;
@@ -43,11 +43,15 @@ pub struct Child {
     sink: LineSink<tokio::process::ChildStdin>,
     /// Owns the child's stdout and the process: aborting it kills the server.
     reader: JoinHandle<()>,
+    /// The copy of the build it runs from.
+    staged: PathBuf,
 }
 
 impl Drop for Child {
     fn drop(&mut self) {
         self.reader.abort();
+        // A running program's file can be unlinked; its process keeps it until it exits.
+        let _ = std::fs::remove_file(&self.staged);
     }
 }
 
@@ -60,6 +64,7 @@ pub struct InFlight {
 }
 
 /// How to start the server.
+#[derive(Clone)]
 pub struct Launch {
     pub package: Package,
     pub args: Vec<String>,
@@ -119,14 +124,15 @@ impl<S: MessageSink> Relay<S> {
         }
     }
 
-    /// Relays until the client goes (its stdin closes).
+    /// Relays until the client goes (its input ends). The server is started from the
+    /// current good build, and restarted on each new one.
     pub async fn run<C: MessageStream>(
         mut self,
         mut from_client: C,
-        first: &Path,
-        mut builds: mpsc::Receiver<std::path::PathBuf>,
+        mut builds: watch::Receiver<PathBuf>,
     ) -> Result<(), Error> {
-        let child = self.spawn(first)?;
+        let first = builds.borrow_and_update().clone();
+        let child = self.spawn(&first)?;
         self.child = Some(child);
         loop {
             tokio::select! {
@@ -139,7 +145,10 @@ impl<S: MessageSink> Relay<S> {
                 Some((generation, event)) = self.events_rx.recv() => {
                     self.on_child(generation, event).await?;
                 }
-                Some(executable) = builds.recv() => self.restart(&executable).await?,
+                Ok(()) = builds.changed() => {
+                    let executable = builds.borrow_and_update().clone();
+                    self.restart(&executable).await?;
+                }
             }
         }
     }
@@ -148,12 +157,16 @@ impl<S: MessageSink> Relay<S> {
     pub fn spawn(&mut self, executable: &Path) -> Result<Child, Error> {
         let generation = self.next_generation;
         self.next_generation += 1;
-        let staged = self.launch.package.stage(executable, generation)?;
+        let staged = self.launch.package.stage(executable)?;
         let mut command = tokio::process::Command::new(&staged);
+        command.kill_on_drop(true);
         command
             .args(&self.launch.args)
             .envs(self.launch.env.iter().cloned());
-        let (mut stream, sink) = ChildTransport::spawn(command)?.split();
+        let transport = ChildTransport::spawn(command).inspect_err(|_| {
+            let _ = std::fs::remove_file(&staged);
+        })?;
+        let (mut stream, sink) = transport.split();
         let events = self.events_tx.clone();
         let reader = tokio::spawn(async move {
             while let Some(message) = stream.next().await {
@@ -179,6 +192,7 @@ impl<S: MessageSink> Relay<S> {
             generation,
             sink,
             reader,
+            staged,
         })
     }
 
