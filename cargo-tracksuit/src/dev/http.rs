@@ -174,9 +174,16 @@ impl App {
         let routes = SharedRoutes::default();
         let relay = Relay::new(Router(routes.clone()), launch.clone());
         let builds = builds.clone();
+        let failed = routes.clone();
         tokio::spawn(async move {
             if let Err(e) = relay.run(Inbox(inbox), builds).await {
                 eprintln!("[tracksuit dev] {label}: {e}");
+                // Nobody will answer what was sent to it.
+                let pending: Vec<Pending> = lock(&failed).pending.drain().map(|(_, p)| p).collect();
+                for p in pending {
+                    let error = ErrorObject::new(-32603, format!("cargo tracksuit dev: {e}"));
+                    let _ = p.stream.send(JsonRpcMessage::error(Some(p.original), error));
+                }
             }
         });
         Arc::new(Front { input, routes })
