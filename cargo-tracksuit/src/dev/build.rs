@@ -149,18 +149,19 @@ impl Package {
         Ok(staged)
     }
 
-    /// Whether a change at `path` can matter to the build: not under the target directory,
-    /// not in a hidden directory or file (`.git`, editor swap files), not a backup (`~`).
+    /// Whether a change at `path` can matter to the build: not under the target directory
+    /// (nor any `target` or `node_modules` directory), not in a hidden directory or file
+    /// (`.git`, editor swap files), not a backup (`~`).
     pub fn relevant(&self, path: &Path) -> bool {
         if path.starts_with(&self.target) {
             return false;
         }
         let inside = path.strip_prefix(&self.root).unwrap_or(path);
-        let hidden = inside.components().any(|c| {
+        let ignored = inside.components().any(|c| {
             let s = c.as_os_str().to_string_lossy();
-            s.starts_with('.') || s.ends_with('~')
+            s.starts_with('.') || s.ends_with('~') || s == "target" || s == "node_modules"
         });
-        !hidden
+        !ignored
     }
 }
 
@@ -208,6 +209,37 @@ pub async fn next_change(changes: &mut mpsc::UnboundedReceiver<()>, quiet: Durat
             Ok(Some(())) => continue,
             Ok(None) => return None,
             Err(_) => return Some(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_sources_are_relevant() {
+        let package = Package {
+            cargo: "cargo".into(),
+            manifest: None,
+            package: None,
+            bin: None,
+            release: false,
+            root: PathBuf::from("/w"),
+            target: PathBuf::from("/elsewhere/target"),
+        };
+        for yes in ["/w/src/main.rs", "/w/Cargo.toml", "/w/crates/a/src/lib.rs"] {
+            assert!(package.relevant(Path::new(yes)), "{yes}");
+        }
+        for no in [
+            "/elsewhere/target/debug/x",
+            "/w/.git/index",
+            "/w/src/.main.rs.swp",
+            "/w/src/main.rs~",
+            "/w/bench/target/release/x",
+            "/w/tests/node_modules/a/b.js",
+        ] {
+            assert!(!package.relevant(Path::new(no)), "{no}");
         }
     }
 }

@@ -182,7 +182,9 @@ impl App {
                 let pending: Vec<Pending> = lock(&failed).pending.drain().map(|(_, p)| p).collect();
                 for p in pending {
                     let error = ErrorObject::new(-32603, format!("cargo tracksuit dev: {e}"));
-                    let _ = p.stream.send(JsonRpcMessage::error(Some(p.original), error));
+                    let _ = p
+                        .stream
+                        .send(JsonRpcMessage::error(Some(p.original), error));
                 }
             }
         });
@@ -397,5 +399,118 @@ async fn delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     {
         Some(_) => StatusCode::OK.into_response(),
         None => refuse(StatusCode::NOT_FOUND, "unknown session"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pending(
+        routes: &SharedRoutes,
+        ours: &str,
+        original: i64,
+        token: Option<&str>,
+    ) -> mpsc::UnboundedReceiver<JsonRpcMessage> {
+        let (stream, rx) = mpsc::unbounded_channel();
+        let ours = RequestId::String(ours.into());
+        let mut r = lock(routes);
+        let token = token.map(|t| serde_json::to_string(t).unwrap_or_default());
+        if let Some(t) = &token {
+            r.tokens.insert(t.clone(), ours.clone());
+        }
+        r.pending.insert(
+            ours,
+            Pending {
+                original: RequestId::Number(original),
+                stream,
+                token,
+            },
+        );
+        rx
+    }
+
+    fn value(message: &JsonRpcMessage) -> Value {
+        serde_json::from_slice(&message.to_vec()).unwrap_or_default()
+    }
+
+    #[test]
+    fn answers_progress_and_subscriptions_go_to_their_request_with_the_clients_ids() {
+        let routes = SharedRoutes::default();
+        let mut call = pending(&routes, "h1", 7, Some("tok"));
+        let mut listen = pending(&routes, "h2", 7, None); // another client's id 7
+        let (get, mut get_rx) = mpsc::unbounded_channel();
+        lock(&routes).get_stream = Some(get);
+
+        let progress = json!({"progressToken": "tok", "progress": 1});
+        route(
+            &routes,
+            JsonRpcMessage::notification(methods::PROGRESS, Some(progress)),
+        );
+        let changed = json!({"_meta": {SUBSCRIPTION_ID: "h2"}});
+        route(
+            &routes,
+            JsonRpcMessage::notification("notifications/tools/list_changed", Some(changed)),
+        );
+        route(
+            &routes,
+            JsonRpcMessage::notification("notifications/message", Some(json!({}))),
+        );
+        route(
+            &routes,
+            JsonRpcMessage::response(RequestId::String("h1".into()), json!({"ok": true})),
+        );
+        route(
+            &routes,
+            JsonRpcMessage::response(RequestId::String("h9".into()), json!({})),
+        );
+
+        assert_eq!(
+            call.try_recv().map(|m| value(&m)["method"].clone()).ok(),
+            Some(json!("notifications/progress"))
+        );
+        let answer = call.try_recv().map(|m| value(&m)).unwrap_or_default();
+        assert_eq!(
+            (answer["id"].clone(), answer["result"]["ok"].clone()),
+            (json!(7), json!(true))
+        );
+        let note = listen.try_recv().map(|m| value(&m)).unwrap_or_default();
+        assert_eq!(note["params"]["_meta"][SUBSCRIPTION_ID], json!(7));
+        assert_eq!(
+            get_rx.try_recv().map(|m| value(&m)["method"].clone()).ok(),
+            Some(json!("notifications/message"))
+        );
+        assert!(
+            get_rx.try_recv().is_err(),
+            "an answer nobody waits for goes nowhere"
+        );
+        assert!(lock(&routes).tokens.is_empty() && lock(&routes).pending.len() == 1);
+    }
+
+    #[test]
+    fn only_loopback_origins_pass() {
+        let with = |origin: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                "origin",
+                HeaderValue::from_str(origin).unwrap_or(HeaderValue::from_static("x")),
+            );
+            foreign_origin(&headers)
+        };
+        assert!(!foreign_origin(&HeaderMap::new()));
+        for ok in [
+            "http://localhost:6274",
+            "http://127.0.0.1",
+            "http://[::1]:80",
+        ] {
+            assert!(!with(ok), "{ok}");
+        }
+        for bad in [
+            "https://evil.example",
+            "http://localhost.evil.example",
+            "null",
+        ] {
+            assert!(with(bad), "{bad}");
+        }
     }
 }
