@@ -8,7 +8,8 @@
 # Each edits the tool's source and must see `notifications/tools/list_changed` and the new
 # schema on its one connection, the compiler's error on the terminal for a broken edit while
 # the last good build still answers, and the fix served (tests/interop/devloop/scenario.mjs).
-# The scratch crate builds into target/dev-loop, kept between runs so rebuilds are quick.
+# The scratch crate builds into this workspace's target directory: the dependencies it
+# shares with the workspace (same versions, features and profile) are built once.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -67,7 +68,7 @@ node --input-type=module -e "
 import { writeFileSync } from 'node:fs';
 import { sourceVersions } from '$root/tests/interop/devloop/scenario.mjs';
 writeFileSync('$scratch/src/main.rs', sourceVersions.GOOD_V1);"
-export CARGO_TARGET_DIR="$root/target/dev-loop"
+export CARGO_TARGET_DIR="$root/target"
 echo "--- building the scratch crate (first run: tracksuit and its dependencies)"
 cargo build --quiet --manifest-path "$scratch/Cargo.toml"
 
