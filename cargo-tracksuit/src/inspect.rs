@@ -195,6 +195,14 @@ fn print_inspection(
             for key in ["name", "uri", "uriTemplate"] {
                 rest.remove(key);
             }
+            // A one-line description is already on the item's first line.
+            if rest
+                .get("description")
+                .and_then(Value::as_str)
+                .is_some_and(|d| !d.contains('\n'))
+            {
+                rest.remove("description");
+            }
             for (key, value) in rest {
                 let shown = match &value {
                     Value::String(s) => s.clone(),

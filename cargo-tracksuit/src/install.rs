@@ -68,9 +68,24 @@ fn object(pairs: &[(String, String)]) -> Value {
     )
 }
 
+/// `program` as the client should see it: a relative path that exists here (say
+/// `./target/release/notes`) made absolute, since the client starts it from elsewhere; a
+/// bare name (`npx`) or anything else as given.
+fn absolute(program: &str) -> String {
+    let path = Path::new(program);
+    if path.is_relative()
+        && path.components().count() > 1
+        && let Ok(absolute) = std::fs::canonicalize(path)
+    {
+        return absolute.to_string_lossy().into_owned();
+    }
+    program.to_owned()
+}
+
 /// The entry for a stdio server.
 fn stdio_entry(client: ClientKind, command: &[String], env: &[(String, String)]) -> Value {
     let (program, args) = command.split_first().map_or(("", &[][..]), |(p, a)| (p, a));
+    let program = absolute(program);
     let mut entry = Map::new();
     if matches!(client, ClientKind::ClaudeCode | ClientKind::Vscode) {
         entry.insert("type".into(), json!("stdio"));

@@ -5,7 +5,7 @@ mod support;
 
 use serde_json::{Value, json};
 use std::path::Path;
-use support::run;
+use support::{run, run_in};
 
 async fn install(config: &Path, args: &[&str]) {
     let config = config.to_str().expect("a UTF-8 path");
@@ -188,4 +188,48 @@ async fn a_file_it_cannot_read_as_json_is_left_alone() {
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert!(!path.exists(), "{args:?}");
     }
+}
+
+#[tokio::test]
+async fn a_relative_path_becomes_absolute_and_default_files_are_used() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::create_dir_all(dir.path().join("target/release")).expect("created");
+    std::fs::write(dir.path().join("target/release/notes"), "").expect("written");
+    let args = [
+        "install",
+        "--client",
+        "vscode",
+        "--name",
+        "notes",
+        "--",
+        "./target/release/notes",
+        "npx",
+    ];
+    let out = run_in(dir.path(), &args).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Without --config: the client's usual file, here `.vscode/mcp.json`.
+    let written = read(&dir.path().join(".vscode/mcp.json"));
+    let expected = std::fs::canonicalize(dir.path().join("target/release/notes")).expect("exists");
+    assert_eq!(
+        written["servers"]["notes"]["command"],
+        expected.to_str().expect("UTF-8")
+    );
+    // Arguments are left as they are; a bare program name too.
+    assert_eq!(written["servers"]["notes"]["args"], json!(["npx"]));
+    let out = run_in(
+        dir.path(),
+        &[
+            "install", "--client", "cursor", "--name", "n", "--", "npx", "-y", "x",
+        ],
+    )
+    .await;
+    assert!(out.status.success());
+    assert_eq!(
+        read(&dir.path().join(".cursor/mcp.json"))["mcpServers"]["n"]["command"],
+        "npx"
+    );
 }

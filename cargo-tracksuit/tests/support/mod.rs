@@ -45,9 +45,15 @@ pub fn conformance() -> &'static Path {
 
 /// Runs `cargo-tracksuit` as `cargo tracksuit ARGS` runs it (with the `tracksuit` word).
 pub async fn run(args: &[&str]) -> Output {
+    run_in(Path::new("."), args).await
+}
+
+/// [`run`] in directory `dir`.
+pub async fn run_in(dir: &Path, args: &[&str]) -> Output {
     tokio::process::Command::new(BIN)
         .arg("tracksuit")
         .args(args)
+        .current_dir(dir)
         .output()
         .await
         .expect("cargo-tracksuit runs")
