@@ -60,6 +60,9 @@ section "interop: TypeScript and Python SDK clients"
 section "interop, MCP 2026-07-28: TypeScript v2, Python 2.x and rmcp clients"
 ./scripts/interop-2026.sh
 
+section "cargo tracksuit dev under tmux: edits seen by connected TypeScript SDK clients (both eras)"
+./scripts/dev-loop.sh
+
 section "MCP Apps in headless Chromium: the TicTacToe App played by clicking cells"
 ./scripts/apps.sh
 

@@ -2,7 +2,8 @@
 //! every `compile_fail` block proves that the macros refuse what the text says they refuse.
 //!
 //! - [`getting_started`]: dependencies, a first server, tracing, client configuration
-//!   (Claude Desktop, Claude Code, Cursor, VS Code), proxies and containers;
+//!   (Claude Desktop, Claude Code, Cursor, VS Code), the dev loop (`cargo tracksuit`),
+//!   proxies and containers;
 //! - [`macros`]: every attribute of `#[mcp_tool]` (function, `#[params]`, handoff `impl`,
 //!   keyed `elicits`, `task_support`), `#[mcp_prompt]`, `#[mcp_resource]`, `#[mcp_server]`,
 //!   `#[derive(Elicits)]`, with an example each;
