@@ -375,3 +375,50 @@ async fn an_authorization_layer_refuses_per_tool_and_principal() {
         assert_eq!(text(&dropped), "dropped");
     }
 }
+
+#[derive(Clone, Debug)]
+struct Tenant(String);
+
+#[tokio::test]
+async fn handlers_read_what_a_layer_attached() {
+    let tenancy = |mut request: McpRequest| {
+        let tenant = request
+            .principal()
+            .map(|p| format!("tenant-of-{}", p.subject));
+        if let Some(tenant) = tenant {
+            request.extensions_mut().insert(Tenant(tenant));
+        }
+        request
+    };
+    for (client_era, _) in ERAS {
+        let server = Server::new(Implementation::new("middleware-test", "1"))
+            .layer(tower::util::MapRequestLayer::new(tenancy))
+            .tool(ToolFn::new(
+                Tool::new("whose", obj(json!({"type": "object"}))),
+                |ctx, _| async move {
+                    let tenant = ctx.extension::<Tenant>().map(|t| t.0.clone());
+                    Ok(CallToolResult::text(
+                        tenant.unwrap_or_else(|| "nobody".into()),
+                    ))
+                },
+            ))
+            .build()
+            .expect("server");
+        let carol = Principal::new("carol");
+        let as_carol =
+            tracksuit::host::connect_in_memory_as(server.clone(), client(client_era), carol)
+                .await
+                .expect("connect");
+        let whose = as_carol.call_tool("whose", json!({})).await.expect("whose");
+        assert_eq!(text(&whose), "tenant-of-carol");
+        // Without a principal the layer attaches nothing, and the handler sees nothing.
+        let anonymous = tracksuit::host::connect_in_memory(server, client(client_era))
+            .await
+            .expect("connect");
+        let whose = anonymous
+            .call_tool("whose", json!({}))
+            .await
+            .expect("whose");
+        assert_eq!(text(&whose), "nobody");
+    }
+}

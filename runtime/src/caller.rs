@@ -178,6 +178,9 @@ pub(crate) struct Caller {
     /// The HTTP request's head (its body is the message), on Streamable HTTP.
     #[cfg(feature = "http")]
     pub(crate) http: Option<Arc<http::request::Parts>>,
+    /// What the server's layers attached to the request (`McpRequest::extensions_mut`);
+    /// `None` when they attached nothing.
+    pub(crate) extensions: Option<Arc<http::Extensions>>,
 }
 
 impl Caller {
@@ -187,6 +190,7 @@ impl Caller {
             principal: Some(Arc::new(principal)),
             #[cfg(feature = "http")]
             http: None,
+            extensions: None,
         }
     }
 

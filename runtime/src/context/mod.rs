@@ -369,6 +369,27 @@ impl<K> Ctx<K> {
         self.inner.caller.http.as_deref()
     }
 
+    /// A value a layer given to [`Server::layer`](crate::Server::layer) attached to this
+    /// request ([`McpRequest::extensions_mut`](crate::middleware::McpRequest::extensions_mut)):
+    /// what an authentication or tenancy layer found out, handed to the handler. `None`
+    /// when no layer attached a `T`. A task's context keeps those of the request that
+    /// created the task.
+    ///
+    /// ```
+    /// use tracksuit::{Ctx, ToolError, mcp_tool};
+    /// #[derive(Clone)]
+    /// struct Tenant(String);
+    /// /// Says whose data this is.
+    /// #[mcp_tool]
+    /// async fn whose(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     let tenant = ctx.extension::<Tenant>().ok_or_else(|| ToolError::new("no tenant"))?;
+    ///     Ok(tenant.0.clone())
+    /// }
+    /// ```
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.caller.extensions.as_deref()?.get::<T>()
+    }
+
     /// A capability the client did not declare: an error for the caller on a 2025 session;
     /// on a modern request the whole request fails with `-32021` naming it, before
     /// anything is asked.

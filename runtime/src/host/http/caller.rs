@@ -14,6 +14,7 @@ pub(super) fn caller_of(parts: &Arc<axum::http::request::Parts>) -> Caller {
     Caller {
         principal: principal_of(parts),
         http: Some(parts.clone()),
+        extensions: None,
     }
 }
 

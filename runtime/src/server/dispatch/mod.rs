@@ -97,10 +97,15 @@ impl McpRequest {
             id,
             method,
             params,
-            caller,
+            mut caller,
+            extensions,
             route,
             ..
         } = self;
+        // What the layers attached reaches the handler (`Ctx::extension`).
+        if !extensions.is_empty() {
+            caller.extensions = Some(std::sync::Arc::new(extensions));
+        }
         let Route {
             session,
             progress_token,
