@@ -40,6 +40,10 @@ pub struct ServerSession {
     /// Whom its tasks belong to when a request has no principal: a 2025-11-25 HTTP
     /// session's own key (see [`ServerSession::bind_tasks_to_session`]).
     anonymous_owner: OnceLock<String>,
+    /// Dropped with the session: an `OtelLayer`'s clock of a 2025-11-25 session, which
+    /// records `mcp.server.session.duration` then.
+    #[cfg(feature = "otel")]
+    pub(super) attached: OnceLock<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for ServerSession {
@@ -116,6 +120,8 @@ impl ServerSession {
             modern,
             listen: OnceLock::new(),
             anonymous_owner: OnceLock::new(),
+            #[cfg(feature = "otel")]
+            attached: OnceLock::new(),
         })
     }
 
