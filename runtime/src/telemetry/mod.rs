@@ -319,7 +319,7 @@ mod tests {
         assert!(span.is_remote() && span.is_sampled());
         assert_eq!(span.trace_state().get("rojo"), Some("00f067aa0ba902b7"));
         assert_eq!(
-            cx.baggage().get("user").map(|v| v.as_str().into_owned()),
+            cx.baggage().get("user").map(|v| v.as_str().to_owned()),
             Some("alice".into())
         );
     }
