@@ -54,6 +54,9 @@ section "interop, MCP 2026-07-28: TypeScript v2, Python 2.x and rmcp clients"
 section "MCP Apps in headless Chromium: the TicTacToe App played by clicking cells"
 ./scripts/apps.sh
 
+section "OpenTelemetry: Python MCP client + OpenTelemetry SDK, an OTLP receiver on opentelemetry-proto, Prometheus"
+./scripts/otel.sh
+
 section "interop, authorization: oidc-provider and the TypeScript SDK client's OAuth flow"
 ./scripts/interop-auth.sh
 
