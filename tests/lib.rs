@@ -11,6 +11,10 @@ pub struct ErasGuide;
 #[cfg(all(doctest, feature = "postgres"))]
 #[doc = include_str!("../docs/scaling.md")]
 pub struct ScalingGuide;
+/// The code in `docs/otel.md` (feature `otel`), compiled as doctests.
+#[cfg(all(doctest, feature = "otel"))]
+#[doc = include_str!("../docs/otel.md")]
+pub struct OtelGuide;
 /// The code in `docs/auth.md`, compiled as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/auth.md")]
