@@ -478,3 +478,65 @@ where
         self.inner.call(request)
     }
 }
+
+/// With no-op providers (nothing installed): calls work; without a parent nothing is
+/// propagated, and a parent the client sent still reaches the sampling request (a no-op
+/// span passes its parent's context on).
+#[tokio::test]
+async fn noop_providers_pass_on_only_the_context_they_were_given() {
+    use opentelemetry::metrics::noop::NoopMeterProvider;
+    use opentelemetry::trace::noop::NoopTracerProvider;
+    let noop = Telemetry::new(&NoopTracerProvider::new(), &NoopMeterProvider::new());
+    let server = Server::new(Implementation::new("noop", "1"))
+        .tool(ask)
+        .layer(OtelLayer::with_telemetry(noop))
+        .build()
+        .expect("server");
+    let otel = Otel::new();
+    let model = Model::answering();
+    let client = otel.client(&model, ClientEra::Session);
+    let client = within(
+        "connect",
+        tracksuit::host::connect_in_memory(server, client),
+    )
+    .await
+    .expect("connect");
+    // The client's own span is a root here (no context around it): it is still a parent.
+    let (trace, _, result) =
+        under_root(&otel, within("call", client.call_tool("ask", json!({})))).await;
+    result.expect("call");
+    let spans = otel.trace(trace, 2).await;
+    let call = find(&spans, "tools/call ask", SpanKind::Client)[0];
+    let sent = serde_json::to_value(&model.requests()[0]).expect("params");
+    let expected = format!("00-{trace}-{}-01", call.span_context.span_id());
+    assert_eq!(sent["_meta"]["traceparent"], expected);
+
+    // A client sending no context: the sampling request carries none.
+    let plain = Model::answering();
+    let server = Server::new(Implementation::new("noop", "1"))
+        .tool(ask)
+        .layer(OtelLayer::with_telemetry(Telemetry::new(
+            &NoopTracerProvider::new(),
+            &NoopMeterProvider::new(),
+        )))
+        .build()
+        .expect("server");
+    let quiet = Telemetry::new(&NoopTracerProvider::new(), &NoopMeterProvider::new());
+    let client = plain.client().telemetry(quiet);
+    let client = within(
+        "connect",
+        tracksuit::host::connect_in_memory(server, client),
+    )
+    .await
+    .expect("connect");
+    within("call", client.call_tool("ask", json!({})))
+        .await
+        .expect("call");
+    let sent = serde_json::to_value(&plain.requests()[0]).expect("params");
+    assert!(
+        sent.get("_meta")
+            .and_then(|m| m.get("traceparent"))
+            .is_none(),
+        "{sent}"
+    );
+}

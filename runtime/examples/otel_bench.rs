@@ -6,7 +6,7 @@
 //! figure is the best of the rounds.
 //!
 //! ```text
-//! cargo run --release -p tracksuit --features otel --example otel_bench [ITERATIONS] [ROUNDS]
+//! cargo run --release -p tracksuit --features otel --example otel_bench [ITERATIONS] [ROUNDS] [ONLY]
 //! ```
 
 use opentelemetry::metrics::noop::NoopMeterProvider;
@@ -96,6 +96,8 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let iterations: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100_000);
     let rounds: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(7);
+    // A variant's name: only that one runs (to profile it).
+    let only = args.next();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -109,6 +111,9 @@ fn main() {
     let mut best = [Duration::MAX; 4];
     for _ in 0..rounds {
         for (i, variant) in variants.iter().enumerate() {
+            if only.as_ref().is_some_and(|o| *o != format!("{variant:?}")) {
+                continue;
+            }
             let t = runtime.block_on(per_call(*variant, iterations));
             best[i] = best[i].min(t);
         }
@@ -116,7 +121,11 @@ fn main() {
     let base = best[0].as_secs_f64();
     println!("| variant | per call (best of {rounds} × {iterations}) | ÷ no layer |");
     println!("|---|---|---|");
-    for (variant, t) in variants.iter().zip(best) {
+    for (variant, t) in variants
+        .iter()
+        .zip(best)
+        .filter(|(_, t)| *t < Duration::MAX)
+    {
         println!(
             "| {variant:?} | {:.2} µs | {:.2}× |",
             t.as_secs_f64() * 1e6,

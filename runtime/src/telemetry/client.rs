@@ -37,8 +37,8 @@ impl ClientOperation {
         params: &mut Value,
         protocol_version: Option<&str>,
     ) -> ClientOperation {
-        let mut attributes = vec![KeyValue::new(keys::METHOD, method.to_owned())];
-        super::target_attributes(method, Some(params), &mut attributes);
+        let mut attributes = vec![KeyValue::new(keys::METHOD, super::method_value(method))];
+        super::target_attributes(method, Some(params), true, &mut attributes);
         if let Some(version) = protocol_version {
             attributes.push(KeyValue::new(keys::PROTOCOL_VERSION, version.to_owned()));
         }

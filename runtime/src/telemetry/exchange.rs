@@ -21,7 +21,7 @@ pub(crate) struct Scope(pub(crate) Telemetry);
 pub(crate) struct Exchange {
     cx: Context,
     telemetry: Telemetry,
-    method: String,
+    method: opentelemetry::Value,
     started: Instant,
 }
 
@@ -31,10 +31,11 @@ impl Exchange {
     pub(crate) fn start(method: &str, params: &mut Value) -> Option<Exchange> {
         let current = Context::current();
         let telemetry = current.get::<Scope>()?.0.clone();
+        let method = super::method_value(method);
         let span = telemetry.0.tracer.build_with_context(
-            opentelemetry::trace::SpanBuilder::from_name(method.to_owned())
+            opentelemetry::trace::SpanBuilder::from_name(method.as_str().into_owned())
                 .with_kind(SpanKind::Client)
-                .with_attributes([KeyValue::new(keys::METHOD, method.to_owned())]),
+                .with_attributes([KeyValue::new(keys::METHOD, method.clone())]),
             &current,
         );
         let cx = current.with_span(span);
@@ -42,7 +43,7 @@ impl Exchange {
         Some(Exchange {
             cx,
             telemetry,
-            method: method.to_owned(),
+            method,
             started: Instant::now(),
         })
     }

@@ -18,6 +18,7 @@ use opentelemetry::trace::{Tracer, TracerProvider};
 use opentelemetry::{Context, InstrumentationScope, global};
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
 /// Attribute names of the OpenTelemetry semantic conventions for MCP (and the JSON-RPC,
@@ -243,12 +244,51 @@ pub(crate) fn inject(cx: &Context, params: &mut Value) {
     }
 }
 
+/// The methods whose names are attribute values often enough to keep as `'static` (no
+/// allocation per request).
+const KNOWN_METHODS: [&str; 23] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "completion/complete",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/result",
+    "tasks/cancel",
+    "tasks/list",
+    "tasks/update",
+    "server/discover",
+    "subscriptions/listen",
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+];
+
+/// `method` as an attribute value (`'static` for the known ones).
+pub(crate) fn method_value(method: &str) -> opentelemetry::Value {
+    match KNOWN_METHODS.iter().find(|m| **m == method) {
+        Some(known) => (*known).into(),
+        None => method.to_owned().into(),
+    }
+}
+
 /// The span name the conventions give: `{mcp.method.name} {target}`, where the target is a
 /// tool's or prompt's name (a resource URI is left out: too many distinct names).
-pub(crate) fn span_name(method: &str, params: Option<&Value>) -> String {
+pub(crate) fn span_name(method: &str, params: Option<&Value>) -> Cow<'static, str> {
     match low_cardinality_target(method, params) {
-        Some(target) => format!("{method} {target}"),
-        None => method.to_owned(),
+        Some(target) => format!("{method} {target}").into(),
+        None => match KNOWN_METHODS.iter().find(|m| **m == method) {
+            Some(known) => Cow::Borrowed(known),
+            None => method.to_owned().into(),
+        },
     }
 }
 
@@ -264,10 +304,12 @@ pub(crate) fn low_cardinality_target<'a>(
 }
 
 /// The attributes naming what a request is about: `gen_ai.tool.name` (and
-/// `gen_ai.operation.name = execute_tool`), `gen_ai.prompt.name`, or `mcp.resource.uri`.
+/// `gen_ai.operation.name = execute_tool`), `gen_ai.prompt.name`, and with `uri` (spans
+/// only: too many distinct values for a metric) `mcp.resource.uri`.
 pub(crate) fn target_attributes(
     method: &str,
     params: Option<&Value>,
+    uri: bool,
     out: &mut Vec<opentelemetry::KeyValue>,
 ) {
     use opentelemetry::KeyValue;
@@ -284,7 +326,7 @@ pub(crate) fn target_attributes(
                 out.push(KeyValue::new(keys::PROMPT_NAME, name.to_owned()));
             }
         }
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" if uri => {
             if let Some(uri) = text("uri") {
                 out.push(KeyValue::new(keys::RESOURCE_URI, uri.to_owned()));
             }
@@ -388,7 +430,14 @@ mod tests {
             "tools/call"
         );
         let mut attributes = Vec::new();
-        target_attributes("resources/read", Some(&read), &mut attributes);
+        target_attributes("resources/read", Some(&read), false, &mut attributes);
+        assert!(attributes.is_empty(), "a URI only with `uri`");
+        target_attributes("resources/read", Some(&read), true, &mut attributes);
         assert_eq!(attributes[0].key.as_str(), keys::RESOURCE_URI);
+        assert!(matches!(
+            span_name("tools/list", None),
+            Cow::Borrowed("tools/list")
+        ));
+        assert_eq!(method_value("x/y").as_str(), "x/y");
     }
 }

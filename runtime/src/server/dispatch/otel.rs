@@ -15,8 +15,7 @@ use crate::server::ServerSession;
 use crate::telemetry::exchange::Scope;
 use crate::telemetry::{self, TOOL_ERROR, Telemetry, keys};
 use opentelemetry::trace::{
-    FutureExt as _, Link, SpanBuilder, SpanKind, Status, TraceContextExt as _, Tracer as _,
-    WithContext,
+    Link, Span as _, SpanBuilder, SpanKind, Status, TraceContextExt as _, Tracer as _,
 };
 use opentelemetry::{Context, KeyValue};
 use std::future::Future;
@@ -118,9 +117,13 @@ where
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
         let served = Served::open(&self.telemetry, &request);
-        let handler_cx = served.cx.with_value(Scope(self.telemetry.clone()));
+        let handler_cx = match &served.span {
+            Held::InContext(cx) => Some(cx.with_value(Scope(self.telemetry.clone()))),
+            Held::Alone(_) => None,
+        };
         OtelFuture {
-            inner: self.inner.call(request).with_context(handler_cx),
+            inner: self.inner.call(request),
+            handler_cx,
             served: Some(served),
         }
     }
@@ -131,7 +134,8 @@ pin_project_lite::pin_project! {
     /// span context, ending the span and recording the duration when it is ready.
     pub struct OtelFuture<F> {
         #[pin]
-        inner: WithContext<F>,
+        inner: F,
+        handler_cx: Option<Context>,
         served: Option<Served>,
     }
 }
@@ -144,7 +148,10 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
         let this = self.project();
+        // As `opentelemetry`'s `WithContext`: the context is current while the handler runs.
+        let attached = this.handler_cx.as_ref().map(|c| c.clone().attach());
         let out = ready!(this.inner.poll(cx));
+        drop(attached);
         if let Some(served) = this.served.take() {
             served.close(&out);
         }
@@ -152,10 +159,10 @@ where
     }
 }
 
-/// One request being served: its span (in `cx`), the attributes its measurement gets, and
+/// One request being served: its span, the attributes its measurement gets, and
 /// the session an `initialize` starts.
 struct Served {
-    cx: Context,
+    span: Held,
     telemetry: Telemetry,
     metric_attributes: Vec<KeyValue>,
     started: Instant,
@@ -172,43 +179,33 @@ impl std::fmt::Debug for Served {
 impl Served {
     fn open(telemetry: &Telemetry, request: &McpRequest) -> Served {
         let started = Instant::now();
-        let method = request.method();
-        let params = request.params();
-        let base = Context::current();
-        let from_meta = telemetry::from_meta(params, &base);
-        let from_headers = headers(request).and_then(|h| telemetry::from_headers(h, &base));
-        let mut links = Vec::new();
-        let parent = match (from_meta, from_headers) {
-            (Some(meta), Some(http)) => {
-                let transport = http.span().span_context().clone();
-                if transport.span_id() != meta.span().span_context().span_id() {
-                    links.push(Link::with_context(transport));
-                }
-                meta
-            }
-            (Some(parent), None) | (None, Some(parent)) => parent,
-            (None, None) => base,
-        };
-        let attributes = attributes(request);
-        let metric_attributes = attributes
-            .iter()
-            .filter(|kv| {
-                let key = kv.key.as_str();
-                key != keys::REQUEST_ID && key != keys::SESSION_ID && key != keys::RESOURCE_URI
-            })
-            .cloned()
-            .collect();
-        let span = telemetry.0.tracer.build_with_context(
+        let (method, params) = (request.method(), request.params());
+        let (parent, links) = parent(request);
+        let mut span = telemetry.0.tracer.build_with_context(
             SpanBuilder::from_name(telemetry::span_name(method, params))
                 .with_kind(SpanKind::Server)
-                .with_links(links)
-                .with_attributes(attributes),
+                .with_links(links),
             &parent,
         );
+        let metric_attributes = metric_attributes(request);
+        // Attributes a span that records nothing (no SDK installed, not sampled) would drop
+        // are not built. (So a sampler sees the span's name and kind, not its attributes.)
+        if span.is_recording() {
+            let mut attributes = metric_attributes.clone();
+            span_attributes(request, &mut attributes);
+            span.set_attributes(attributes);
+        }
         let initializing = (method == methods::INITIALIZE && request.era() == Era::Session)
             .then(|| request.route.session.clone());
+        // A span with no context to pass on (nothing installed, no parent): the handler runs
+        // as it would without the layer, and its requests get no spans either.
+        let span = if span.span_context().is_valid() {
+            Held::InContext(parent.with_span(span))
+        } else {
+            Held::Alone(span)
+        };
         Served {
-            cx: parent.with_span(span),
+            span,
             telemetry: telemetry.clone(),
             metric_attributes,
             started,
@@ -218,15 +215,13 @@ impl Served {
 
     /// Ends the span with how the request ended, and records its duration.
     fn close(mut self, out: &Result<McpResponse, BoxError>) {
-        let span = self.cx.span();
+        let mut input_required = false;
         let failure = match out {
             Ok(response) => match response.error() {
                 Some(error) => Some((error.code.to_string(), Some(error.message.clone()))),
                 None if response.is_tool_error() => Some((TOOL_ERROR.to_owned(), None)),
                 None => {
-                    if response.is_input_required() {
-                        span.add_event("input_required", Vec::new());
-                    }
+                    input_required = response.is_input_required();
                     None
                 }
             },
@@ -235,14 +230,18 @@ impl Served {
                 Some((code.to_string(), Some(message)))
             }
         };
+        let mut ended = Ended {
+            input_required,
+            ..Ended::default()
+        };
         if let Some((error_type, message)) = failure {
-            span.set_attribute(KeyValue::new(keys::ERROR_TYPE, error_type.clone()));
+            ended.push(keys::ERROR_TYPE, &error_type);
             if error_type != TOOL_ERROR {
-                span.set_attribute(KeyValue::new(keys::STATUS_CODE, error_type.clone()));
+                ended.push(keys::STATUS_CODE, &error_type);
                 self.metric_attributes
                     .push(KeyValue::new(keys::STATUS_CODE, error_type.clone()));
             }
-            span.set_status(Status::error(message.unwrap_or_default()));
+            ended.status = Some(Status::error(message.unwrap_or_default()));
             self.metric_attributes
                 .push(KeyValue::new(keys::ERROR_TYPE, error_type));
         } else if let Some(session) = self.initializing.take() {
@@ -253,12 +252,59 @@ impl Served {
                 &self.metric_attributes,
             );
         }
-        span.end();
+        ended.apply(self.span);
         let elapsed = self.started.elapsed().as_secs_f64();
         self.telemetry
             .0
             .server_operation
             .record(elapsed, &self.metric_attributes);
+    }
+}
+
+/// A request's span: in the context its handler runs in, or alone when there is no
+/// context to pass on.
+enum Held {
+    InContext(Context),
+    Alone(opentelemetry::global::BoxedSpan),
+}
+
+/// How a request's span ends.
+#[derive(Default)]
+struct Ended {
+    input_required: bool,
+    attributes: Vec<KeyValue>,
+    status: Option<Status>,
+}
+
+impl Ended {
+    fn push(&mut self, key: &'static str, value: &str) {
+        self.attributes.push(KeyValue::new(key, value.to_owned()));
+    }
+
+    fn apply(self, span: Held) {
+        match span {
+            Held::InContext(cx) => {
+                let span = cx.span();
+                if self.input_required {
+                    span.add_event("input_required", Vec::new());
+                }
+                span.set_attributes(self.attributes);
+                if let Some(status) = self.status {
+                    span.set_status(status);
+                }
+                span.end();
+            }
+            Held::Alone(mut span) => {
+                if self.input_required {
+                    span.add_event("input_required", Vec::new());
+                }
+                span.set_attributes(self.attributes);
+                if let Some(status) = self.status {
+                    span.set_status(status);
+                }
+                span.end();
+            }
+        }
     }
 }
 
@@ -293,21 +339,44 @@ fn headers(request: &McpRequest) -> Option<&http::HeaderMap> {
     http_parts(request).map(|parts| &parts.headers)
 }
 
-/// The span's attributes (the measurement's are these less the ones unique per request or
-/// session).
-fn attributes(request: &McpRequest) -> Vec<KeyValue> {
+/// The parent of a request's span: the context its `params._meta` carries, else its HTTP
+/// request's headers, else the current one; with the HTTP request's context as a link when
+/// both carry one and they differ.
+fn parent(request: &McpRequest) -> (Context, Vec<Link>) {
+    let base = Context::current();
+    let from_meta = telemetry::from_meta(request.params(), &base);
+    let from_headers = headers(request).and_then(|h| telemetry::from_headers(h, &base));
+    match (from_meta, from_headers) {
+        (Some(meta), Some(http)) => {
+            let transport = http.span().span_context().clone();
+            let links = if transport.span_id() != meta.span().span_context().span_id() {
+                vec![Link::with_context(transport)]
+            } else {
+                Vec::new()
+            };
+            (meta, links)
+        }
+        (Some(parent), None) | (None, Some(parent)) => (parent, Vec::new()),
+        (None, None) => (base, Vec::new()),
+    }
+}
+
+/// The attributes of a request's measurement (and span): method, tool or prompt,
+/// protocol version, network.
+fn metric_attributes(request: &McpRequest) -> Vec<KeyValue> {
     let method = request.method();
     let mut out = Vec::with_capacity(8);
-    out.push(KeyValue::new(keys::METHOD, method.to_owned()));
-    out.push(KeyValue::new(keys::REQUEST_ID, request.id().to_string()));
-    telemetry::target_attributes(method, request.params(), &mut out);
-    let version = request.protocol_version().map(str::to_owned).or_else(|| {
-        let params = request.params()?;
-        let asked = params.get("protocolVersion")?.as_str()?;
-        (method == methods::INITIALIZE).then(|| asked.to_owned())
-    });
-    if let Some(version) = version {
-        out.push(KeyValue::new(keys::PROTOCOL_VERSION, version));
+    out.push(KeyValue::new(keys::METHOD, telemetry::method_value(method)));
+    telemetry::target_attributes(method, request.params(), false, &mut out);
+    match request.protocol_version() {
+        Some(version) => out.push(KeyValue::new(keys::PROTOCOL_VERSION, version)),
+        None if method == methods::INITIALIZE => {
+            let asked = request.params().and_then(|p| p.get("protocolVersion"));
+            if let Some(asked) = asked.and_then(serde_json::Value::as_str) {
+                out.push(KeyValue::new(keys::PROTOCOL_VERSION, asked.to_owned()));
+            }
+        }
+        None => {}
     }
     match http_parts(request) {
         Some(parts) => {
@@ -320,14 +389,28 @@ fn attributes(request: &McpRequest) -> Vec<KeyValue> {
                 _ => "1.1",
             };
             out.push(KeyValue::new(keys::NETWORK_PROTOCOL_VERSION, version));
-            let session = parts.headers.get("mcp-session-id");
-            if let Some(session) = session.and_then(|v| v.to_str().ok()) {
-                out.push(KeyValue::new(keys::SESSION_ID, session.to_owned()));
-            }
         }
         None => out.push(KeyValue::new(keys::NETWORK_TRANSPORT, "pipe")),
     }
     out
+}
+
+/// The attributes only a span gets, each request's own: `jsonrpc.request.id`,
+/// `mcp.session.id`, `mcp.resource.uri`.
+fn span_attributes(request: &McpRequest, out: &mut Vec<KeyValue>) {
+    out.push(KeyValue::new(keys::REQUEST_ID, request.id().to_string()));
+    let by_uri = matches!(
+        request.method(),
+        methods::RESOURCES_READ | methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE
+    );
+    let uri = request.params().and_then(|p| p.get("uri"));
+    if let Some(uri) = uri.and_then(serde_json::Value::as_str).filter(|_| by_uri) {
+        out.push(KeyValue::new(keys::RESOURCE_URI, uri.to_owned()));
+    }
+    let session = headers(request).and_then(|h| h.get("mcp-session-id"));
+    if let Some(session) = session.and_then(|v| v.to_str().ok()) {
+        out.push(KeyValue::new(keys::SESSION_ID, session.to_owned()));
+    }
 }
 
 /// A 2025-11-25 session's clock: started by its `initialize`, read when the session is
