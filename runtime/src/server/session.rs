@@ -40,9 +40,7 @@ pub struct ServerSession {
     /// Whom its tasks belong to when a request has no principal: a 2025-11-25 HTTP
     /// session's own key (see [`ServerSession::bind_tasks_to_session`]).
     anonymous_owner: OnceLock<String>,
-    /// Dropped with the session: an `OtelLayer`'s clock of a 2025-11-25 session, which
-    /// records `mcp.server.session.duration` then.
-    #[cfg(feature = "otel")]
+    #[cfg(feature = "otel")] // `OtelLayer`'s session clock: its drop records the duration
     pub(super) attached: OnceLock<Box<dyn std::any::Any + Send + Sync>>,
 }
 
