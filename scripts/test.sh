@@ -66,6 +66,9 @@ section "cargo tracksuit dev under tmux: edits seen by connected TypeScript SDK 
 section "MCP Apps in headless Chromium: the TicTacToe App played by clicking cells"
 ./scripts/apps.sh
 
+section "OpenTelemetry: Python MCP client + OpenTelemetry SDK, an OTLP receiver on opentelemetry-proto, Prometheus"
+./scripts/otel.sh
+
 section "interop, authorization: oidc-provider and the TypeScript SDK client's OAuth flow"
 ./scripts/interop-auth.sh
 

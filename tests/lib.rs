@@ -15,6 +15,10 @@ pub struct ScalingGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/middleware.md")]
 pub struct MiddlewareGuide;
+/// The code in `docs/otel.md` (feature `otel`), compiled as doctests.
+#[cfg(all(doctest, feature = "otel"))]
+#[doc = include_str!("../docs/otel.md")]
+pub struct OtelGuide;
 /// The code in `docs/auth.md`, compiled as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/auth.md")]

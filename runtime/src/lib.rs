@@ -117,6 +117,34 @@ pub mod middleware {
     pub use crate::server::dispatch::{BoxError, Era, McpRequest, McpResponse, McpService};
 }
 mod on_demand;
+#[cfg(feature = "otel")]
+pub mod otel {
+    //! OpenTelemetry traces and metrics (feature `otel`), following the
+    //! [semantic conventions for MCP](https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/).
+    //!
+    //! - Server: [`OtelLayer`] (for [`Server::layer`](crate::Server::layer)) opens a span per
+    //!   request, its parent the W3C trace context the request carries in `params._meta`
+    //!   (or its HTTP headers), runs the handler in it (the sampling and elicitation
+    //!   requests a handler sends are child spans, and carry their context to the client),
+    //!   and records `mcp.server.operation.duration` and `mcp.server.session.duration`.
+    //! - Client: with this feature, [`Client`](crate::client::Client) opens a span per
+    //!   request, writes its context into `params._meta`, and records
+    //!   `mcp.client.operation.duration`
+    //!   ([`ClientBuilder::telemetry`](crate::client::ClientBuilder::telemetry)).
+    //!
+    //! tracksuit uses the OpenTelemetry API only: the application installs the SDK and its
+    //! exporters (OTLP, Prometheus, ...), as global providers or through [`Telemetry::new`].
+    //!
+    //! ```
+    //! use tracksuit::{Server, otel::OtelLayer};
+    //! let server = Server::new(tracksuit::crate_info!())
+    //!     .layer(OtelLayer::new()) // the global providers
+    //!     .build()?;
+    //! # Ok::<(), tracksuit::ServerError>(())
+    //! ```
+    pub use crate::server::dispatch::otel::{OtelFuture, OtelLayer, OtelService};
+    pub use crate::telemetry::Telemetry;
+}
 mod peer;
 mod private;
 pub mod protocol;
@@ -126,6 +154,8 @@ mod server;
 #[cfg(feature = "skills")]
 pub mod skills;
 pub mod task;
+#[cfg(feature = "otel")]
+mod telemetry;
 pub mod transport;
 
 pub use authoring::{

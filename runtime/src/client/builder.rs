@@ -35,6 +35,10 @@ pub struct ClientBuilder {
     pub(super) roots: Option<Vec<Root>>,
     pub(super) era: Era,
     pub(super) max_input_rounds: usize,
+    /// Where request spans and `mcp.client.operation.duration` go (the global providers
+    /// unless [`ClientBuilder::telemetry`] says otherwise); set when the client connects.
+    #[cfg(feature = "otel")]
+    pub(super) telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -57,6 +61,8 @@ impl Default for ClientBuilder {
             roots: None,
             era: Era::Session,
             max_input_rounds: DEFAULT_INPUT_ROUNDS,
+            #[cfg(feature = "otel")]
+            telemetry: None,
         }
     }
 }
@@ -243,6 +249,37 @@ impl ClientBuilder {
         self
     }
 
+    /// Where the client's request spans and `mcp.client.operation.duration` go (feature
+    /// `otel`); without it, the global providers as they are when the client connects.
+    /// Each request is a `CLIENT` span, child of the current OpenTelemetry context, and
+    /// carries its context to the server in `params._meta` (`traceparent`, `tracestate`,
+    /// `baggage`).
+    ///
+    /// ```
+    /// use opentelemetry::metrics::noop::NoopMeterProvider;
+    /// use opentelemetry::trace::noop::NoopTracerProvider;
+    /// use tracksuit::{client::Client, otel::Telemetry};
+    /// let telemetry = Telemetry::new(&NoopTracerProvider::new(), &NoopMeterProvider::new());
+    /// let builder = Client::builder().telemetry(telemetry);
+    /// # let _ = builder;
+    /// ```
+    #[cfg(feature = "otel")]
+    pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.telemetry = Some(telemetry);
+        self
+    }
+
+    /// A copy for the connected client (its telemetry resolved, with the `otel` feature).
+    fn connected(&self) -> ClientBuilder {
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
+        let mut builder = self.clone();
+        #[cfg(feature = "otel")]
+        if builder.telemetry.is_none() {
+            builder.telemetry = Some(crate::telemetry::Telemetry::global());
+        }
+        builder
+    }
+
     /// Replaces the declared capabilities (handlers still answer what they can).
     ///
     /// ```
@@ -277,7 +314,7 @@ impl ClientBuilder {
         let (notifications, _) = broadcast::channel(1024);
         let (mut stream, sink) = transport.split();
         tokio::spawn(drive(rx, peer.closed_flag(), SinkOutlet::new(sink)));
-        let handlers = Arc::new(self.clone());
+        let handlers = Arc::new(self.connected());
         let reader_peer = peer.clone();
         let reader_handlers = handlers.clone();
         let reader_notifications = notifications.clone();

@@ -39,6 +39,8 @@ mod skills;
 mod sse;
 mod subscription;
 mod task;
+#[cfg(feature = "otel")]
+mod traced;
 
 pub use builder::{ClientBuilder, DEFAULT_INPUT_ROUNDS};
 pub use child::{ChildStream, ChildTransport};
@@ -355,8 +357,22 @@ impl Client {
     }
 
     /// Sends a request and returns its result (on 2026-07-28, the final one, after
-    /// answering every `input_required` round).
+    /// answering every `input_required` round). With the `otel` feature, in a span of its
+    /// own whose context the request carries.
     async fn request_payload(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<ResultPayload, RequestError> {
+        #[cfg(feature = "otel")]
+        if let Some(telemetry) = &self.handlers.telemetry {
+            return self.traced_payload(telemetry, method, params).await;
+        }
+        self.send_payload(method, params).await
+    }
+
+    /// [`Client::request_payload`] without telemetry.
+    async fn send_payload(
         &self,
         method: &str,
         params: Value,

@@ -417,12 +417,24 @@ impl<K> Ctx<K> {
             None => None,
         };
         let for_log = logged_method(method).and_then(|m| Some((m, json_text(&params).ok()?)));
+        // Under an `OtelLayer`: the request's span, its context in `_meta` (not in the log).
+        #[cfg(feature = "otel")]
+        let exchange = crate::telemetry::exchange::Exchange::start(method, &mut params);
         let value = self
             .inner
             .session
             .peer()
             .request(method, Some(params), Some(self.related()), timeout)
             .await;
+        #[cfg(feature = "otel")]
+        if let Some(exchange) = exchange {
+            exchange.end(
+                value
+                    .as_ref()
+                    .err()
+                    .map(|e| (e.error_type(), e.to_string())),
+            );
+        }
         if let Some(asking) = asking {
             asking.answered().await;
         }

@@ -119,6 +119,23 @@ pub enum RequestError {
     },
 }
 
+#[cfg(feature = "otel")]
+impl RequestError {
+    /// The request's `error.type` in OpenTelemetry terms: the JSON-RPC code of an error
+    /// answer, else a short name for what went wrong.
+    pub(crate) fn error_type(&self) -> String {
+        match self {
+            RequestError::Peer(e) => e.code.to_string(),
+            RequestError::CapabilityMissing(_) => "capability_missing".into(),
+            RequestError::Timeout(_) => "timeout".into(),
+            RequestError::Decode(_) => "decode_error".into(),
+            RequestError::Closed => "connection_closed".into(),
+            RequestError::Unsupported => "unsupported".into(),
+            RequestError::InputRoundsExceeded { .. } => "input_rounds_exceeded".into(),
+        }
+    }
+}
+
 /// What the other side answered to a request: its result, or its error.
 type Answered = Result<ResultPayload, ErrorObject>;
 

@@ -38,6 +38,8 @@ pub struct ServerSession {
     /// Whom its tasks belong to when a request has no principal: a 2025-11-25 HTTP
     /// session's own key (see [`ServerSession::bind_tasks_to_session`]).
     anonymous_owner: OnceLock<String>,
+    #[cfg(feature = "otel")] // `OtelLayer`'s session clock: its drop records the duration
+    pub(super) attached: OnceLock<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for ServerSession {
@@ -114,6 +116,8 @@ impl ServerSession {
             modern,
             listen: OnceLock::new(),
             anonymous_owner: OnceLock::new(),
+            #[cfg(feature = "otel")]
+            attached: OnceLock::new(),
         })
     }
 

@@ -9,6 +9,8 @@
 //! layers the request becomes an [`McpRequest`], goes through the server's
 //! [`McpService`] (the layers around [`Handlers`]) and comes back an [`McpResponse`].
 
+#[cfg(feature = "otel")]
+pub(crate) mod otel;
 mod request;
 mod response;
 
