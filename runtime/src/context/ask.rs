@@ -372,36 +372,7 @@ impl<K> Ctx<K> {
         timeout: Duration,
     ) -> Result<R, RequestError> {
         if let Some(rounds) = &self.inner.rounds {
-            // Serialised once, straight to JSON text: its digest, its key and (if unanswered)
-            // the question all come from this text, and no value tree is built for an
-            // answered question.
-            let params = question_text(method, &params)?;
-            let keyed = keyed_elicitation(&params);
-            let key = self.flow.key(method, keyed.as_deref());
-            let answer = rounds.ask(&key, method, &params).await;
-            // An answer that is not a result of the request's kind is the client's protocol
-            // error: the whole request fails (-32602) rather than the tool seeing it.
-            let result = match serde_json::from_str::<R>(answer.get()) {
-                Ok(result) => result,
-                Err(_) => {
-                    // Reported as a value tree's deserializer words it (no text positions).
-                    let error = match serde_json::from_str::<Value>(answer.get()) {
-                        Ok(value) => R::deserialize(&value).err().map(|e| e.to_string()),
-                        Err(e) => Some(e.to_string()),
-                    };
-                    let error = error.unwrap_or_else(|| "not valid JSON".to_owned());
-                    rounds.malformed(&key, method, &error);
-                    return std::future::pending().await;
-                }
-            };
-            if let Some(method) = logged_method(method) {
-                lock(&self.inner.log).push(KeptExchange {
-                    method,
-                    params,
-                    result: answer,
-                });
-            }
-            return Ok(result);
+            return self.ask_in_rounds(rounds, method, &params).await;
         }
         if !self.inner.session.can_request() {
             return Err(RequestError::Unsupported);
@@ -451,6 +422,46 @@ impl<K> Ctx<K> {
         value
             .decode()
             .map_err(|e| RequestError::Decode(e.to_string()))
+    }
+
+    /// A request to the client on a 2026 multi round-trip call: answered from the round's
+    /// answers, or collected as a question (the handler then waits for the next round).
+    async fn ask_in_rounds<P: Serialize, R: DeserializeOwned>(
+        &self,
+        rounds: &super::Rounds,
+        method: &str,
+        params: &P,
+    ) -> Result<R, RequestError> {
+        // Serialised once, straight to JSON text: its digest, its key and (if unanswered)
+        // the question all come from this text, and no value tree is built for an
+        // answered question.
+        let params = question_text(method, &params)?;
+        let keyed = keyed_elicitation(&params);
+        let key = self.flow.key(method, keyed.as_deref());
+        let answer = rounds.ask(&key, method, &params).await;
+        // An answer that is not a result of the request's kind is the client's protocol
+        // error: the whole request fails (-32602) rather than the tool seeing it.
+        let result = match serde_json::from_str::<R>(answer.get()) {
+            Ok(result) => result,
+            Err(_) => {
+                // Reported as a value tree's deserializer words it (no text positions).
+                let error = match serde_json::from_str::<Value>(answer.get()) {
+                    Ok(value) => R::deserialize(&value).err().map(|e| e.to_string()),
+                    Err(e) => Some(e.to_string()),
+                };
+                let error = error.unwrap_or_else(|| "not valid JSON".to_owned());
+                rounds.malformed(&key, method, &error);
+                return std::future::pending().await;
+            }
+        };
+        if let Some(method) = logged_method(method) {
+            lock(&self.inner.log).push(KeptExchange {
+                method,
+                params,
+                result: answer,
+            });
+        }
+        Ok(result)
     }
 
     /// Every sampling and elicitation answer of this call so far, in order.
