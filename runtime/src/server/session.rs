@@ -271,20 +271,29 @@ impl ServerSession {
         }))
     }
 
+    /// A 2025-11-25 request that came through the server's layers: `initialize`, `ping`
+    /// and refusals are answered here (without layers `handle_request` answers them at
+    /// once), everything else by [`ServerSession::session_table`].
+    pub(super) async fn layered_session_request(
+        self: Arc<Self>,
+        mut call: Call,
+    ) -> Result<Answer, ErrorObject> {
+        match self.answer_at_once(&call.method, &mut call.params) {
+            Some(result) => result.map(Answer::Tree),
+            None => self.session_table(call).await,
+        }
+    }
+
     /// The 2025-11-25 method table.
     pub(super) async fn session_table(self: Arc<Self>, call: Call) -> Result<Answer, ErrorObject> {
         let Call {
             id,
             method,
-            mut params,
+            params,
             caller,
             progress_token,
             cancel,
         } = call;
-        // Reached only through layers: without them these were answered at once.
-        if let Some(result) = self.answer_at_once(&method, &mut params) {
-            return result.map(Answer::Tree);
-        }
         let ctx = Ctx::new(self.clone(), id, progress_token, cancel, caller);
         let tasks = &self.server.inner.tasks;
         // Whose tasks: taken by the task methods only (an owner is a `String`).

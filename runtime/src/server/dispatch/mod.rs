@@ -123,7 +123,7 @@ impl McpRequest {
             cancel,
         };
         match table {
-            MethodTable::Session => Box::pin(session.session_table(call)),
+            MethodTable::Session => Box::pin(session.layered_session_request(call)),
             MethodTable::Stateless => Box::pin(session.stateless_table(call)),
             MethodTable::PlainTool => Box::pin(session.plain_tool(call)),
         }

@@ -30,7 +30,7 @@ impl Era {
     pub fn protocol_version(self) -> &'static str {
         match self {
             Era::Session => crate::protocol::LATEST_PROTOCOL_VERSION,
-            Era::Stateless => "2026-07-28",
+            Era::Stateless => crate::server::MODERN_PROTOCOL_VERSIONS[0],
         }
     }
 }
