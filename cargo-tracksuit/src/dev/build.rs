@@ -7,6 +7,7 @@ use serde_json::Value;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -89,7 +90,7 @@ impl Package {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
-        let mut child = command.spawn()?;
+        let mut child = exclusive(|| command.spawn())?;
         let stdout = child.stdout.take().ok_or("cargo's stdout was not piped")?;
         let mut lines = BufReader::new(stdout).lines();
         let mut built = Vec::new();
@@ -133,7 +134,8 @@ impl Package {
 
     /// A private copy of `executable` for one server, so that the next build never writes
     /// over the file a running server was started from (nor one relay's copy over
-    /// another's). The caller removes it when that server is gone.
+    /// another's). The caller removes it when that server is gone, and calls this inside
+    /// [`exclusive`] together with the spawn that executes the copy.
     pub fn stage(&self, executable: &Path) -> Result<PathBuf, Error> {
         static STAGED: AtomicU64 = AtomicU64::new(0);
         let dir = self.target.join("tracksuit-dev");
@@ -163,6 +165,23 @@ impl Package {
         });
         !ignored
     }
+}
+
+/// Runs `f` (writing an executable, or forking a process) while no other thread of this
+/// process does either.
+///
+/// A child forked while another thread has a freshly copied executable open for writing
+/// inherits that descriptor until its own `exec`; executing the copy meanwhile fails with
+/// `ETXTBSY` ("Text file busy"). HTTP sessions restart their servers concurrently, and the
+/// builder forks `cargo` at any time: every write of a staged copy, and every fork, goes
+/// through here. A `std` spawn returns only after the child has executed (or failed to), so
+/// the child holds no inherited descriptor once the lock is released.
+pub fn exclusive<T>(f: impl FnOnce() -> T) -> T {
+    static FORKING: Mutex<()> = Mutex::new(());
+    let _guard = FORKING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    f()
 }
 
 /// Watches the workspace and `paths`; sends one `()` per change that `package` finds
@@ -216,6 +235,41 @@ pub async fn next_change(changes: &mut mpsc::UnboundedReceiver<()>, quiet: Durat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Eight threads each copy an executable and run the copy, as concurrent HTTP sessions'
+    /// restarts do. Without [`exclusive`], one thread's fork inherits another's write
+    /// descriptor and the exec fails with `ETXTBSY`, every run or few.
+    #[test]
+    fn concurrent_copies_all_start() {
+        let dir = std::env::temp_dir().join(format!("tracksuit-dev-stage-{}", std::process::id()));
+        let package = Package {
+            cargo: "cargo".into(),
+            manifest: None,
+            package: None,
+            bin: None,
+            release: false,
+            root: dir.clone(),
+            target: dir.clone(),
+        };
+        let executable = Path::new("/bin/true");
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    for _ in 0..40 {
+                        let (staged, child) = exclusive(|| {
+                            let staged = package.stage(executable).expect("copied");
+                            let child = std::process::Command::new(&staged).spawn();
+                            (staged, child)
+                        });
+                        let status = child.expect("the copy starts").wait().expect("waited");
+                        assert!(status.success());
+                        std::fs::remove_file(staged).expect("removed");
+                    }
+                });
+            }
+        });
+        std::fs::remove_dir_all(dir).expect("cleaned up");
+    }
 
     #[test]
     fn only_sources_are_relevant() {

@@ -9,7 +9,7 @@
 //! `notifications/initialized` was sent, the log level, resource subscriptions (2025), and
 //! open `subscriptions/listen` requests (2026). The restart itself is in `restart.rs`.
 
-use super::build::Package;
+use super::build::{self, Package};
 use crate::Error;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -157,14 +157,17 @@ impl<S: MessageSink> Relay<S> {
     pub fn spawn(&mut self, executable: &Path) -> Result<Child, Error> {
         let generation = self.next_generation;
         self.next_generation += 1;
-        let staged = self.launch.package.stage(executable)?;
-        let mut command = tokio::process::Command::new(&staged);
-        command.kill_on_drop(true);
-        command
-            .args(&self.launch.args)
-            .envs(self.launch.env.iter().cloned());
-        let transport = ChildTransport::spawn(command).inspect_err(|_| {
-            let _ = std::fs::remove_file(&staged);
+        let (staged, transport) = build::exclusive(|| -> Result<_, Error> {
+            let staged = self.launch.package.stage(executable)?;
+            let mut command = tokio::process::Command::new(&staged);
+            command.kill_on_drop(true);
+            command
+                .args(&self.launch.args)
+                .envs(self.launch.env.iter().cloned());
+            let transport = ChildTransport::spawn(command).inspect_err(|_| {
+                let _ = std::fs::remove_file(&staged);
+            })?;
+            Ok((staged, transport))
         })?;
         let (mut stream, sink) = transport.split();
         let events = self.events_tx.clone();
