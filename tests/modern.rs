@@ -774,4 +774,12 @@ async fn a_line_whose_first_message_is_modern_serves_modern_requests_and_cancels
         "the cancelled call's future is dropped",
     )
     .await;
+    // The line goes on serving: cancelling one request does not stop its driver.
+    to_server
+        .send(line_request(4, "server/discover", json!({})))
+        .await
+        .expect("send");
+    let after = next().await;
+    assert_eq!(after["id"], json!(4), "{after}");
+    assert!(after["result"]["supportedVersions"].is_array(), "{after}");
 }

@@ -39,6 +39,8 @@ pub struct ClientBuilder {
     /// unless [`ClientBuilder::telemetry`] says otherwise); set when the client connects.
     #[cfg(feature = "otel")]
     pub(super) telemetry: Option<crate::telemetry::Telemetry>,
+    /// The layers given to [`ClientBuilder::layer`] around the connection, if any.
+    pub(super) layers: Option<super::middleware::ClientService>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -63,6 +65,7 @@ impl Default for ClientBuilder {
             max_input_rounds: DEFAULT_INPUT_ROUNDS,
             #[cfg(feature = "otel")]
             telemetry: None,
+            layers: None,
         }
     }
 }
@@ -266,6 +269,52 @@ impl ClientBuilder {
     #[cfg(feature = "otel")]
     pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
         self.telemetry = Some(telemetry);
+        self
+    }
+
+    /// Wraps a [`tower::Layer`] around every request the client sends: a layer sees a
+    /// [`ClientRequest`](super::middleware::ClientRequest) and the
+    /// [`ClientResponse`](super::middleware::ClientResponse) that comes back, for every
+    /// request of both eras and each round of a 2026-07-28 multi round-trip request. The
+    /// last layer added is the outermost; `tower::ServiceBuilder` composes several. A
+    /// layer's own failure reaches the caller as [`RequestError::Layer`] (a
+    /// [`RequestError`] it returns, as it is). Without layers, requests take the same path
+    /// with nothing built for them.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower::ServiceBuilder;
+    /// use tracksuit::{Server, client::Client};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let builder = Client::builder().layer(
+    ///     ServiceBuilder::new()
+    ///         .concurrency_limit(8)
+    ///         .timeout(Duration::from_secs(5)),
+    /// );
+    /// let server = Server::new(tracksuit::crate_info!()).build()?;
+    /// let client = tracksuit::host::connect_in_memory(server, builder).await?;
+    /// client.ping().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<super::middleware::ClientService>,
+        L::Service: tower::Service<
+                super::middleware::ClientRequest,
+                Response = super::middleware::ClientResponse,
+                Error = super::middleware::BoxError,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<super::middleware::ClientRequest>>::Future: Send + 'static,
+    {
+        let inner = self.layers.take().unwrap_or_else(|| {
+            super::middleware::ClientService::new(super::middleware::Connection)
+        });
+        self.layers = Some(super::middleware::ClientService::new(layer.layer(inner)));
         self
     }
 

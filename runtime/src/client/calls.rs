@@ -401,15 +401,14 @@ impl Client {
             for uri in filter.resources() {
                 self.subscribe(uri).await?;
             }
-            let (peer, uris, timeout) =
-                (self.peer.clone(), filter.resources().to_vec(), self.timeout);
+            let (wire, uris, timeout) = (self.wire(), filter.resources().to_vec(), self.timeout);
             let ended = end.clone();
             tokio::spawn(async move {
                 ended.cancelled().await;
                 for uri in uris {
                     let params = json!({ "uri": uri });
-                    let _ = peer
-                        .request(methods::RESOURCES_UNSUBSCRIBE, Some(params), None, timeout)
+                    let _ = wire
+                        .send(methods::RESOURCES_UNSUBSCRIBE, params, 0, timeout)
                         .await;
                 }
             });
@@ -421,11 +420,11 @@ impl Client {
             });
         };
         let params = stamp.stamp(&json!({ "notifications": filter }));
-        let (peer, ended) = (self.peer.clone(), end.clone());
+        let (wire, ended) = (self.wire(), end.clone());
         let (failed_tx, mut failed) = tokio::sync::oneshot::channel();
         tokio::spawn(async move {
             // The listen request never completes on its own; dropping it cancels it.
-            let listen = peer.request(SUBSCRIPTIONS_LISTEN, Some(params), None, Duration::MAX);
+            let listen = wire.send(SUBSCRIPTIONS_LISTEN, params, 0, Duration::MAX);
             tokio::select! {
                 _ = ended.cancelled() => {}
                 outcome = listen => { let _ = failed_tx.send(outcome); }

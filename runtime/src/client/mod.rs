@@ -30,6 +30,7 @@ mod connect;
 mod headers;
 #[cfg(feature = "http")]
 mod http;
+pub mod middleware;
 mod modern;
 #[cfg(feature = "oauth")]
 pub mod oauth;
@@ -377,22 +378,16 @@ impl Client {
         method: &str,
         params: Value,
     ) -> Result<ResultPayload, RequestError> {
+        let wire = self.wire();
         let Some(stamp) = &self.stamp else {
-            return self
-                .peer
-                .request(method, Some(params), None, self.timeout)
-                .await;
+            return wire.send(method, params, 0, self.timeout).await;
         };
         let mut current = params.clone();
         let mut rounds = 0;
         let mut renegotiated = false;
         loop {
             let sent = stamp.stamp(&current);
-            let result = match self
-                .peer
-                .request(method, Some(sent), None, self.timeout)
-                .await
-            {
+            let result = match wire.send(method, sent, rounds, self.timeout).await {
                 Err(RequestError::Peer(e))
                     if e.code == UNSUPPORTED_PROTOCOL_VERSION && !renegotiated =>
                 {
@@ -420,6 +415,28 @@ impl Client {
             rounds += 1;
             let responses = self.answer_inputs(&result).await?;
             current = modern::retry_params(&params, &result, responses);
+        }
+    }
+
+    /// Where requests go: the connection, through the layers if there are any.
+    fn wire(&self) -> middleware::Wire {
+        let layers = self.handlers.layers.clone();
+        let protocol_version = layers.as_ref().and_then(|_| self.protocol_version_in_use());
+        middleware::Wire {
+            peer: self.peer.clone(),
+            layers,
+            era: self.era(),
+            protocol_version,
+        }
+    }
+
+    /// The protocol version requests go out with: the one `initialize` agreed, or the
+    /// 2026-07-28 era's.
+    fn protocol_version_in_use(&self) -> Option<String> {
+        match (&self.stamp, &self.init) {
+            (Some(stamp), _) => Some(crate::peer::sync::lock(&stamp.version).clone()),
+            (None, Some(init)) => Some(init.protocol_version.clone()),
+            (None, None) => None,
         }
     }
 

@@ -27,33 +27,12 @@ impl Client {
             .await;
         let ended = match &result {
             Ok(payload) => Ended::Result {
-                tool_failed: method == methods::TOOLS_CALL && tool_failed(payload),
+                tool_failed: method == methods::TOOLS_CALL
+                    && super::middleware::tool_failed(payload),
             },
             Err(e) => Ended::Failed(e.error_type(), e.to_string()),
         };
         operation.end(ended);
         result
     }
-
-    /// The protocol version requests go out with: the one `initialize` agreed, or the
-    /// 2026-07-28 era's.
-    fn protocol_version_in_use(&self) -> Option<String> {
-        match (&self.stamp, &self.init) {
-            (Some(stamp), _) => Some(crate::peer::sync::lock(&stamp.version).clone()),
-            (None, Some(init)) => Some(init.protocol_version.clone()),
-            (None, None) => None,
-        }
-    }
-}
-
-/// Whether a `tools/call` result says `isError: true`.
-fn tool_failed(payload: &ResultPayload) -> bool {
-    #[derive(serde::Deserialize)]
-    struct IsError {
-        #[serde(rename = "isError")]
-        is_error: Option<bool>,
-    }
-    payload
-        .decode::<IsError>()
-        .is_ok_and(|r| r.is_error == Some(true))
 }

@@ -238,8 +238,9 @@ impl ModernLine {
                     .and_then(|p| p.get("requestId"))
                     .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
                 let session = id.and_then(|id| lock(&self.in_flight).remove(&id));
+                // Its handler is cancelled; the line (and its driver) go on serving.
                 if let Some(session) = session.and_then(|s| s.upgrade()) {
-                    session.close();
+                    session.peer().close_undriven();
                 }
             }
             // No other notification exists on a modern line, and the server sends no

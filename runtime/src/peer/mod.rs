@@ -117,6 +117,10 @@ pub enum RequestError {
         /// The last `input_required` result, as the server sent it.
         last: Box<Value>,
     },
+    /// A client layer (`ClientBuilder::layer`) failed the request with an error of its own (tower's timeout, a rate limit's
+    /// refusal): downcast it to see which.
+    #[error("a client layer failed the request: {0}")]
+    Layer(std::sync::Arc<dyn std::error::Error + Send + Sync>),
 }
 
 #[cfg(feature = "otel")]
@@ -132,6 +136,7 @@ impl RequestError {
             RequestError::Closed => "connection_closed".into(),
             RequestError::Unsupported => "unsupported".into(),
             RequestError::InputRoundsExceeded { .. } => "input_rounds_exceeded".into(),
+            RequestError::Layer(_) => "layer".into(),
         }
     }
 }
@@ -462,9 +467,9 @@ impl Peer {
         self.close_and_wake(true);
     }
 
-    /// [`Peer::close`] for a peer that no driver reads for (its queue is the server's
-    /// discarding one): nothing is queued to wake one.
-    #[cfg(feature = "http")]
+    /// [`Peer::close`] for a peer whose queue no driver of its own reads: the server's
+    /// discarding one, or a line's that the line's other requests share (a 2026 request on
+    /// stdio). No `Shutdown` is queued: it would stop the driver every other request uses.
     pub(crate) fn close_undriven(&self) {
         self.close_and_wake(false);
     }
