@@ -540,3 +540,87 @@ async fn noop_providers_pass_on_only_the_context_they_were_given() {
         "{sent}"
     );
 }
+
+/// Looks a row up inside a `tracing` span of its own (as an application's handler would).
+#[mcp_tool]
+async fn lookup() -> String {
+    use tracing::Instrument as _;
+    async { tokio::task::yield_now().await }
+        .instrument(tracing::info_span!("db.query"))
+        .await;
+    "found".into()
+}
+
+#[tokio::test]
+async fn a_handlers_tracing_spans_nest_under_the_server_span() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let otel = Otel::new();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(otel.tracers.tracer("app")));
+    let _default = tracing::subscriber::set_default(subscriber);
+    for era in [ClientEra::Session, ClientEra::Stateless] {
+        let server = Server::new(Implementation::new("otel-test", "1"))
+            .tool(lookup)
+            .layer(OtelLayer::with_telemetry(otel.telemetry()))
+            .build()
+            .expect("server");
+        let client = Client::builder().era(era).telemetry(otel.telemetry());
+        let client = within(
+            "connect",
+            tracksuit::host::connect_in_memory(server, client),
+        )
+        .await
+        .expect("connect");
+        let (trace, _, result) =
+            under_root(&otel, within("call", client.call_tool("lookup", json!({})))).await;
+        assert_eq!(result.expect("call").content[0].as_text(), Some("found"));
+        let spans = otel.trace(trace, 4).await;
+        let served = find(&spans, "tools/call lookup", SpanKind::Server);
+        let queried = find(&spans, "db.query", SpanKind::Internal);
+        assert_eq!((served.len(), queried.len()), (1, 1), "{era:?}: {spans:#?}");
+        assert_eq!(
+            queried[0].parent_span_id,
+            served[0].span_context.span_id(),
+            "{era:?}: the handler's span is a child of the server span"
+        );
+    }
+}
+
+/// Asks the client's model once, as a task's background work.
+#[mcp_tool(task_support = "optional")]
+async fn ask_later(ctx: &Ctx) -> Result<String, ToolError> {
+    Ok(ctx.sample().prompt("hi").await?.text())
+}
+
+#[tokio::test]
+async fn a_tasks_background_requests_are_spans_under_the_call() {
+    let otel = Otel::new();
+    let model = Model::answering();
+    let server = Server::new(Implementation::new("otel-test", "1"))
+        .tool(ask_later)
+        .layer(OtelLayer::with_telemetry(otel.telemetry()))
+        .build()
+        .expect("server");
+    let client = otel.client(&model, ClientEra::Session);
+    let client = within("connect", tracksuit::host::connect_in_memory(server, client))
+        .await
+        .expect("connect");
+    let (trace, _, result) = under_root(&otel, async {
+        let call = client
+            .call_tool_task("ask_later", json!({}), Some(60_000))
+            .await
+            .expect("a task");
+        within("the task's result", call.result()).await
+    })
+    .await;
+    assert_eq!(result.expect("result").content[0].as_text(), Some("ok"));
+    let spans = otel.trace(trace, 6).await;
+    let served = find(&spans, "tools/call ask_later", SpanKind::Server);
+    let asked = find(&spans, "sampling/createMessage", SpanKind::Client);
+    assert_eq!((served.len(), asked.len()), (1, 1), "{spans:#?}");
+    assert_eq!(
+        asked[0].parent_span_id,
+        served[0].span_context.span_id(),
+        "the background request is a child of the call that started the task"
+    );
+}

@@ -555,6 +555,10 @@ impl TaskEngine {
             live: live.clone(),
         });
         let fut = work(handle, live.cancel.clone());
+        // The task's requests to the client are spans under the call's (feature `otel`).
+        #[cfg(feature = "otel")]
+        let fut =
+            opentelemetry::trace::FutureExt::with_context(fut, opentelemetry::Context::current());
         tokio::spawn(self.clone().run(live, fut));
         Ok(task)
     }

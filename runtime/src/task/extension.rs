@@ -267,6 +267,12 @@ impl TaskEngine {
         work: BoxFuture<'static, Result<Value, ErrorObject>>,
     ) {
         let engine = self.clone();
+        // The task's work runs in the call's OpenTelemetry context (feature `otel`).
+        #[cfg(feature = "otel")]
+        let work = Box::pin(opentelemetry::trace::FutureExt::with_context(
+            work,
+            opentelemetry::Context::current(),
+        ));
         tokio::spawn(async move {
             engine.drive(&running, expires_at, work).await;
             running.cancel.cancel();
