@@ -602,9 +602,12 @@ async fn a_tasks_background_requests_are_spans_under_the_call() {
         .build()
         .expect("server");
     let client = otel.client(&model, ClientEra::Session);
-    let client = within("connect", tracksuit::host::connect_in_memory(server, client))
-        .await
-        .expect("connect");
+    let client = within(
+        "connect",
+        tracksuit::host::connect_in_memory(server, client),
+    )
+    .await
+    .expect("connect");
     let (trace, _, result) = under_root(&otel, async {
         let call = client
             .call_tool_task("ask_later", json!({}), Some(60_000))
