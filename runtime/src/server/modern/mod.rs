@@ -232,7 +232,7 @@ impl ServerSession {
             SUBSCRIPTIONS_LISTEN => {
                 let end = this.server.inner.subscriptions_end.clone();
                 let id = request_id.clone();
-                let listening = Box::pin(this.listen(request_id, params, caller.owner()));
+                let listening = Box::pin(this.listen(request_id, params, &caller));
                 tokio::select! {
                     listened = listening => listened.map(Answer::Tree),
                     () = end.cancelled() => Ok(Answer::Tree(listen_ended(&id))),
