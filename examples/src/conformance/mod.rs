@@ -47,6 +47,13 @@ pub fn server(fixtures: &Fixtures) -> std::io::Result<Server> {
     // The suite's own fixtures come from a server of their own, mounted without a prefix:
     // every scenario that reaches them goes through a mount.
     .mount_flat(suite_fixtures())
+    // And one of them again under a prefix (`mounted_test_elicitation`), for the
+    // TypeScript SDK client's mount check (tests/interop/node/mount.mjs).
+    .mount(
+        "mounted",
+        Server::new(Implementation::new("mounted", env!("CARGO_PKG_VERSION")))
+            .tool(basics::test_elicitation),
+    )
     .tool(basics::test_reconnection)
     .tool(basics::authorize)
     .tool(basics::needs_authorization)
