@@ -346,7 +346,7 @@ fn duplicate(server: Server) -> String {
 #[test]
 fn duplicates_name_both_sources() {
     let on_server = Server::new(tracksuit::crate_info!())
-        .tool(ToolFnNamed::new("billing_pay"))
+        .tool(named("billing_pay"))
         .mount("billing", Server::new(tracksuit::crate_info!()).tool(pay));
     assert_eq!(
         duplicate(on_server),
@@ -369,7 +369,7 @@ fn duplicates_name_both_sources() {
         "{after:?}"
     );
     let nested = Server::new(tracksuit::crate_info!())
-        .tool(ToolFnNamed::new("m_n_pay"))
+        .tool(named("m_n_pay"))
         .mount(
             "m",
             Server::new(tracksuit::crate_info!())
@@ -440,17 +440,13 @@ fn what_a_mount_cannot_honour_is_a_build_error() {
 }
 
 /// A tool of a given name that answers its name.
-struct ToolFnNamed;
-
-impl ToolFnNamed {
-    fn new(name: &str) -> impl tracksuit::ToolHandler {
-        let name = name.to_owned();
-        tracksuit::ToolFn::new(
-            Tool::new(name.clone(), Default::default()),
-            move |_ctx, _| {
-                let name = name.clone();
-                async move { Ok(CallToolResult::text(name)) }
-            },
-        )
-    }
+fn named(name: &str) -> impl tracksuit::ToolHandler + use<> {
+    let name = name.to_owned();
+    tracksuit::ToolFn::new(
+        Tool::new(name.clone(), Default::default()),
+        move |_ctx, _| {
+            let name = name.clone();
+            async move { Ok(CallToolResult::text(name)) }
+        },
+    )
 }
