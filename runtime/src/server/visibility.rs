@@ -136,6 +136,22 @@ impl<'a> Item<'a> {
 /// Who is looking, as a visibility rule sees them: the authenticated principal, the client's
 /// description and capabilities (from `initialize` on 2025-11-25, from each request's
 /// `_meta` on 2026-07-28), the protocol era, and on Streamable HTTP the request's head.
+///
+/// ```
+/// use tracksuit::{Server, middleware::Era};
+/// let server = Server::new(tracksuit::crate_info!())
+///     .visibility(|item, viewer| {
+///         let staff = viewer.principal().is_some_and(|p| p.subject.ends_with("@staff"));
+///         let inspector = viewer.client_info().is_some_and(|c| c.name == "inspector");
+///         // Drafts only for staff, or the inspector in a 2026 request.
+///         !item.name().starts_with("draft_")
+///             || staff
+///             || (inspector && viewer.era() == Era::Stateless)
+///     })
+///     .build()?;
+/// # let _ = server;
+/// # Ok::<(), tracksuit::ServerError>(())
+/// ```
 pub struct Viewer<'a> {
     caller: &'a Caller,
     client: Option<&'a ClientInit>,
