@@ -324,3 +324,30 @@ async fn hide_unauthorized_hides_calls_too_while_a_shown_tool_is_refused_with_40
         }
     }
 }
+
+#[tokio::test]
+async fn results_that_depend_on_the_caller_are_never_publicly_cacheable() {
+    let hint = tracksuit::CacheHint {
+        ttl: std::time::Duration::from_secs(60),
+        public: true,
+    };
+    for filtered in [false, true] {
+        let mut server = Server::with_options(
+            tracksuit::crate_info!(),
+            ServerOptions::default().cache(hint),
+        )
+        .tool(tool("t0"));
+        if filtered {
+            server = server.visibility(|_, _| true);
+        }
+        let server = server.build().expect("distinct names");
+        let client = as_(server, Era::Stateless, bob()).await;
+        let listed: Value = client
+            .request("tools/list", json!({}))
+            .await
+            .expect("tools/list");
+        let scope = if filtered { "private" } else { "public" };
+        assert_eq!(listed["cacheScope"], scope, "{listed}");
+        assert_eq!(listed["ttlMs"], 60_000);
+    }
+}

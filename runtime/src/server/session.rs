@@ -35,6 +35,9 @@ pub struct ServerSession {
     modern: bool,
     /// A modern `subscriptions/listen` request: what it listens for.
     pub(super) listen: OnceLock<super::modern::Listen>,
+    /// Sees every item whatever the visibility rules say: a resumed task's call, whose
+    /// caller was admitted when the task started.
+    pub(super) unfiltered: AtomicBool,
     /// Whom its tasks belong to when a request has no principal: a 2025-11-25 HTTP
     /// session's own key (see [`ServerSession::bind_tasks_to_session`]).
     anonymous_owner: OnceLock<String>,
@@ -115,6 +118,7 @@ impl ServerSession {
             stateless,
             modern,
             listen: OnceLock::new(),
+            unfiltered: AtomicBool::new(false),
             anonymous_owner: OnceLock::new(),
             #[cfg(feature = "otel")]
             attached: OnceLock::new(),
