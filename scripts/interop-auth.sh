@@ -2,7 +2,9 @@
 # tracksuit as an OAuth 2.1 resource server against an authorization server nobody here
 # wrote: oidc-provider (npm) on loopback with resource indicators, tokens by the
 # client-credentials grant and by authorization code + PKCE, the TypeScript SDK client's
-# OAuth discovery flow, and every kind of bad token (tests/interop/auth/run.mjs).
+# OAuth discovery flow, every kind of bad token, and per-caller visibility
+# (`--hide-unauthorized`: the SDK client without the scope does not see the tool)
+# (tests/interop/auth/run.mjs).
 # Then tracksuit as an OAuth *client* (the `oauth_client` example) against oidc-provider in
 # front of the `auth` example, both eras: dynamic registration, code + PKCE through the
 # provider's login and consent, refresh on expiry and on a refused token, step-up, client

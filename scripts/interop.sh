@@ -14,6 +14,7 @@ echo "--- TypeScript SDK client ($(node --version))"
 node tests/interop/node/client.mjs "$binary"
 node tests/interop/node/sampling.mjs "$root/target/debug/sampling"
 node tests/interop/node/elicitation.mjs "$binary"
+node tests/interop/node/mount.mjs "$binary"
 node tests/interop/node/tictactoe.mjs "$root/target/debug/tictactoe"
 node tests/interop/node/tasks.mjs "$root/target/debug/tasks"
 

@@ -15,6 +15,10 @@ pub struct ScalingGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/middleware.md")]
 pub struct MiddlewareGuide;
+/// The code in `docs/composing.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/composing.md")]
+pub struct ComposingGuide;
 /// The code in `docs/otel.md` (feature `otel`), compiled as doctests.
 #[cfg(all(doctest, feature = "otel"))]
 #[doc = include_str!("../docs/otel.md")]

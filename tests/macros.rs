@@ -395,7 +395,9 @@ fn duplicate_tool_names_are_an_error_not_a_panic() {
         error,
         tracksuit::ServerError::Duplicate {
             kind: "tool",
-            name: "add".into()
+            name: "add".into(),
+            existing_from: None,
+            added_from: None,
         }
     );
     assert_eq!(

@@ -170,9 +170,10 @@ pub use peer::RequestError;
 pub use sampling::{SampleError, SampleExchange};
 pub use seal::{KeyError, MAX_STATE_LEN, StateKeys};
 pub use server::{
-    CacheHint, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, ProfileChooser, PromptFn,
-    PromptHandler, ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler,
-    ScopeRule, Server, ServerError, ServerHandle, ServerOptions, ToolFn, ToolHandler, UriTemplate,
+    CacheHint, IntoPrompt, IntoResource, IntoResourceTemplate, IntoTool, Item, ItemKind, Mount,
+    ProfileChooser, PromptFn, PromptHandler, ResourceFn, ResourceHandler, ResourceTemplateFn,
+    ResourceTemplateHandler, ScopeRule, Server, ServerError, ServerHandle, ServerOptions, ToolFn,
+    ToolHandler, UriTemplate, Viewer,
 };
 
 /// The [`protocol::Implementation`] of the crate that invokes it: its package name and

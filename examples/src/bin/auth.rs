@@ -12,6 +12,9 @@
 //! `--required-scope notes:read` every request needs that scope and a `401` asks for it
 //! alone (the OAuth client end-to-end test uses it to make `write_note` a step-up).
 //!
+//! With `--hide-unauthorized` a caller without `notes:write` does not see `write_note` at
+//! all (left out of `tools/list`, unknown to `tools/call`: `ServerOptions::hide_unauthorized`).
+//!
 //! Tools: `whoami` (anyone with a valid token), `write_note` (needs `notes:write`),
 //! `calls` (how often the other two ran: the interop test checks that no refused request
 //! reached them).
@@ -47,6 +50,9 @@ struct Args {
     /// these only, so a client asks for less and `write_note` makes it step up.
     #[arg(long = "required-scope")]
     required_scopes: Vec<String>,
+    /// Hide what the caller's scopes do not allow (`write_note` without `notes:write`).
+    #[arg(long)]
+    hide_unauthorized: bool,
 }
 
 static CALLS: AtomicU64 = AtomicU64::new(0);
@@ -112,7 +118,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .scopes_supported(["notes:read", "notes:write"])
         .required_scopes(args.required_scopes.iter().cloned())
         .resource_name("tracksuit auth example");
-    let server = Server::new(tracksuit::crate_info!())
+    let options = tracksuit::ServerOptions::default().hide_unauthorized(args.hide_unauthorized);
+    let server = Server::with_options(tracksuit::crate_info!(), options)
         .tool(whoami)
         .tool(write_note)
         .tool(calls)

@@ -44,36 +44,23 @@ pub fn server(fixtures: &Fixtures) -> std::io::Result<Server> {
         env!("CARGO_PKG_VERSION"),
     ))
     .instructions("tracksuit's conformance-suite server.")
-    .tool(basics::test_image_content)
-    .tool(basics::test_audio_content)
-    .tool(basics::test_embedded_resource)
-    .tool(basics::test_multiple_content_types)
-    .tool(basics::test_tool_with_logging)
-    .tool(basics::test_tool_with_progress)
-    .tool(basics::test_error_handling)
-    .tool(basics::test_sampling)
-    .tool(basics::test_elicitation)
-    .tool(basics::test_elicitation_sep1034_defaults)
-    .tool(basics::test_elicitation_sep1330_enums)
-    .tool(basics::json_schema_2020_12_tool())
+    // The suite's own fixtures come from a server of their own, mounted without a prefix:
+    // every scenario that reaches them goes through a mount.
+    .mount_flat(suite_fixtures())
+    // And one of them again under a prefix (`mounted_test_elicitation`), for the
+    // TypeScript SDK client's mount check (tests/interop/node/mount.mjs).
+    .mount(
+        "mounted",
+        Server::new(Implementation::new("mounted", env!("CARGO_PKG_VERSION")))
+            .tool(basics::test_elicitation),
+    )
     .tool(basics::test_reconnection)
     .tool(basics::authorize)
     .tool(basics::needs_authorization)
     .tool(basics::wait_for_cancel)
     .tool(basics::cancelled_count)
-    .tool(modern::test_missing_capability)
-    .tool(modern::test_streaming_elicitation)
-    .tool(modern::test_logging_tool)
     .tool(modern::test_trigger_tool_change)
     .tool(modern::test_trigger_prompt_change)
-    .tool(modern::test_input_required_result_elicitation)
-    .tool(modern::test_input_required_result_sampling)
-    .tool(modern::test_input_required_result_list_roots)
-    .tool(modern::test_input_required_result_request_state)
-    .tool(modern::test_input_required_result_multiple_inputs)
-    .tool(modern::test_input_required_result_multi_round)
-    .tool(modern::test_input_required_result_tampered_state)
-    .tool(modern::test_input_required_result_capabilities)
     .tool(modern::test_custom_header())
     .tool(interop::TripPlanner)
     .tool(interop::phase_counts)
@@ -83,13 +70,6 @@ pub fn server(fixtures: &Fixtures) -> std::io::Result<Server> {
     .tool(interop::protocol_error_job)
     .tool(interop::confirm_delete)
     .tool(interop::multi_input)
-    .tool(interop::test_tool_with_task())
-    .resource(items::static_binary)
-    .resource(items::watched_resource)
-    .prompt(items::test_prompt_with_arguments)
-    .prompt(items::test_prompt_with_embedded_resource)
-    .prompt(items::test_prompt_with_image)
-    .prompt(modern::test_input_required_result_prompt)
     .tool(next::test_tool_slow)
     .tool(next::test_tool_fast)
     .skills(skills);
@@ -105,6 +85,46 @@ pub fn server(fixtures: &Fixtures) -> std::io::Result<Server> {
             .resource_template(next::scoped_template_data)
             .prompt(next::scoped_simple_prompt),
     })
+}
+
+/// The content, sampling, elicitation, logging, progress, multi round-trip and task tools,
+/// the resources and the prompts the suite's scenarios call: a server of its own, which
+/// [`server`] serves through [`Server::mount_flat`].
+fn suite_fixtures() -> Server {
+    Server::new(Implementation::new(
+        "tracksuit-conformance-fixtures",
+        env!("CARGO_PKG_VERSION"),
+    ))
+    .tool(basics::test_image_content)
+    .tool(basics::test_audio_content)
+    .tool(basics::test_embedded_resource)
+    .tool(basics::test_multiple_content_types)
+    .tool(basics::test_tool_with_logging)
+    .tool(basics::test_tool_with_progress)
+    .tool(basics::test_error_handling)
+    .tool(basics::test_sampling)
+    .tool(basics::test_elicitation)
+    .tool(basics::test_elicitation_sep1034_defaults)
+    .tool(basics::test_elicitation_sep1330_enums)
+    .tool(basics::json_schema_2020_12_tool())
+    .tool(modern::test_missing_capability)
+    .tool(modern::test_streaming_elicitation)
+    .tool(modern::test_logging_tool)
+    .tool(modern::test_input_required_result_elicitation)
+    .tool(modern::test_input_required_result_sampling)
+    .tool(modern::test_input_required_result_list_roots)
+    .tool(modern::test_input_required_result_request_state)
+    .tool(modern::test_input_required_result_multiple_inputs)
+    .tool(modern::test_input_required_result_multi_round)
+    .tool(modern::test_input_required_result_tampered_state)
+    .tool(modern::test_input_required_result_capabilities)
+    .tool(interop::test_tool_with_task())
+    .resource(items::static_binary)
+    .resource(items::watched_resource)
+    .prompt(items::test_prompt_with_arguments)
+    .prompt(items::test_prompt_with_embedded_resource)
+    .prompt(items::test_prompt_with_image)
+    .prompt(modern::test_input_required_result_prompt)
 }
 
 /// The HTTP options of the instance: JSON or SSE responses, and the fixture tokens'

@@ -48,6 +48,9 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 pub struct Ctx<K = ()> {
     inner: Arc<CtxInner>,
     flow: Arc<Flow>,
+    /// The app state of the mounted servers the handler belongs to, innermost first
+    /// (`Server::mount`); `None` for an item registered on the server itself.
+    mounted: Option<Arc<state::Mounted>>,
     keys: std::marker::PhantomData<fn() -> K>,
 }
 
@@ -56,6 +59,7 @@ impl<K> Clone for Ctx<K> {
         Ctx {
             inner: self.inner.clone(),
             flow: self.flow.clone(),
+            mounted: self.mounted.clone(),
             keys: std::marker::PhantomData,
         }
     }
@@ -256,6 +260,7 @@ impl Ctx {
                 last_progress: std::sync::Mutex::new(None),
             }),
             flow: Arc::default(),
+            mounted: None,
             keys: std::marker::PhantomData,
         }
     }
@@ -276,6 +281,7 @@ impl<K> Ctx<K> {
         Ctx {
             inner: self.inner.clone(),
             flow: self.flow.clone(),
+            mounted: self.mounted.clone(),
             keys: std::marker::PhantomData,
         }
     }
@@ -291,6 +297,7 @@ impl<K> Ctx<K> {
                 path: format!("{}b{n}.", self.flow.path),
                 ..Flow::default()
             }),
+            mounted: self.mounted.clone(),
             keys: std::marker::PhantomData,
         }
     }

@@ -46,6 +46,30 @@ impl AppState {
     }
 }
 
+/// The app state of the servers mounted around a handler (`Server::mount`): the innermost
+/// mount's first, then the mounts it sits in. A handler of a mounted server reads its own
+/// server's values first, then those of the servers it was mounted into.
+pub(crate) struct Mounted {
+    state: std::sync::Arc<AppState>,
+    outer: Option<std::sync::Arc<Mounted>>,
+}
+
+impl Mounted {
+    fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.state
+            .get::<T>()
+            .ok()
+            .or_else(|| self.outer.as_deref().and_then(Mounted::get::<T>))
+    }
+}
+
+impl AppState {
+    /// Whether no value was given.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
 /// [`Ctx::state`] found no value of the type asked for: none was given to `Server::state`.
 ///
 /// Its message names the type. Like any `std::error::Error` it converts into a
@@ -143,8 +167,29 @@ impl<K> Ctx<K> {
     /// # Ok(())
     /// # }
     /// ```
+    ///
+    /// A handler of a mounted server (`Server::mount`) reads the value its own server was
+    /// given first; a type its server has none of is looked up in the server it was mounted
+    /// into (and so on out to the served one).
     pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, MissingState> {
+        if let Some(value) = self.mounted.as_deref().and_then(Mounted::get::<T>) {
+            return Ok(value);
+        }
         self.inner.session.app_state().get::<T>()
+    }
+
+    /// The same context for a handler of a mounted server whose app state is `state`:
+    /// [`Ctx::state`] looks there first.
+    pub(crate) fn in_mount(&self, state: &std::sync::Arc<AppState>) -> Ctx<K> {
+        if state.is_empty() {
+            return self.clone();
+        }
+        let mut ctx = self.clone();
+        ctx.mounted = Some(std::sync::Arc::new(Mounted {
+            state: state.clone(),
+            outer: self.mounted.clone(),
+        }));
+        ctx
     }
 }
 

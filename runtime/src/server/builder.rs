@@ -31,8 +31,10 @@ use std::sync::{Arc, Mutex, RwLock};
 /// ```
 #[must_use = "a Server does nothing until it is built or served"]
 pub struct Server {
-    inner: ServerInner,
-    error: Option<ServerError>,
+    pub(super) inner: ServerInner,
+    pub(super) error: Option<ServerError>,
+    /// What was set that a mount cannot honour (see [`Server::mount`]).
+    pub(super) unmountable: Vec<&'static str>,
 }
 
 impl std::fmt::Debug for Server {
@@ -106,8 +108,10 @@ impl Server {
                 task_notices: Mutex::default(),
                 service: None,
                 app_state: crate::context::AppState::default(),
+                visibility: Vec::new(),
             },
             error,
+            unmountable: Vec::new(),
         }
     }
 
@@ -185,7 +189,8 @@ impl Server {
     /// assert_eq!(server.running_tasks(), 0);
     /// # Ok::<(), tracksuit::ServerError>(())
     /// ```
-    pub fn task_store(self, store: impl crate::task::TaskStore) -> Self {
+    pub fn task_store(mut self, store: impl crate::task::TaskStore) -> Self {
+        self.unmountable.push("a task store");
         let notices = store.notices();
         self.inner.tasks.set_store(Arc::new(store));
         *lock(&self.inner.task_notices) = notices;
@@ -210,6 +215,7 @@ impl Server {
     /// ```
     pub fn event_bus(mut self, bus: Arc<dyn crate::events::EventBus>) -> Self {
         self.inner.bus = Some(events::Bus::new(bus));
+        self.unmountable.push("an event bus");
         self
     }
 
@@ -232,6 +238,7 @@ impl Server {
         store: Arc<dyn crate::idempotency::IdempotencyStore>,
     ) -> Self {
         self.inner.rounds_store = store;
+        self.unmountable.push("an idempotency store");
         self
     }
 
@@ -278,6 +285,7 @@ impl Server {
             .take()
             .unwrap_or_else(super::dispatch::handlers);
         self.inner.service = Some(super::dispatch::McpService::new(layer.layer(inner)));
+        self.unmountable.push("layers");
         self
     }
 
@@ -293,7 +301,7 @@ impl Server {
     /// # Ok::<(), tracksuit::ServerError>(())
     /// ```
     pub fn tool<M>(self, tool: impl IntoTool<M>) -> Self {
-        let result = self.inner.insert_tool(tool.tool());
+        let result = self.inner.insert_tool(tool.tool(), None);
         self.keep_first(result)
     }
 
@@ -314,19 +322,19 @@ impl Server {
     pub fn tools(mut self, set: impl ToolSet) -> Self {
         let parts = set.into_parts();
         for tool in parts.tools {
-            let result = self.inner.insert_tool(tool);
+            let result = self.inner.insert_tool(tool, None);
             self = self.keep_first(result);
         }
         for prompt in parts.prompts {
-            let result = self.inner.insert_prompt(prompt);
+            let result = self.inner.insert_prompt(prompt, None);
             self = self.keep_first(result);
         }
         for resource in parts.resources {
-            let result = self.inner.insert_resource(resource);
+            let result = self.inner.insert_resource(resource, None);
             self = self.keep_first(result);
         }
         for template in parts.templates {
-            let result = self.inner.insert_template(template);
+            let result = self.inner.insert_template(template, None);
             self = self.keep_first(result);
         }
         self
@@ -343,7 +351,7 @@ impl Server {
     /// # Ok::<(), tracksuit::ServerError>(())
     /// ```
     pub fn prompt<M>(self, prompt: impl IntoPrompt<M>) -> Self {
-        let result = self.inner.insert_prompt(prompt.prompt());
+        let result = self.inner.insert_prompt(prompt.prompt(), None);
         self.keep_first(result)
     }
 
@@ -358,7 +366,7 @@ impl Server {
     /// # Ok::<(), tracksuit::ServerError>(())
     /// ```
     pub fn resource<M>(self, resource: impl IntoResource<M>) -> Self {
-        let result = self.inner.insert_resource(resource.resource());
+        let result = self.inner.insert_resource(resource.resource(), None);
         self.keep_first(result)
     }
 
@@ -373,7 +381,9 @@ impl Server {
     /// # Ok::<(), tracksuit::ServerError>(())
     /// ```
     pub fn resource_template<M>(self, template: impl IntoResourceTemplate<M>) -> Self {
-        let result = self.inner.insert_template(template.resource_template());
+        let result = self
+            .inner
+            .insert_template(template.resource_template(), None);
         self.keep_first(result)
     }
 
@@ -397,10 +407,11 @@ impl Server {
                 let contents = contents.clone();
                 async move { Ok(crate::protocol::ReadResourceResult::new(vec![contents])) }
             });
-            let result = self.inner.insert_resource(Arc::new(read));
+            let result = self.inner.insert_resource(Arc::new(read), None);
             self = self.keep_first(result);
         }
         self.inner.skills = Some(Arc::new(skills));
+        self.unmountable.push("skills");
         self
     }
 
@@ -431,7 +442,7 @@ impl Server {
             let contents = contents.clone();
             async move { Ok(contents) }
         });
-        let result = self.inner.insert_resource(Arc::new(read));
+        let result = self.inner.insert_resource(Arc::new(read), None);
         self.keep_first(result)
     }
 
@@ -456,11 +467,11 @@ impl Server {
     /// ```
     pub fn app_tool<M>(self, tool: impl IntoTool<M>, ui_uri: &str) -> Self {
         let linked = tool::UiLinked::new(tool.tool(), ui_uri);
-        let result = self.inner.insert_tool(Arc::new(linked));
+        let result = self.inner.insert_tool(Arc::new(linked), None);
         self.keep_first(result)
     }
 
-    fn keep_first(mut self, result: Result<(), ServerError>) -> Self {
+    pub(super) fn keep_first(mut self, result: Result<(), ServerError>) -> Self {
         if let Err(e) = result {
             self.error.get_or_insert(e);
         }

@@ -22,9 +22,13 @@ impl ServerSession {
     /// Of the tool named `name`: whether it gathers input before it becomes a task
     /// ([`ToolHandler::input_before_task`](super::ToolHandler::input_before_task)), and its
     /// task support.
-    pub(super) fn task_support(&self, name: &str) -> Option<(bool, TaskSupport)> {
-        read(&self.server.inner.tools)
-            .get(name)
+    /// `None` for an unknown tool, or one `caller` may not see.
+    pub(super) fn task_support(
+        &self,
+        name: &str,
+        caller: &crate::caller::Caller,
+    ) -> Option<(bool, TaskSupport)> {
+        self.lookup(&read(&self.server.inner.tools), name, caller)
             .map(|entry| (entry.item.input_before_task(), entry.task_support()))
     }
 
@@ -55,13 +59,16 @@ impl ServerSession {
         p.arguments = arguments;
         // Only the handler and its task support leave the lock: cloning the descriptor
         // (schemas included) per call was a tenth of the in-memory call cost.
-        let found = read(&self.server.inner.tools).get(&p.name).map(|entry| {
-            (
-                entry.item.clone(),
-                entry.task_support(),
-                entry.scopes.clone(),
-            )
-        });
+        let found = {
+            let tools = read(&self.server.inner.tools);
+            self.lookup(&tools, &p.name, ctx.caller()).map(|entry| {
+                (
+                    entry.item.clone(),
+                    entry.task_support(),
+                    entry.scopes.clone(),
+                )
+            })
+        };
         let Some((tool, support, scopes)) = found else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
@@ -130,7 +137,10 @@ impl ServerSession {
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         let p: GetPromptRequestParams = decode(params)?;
-        let entry = read(&self.server.inner.prompts).get(&p.name).cloned();
+        let entry = {
+            let prompts = read(&self.server.inner.prompts);
+            self.lookup(&prompts, &p.name, ctx.caller()).cloned()
+        };
         let Some(entry) = entry else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown prompt: {}",
@@ -162,14 +172,19 @@ impl ServerSession {
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         let p: ReadResourceRequestParams = decode(params)?;
-        let fixed = read(&self.server.inner.resources)
-            .get(&p.uri)
-            .map(|e| (e.item.clone(), e.scopes.clone()));
+        let fixed = {
+            let resources = read(&self.server.inner.resources);
+            self.lookup(&resources, &p.uri, ctx.caller())
+                .map(|e| (e.item.clone(), e.scopes.clone()))
+        };
         if let Some((resource, scopes)) = fixed {
             check_scopes(&ctx, "resource", &p.uri, scopes.fixed())?;
             return encode(resource.read(ctx).await?);
         }
         let matched = read(&self.server.inner.templates).values().find_map(|e| {
+            if !self.visible(e, ctx.caller()) {
+                return None;
+            }
             e.item
                 .template()
                 .matches(&p.uri)
@@ -206,9 +221,11 @@ impl ServerSession {
         let (name, value) = (&p.argument.name, &p.argument.value);
         let values = match &p.reference {
             CompletionReference::Prompt(r) => {
-                let prompt = read(&self.server.inner.prompts)
-                    .get(&r.name)
-                    .map(|e| e.item.clone());
+                let prompt = {
+                    let prompts = read(&self.server.inner.prompts);
+                    self.lookup(&prompts, &r.name, ctx.caller())
+                        .map(|e| e.item.clone())
+                };
                 let prompt = prompt.ok_or_else(|| {
                     ErrorObject::invalid_params(format!(
                         "Unknown prompt: {}",
@@ -218,9 +235,11 @@ impl ServerSession {
                 prompt.complete(ctx, name, value, &context).await
             }
             CompletionReference::Resource(r) => {
-                let template = read(&self.server.inner.templates)
-                    .get(&r.uri)
-                    .map(|e| e.item.clone());
+                let template = {
+                    let templates = read(&self.server.inner.templates);
+                    self.lookup(&templates, &r.uri, ctx.caller())
+                        .map(|e| e.item.clone())
+                };
                 match template {
                     Some(t) => t.complete(ctx, name, value, &context).await,
                     None => Vec::new(),

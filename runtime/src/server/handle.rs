@@ -68,19 +68,28 @@ impl ServerHandle {
     /// none for other requests or unknown items. A request whose scopes cannot be computed
     /// (arguments a rule cannot read) gets its item's fixed ones here, and its `-32602`
     /// from the session.
+    ///
+    /// An item the caller may not see gets none (the session answers it as unknown, and a
+    /// `403` would tell it exists): with visibility rules, which need the client's
+    /// description this early check does not have, no item gets any here (the session
+    /// refuses a visible one the caller lacks scopes for with `-32600`); with
+    /// `hide_unauthorized`, an item whose fixed scopes the caller lacks.
     #[cfg(feature = "http")]
     pub(crate) fn required_scopes(
         &self,
         method: &str,
         params: Option<&serde_json::Value>,
+        caller: &crate::caller::Caller,
     ) -> Vec<String> {
         if !self
             .inner
             .scoped_items
             .load(std::sync::atomic::Ordering::Acquire)
+            || !self.inner.visibility.is_empty()
         {
             return Vec::new();
         }
+        let hide = self.inner.options.hide_unauthorized;
         let field = |key: &str| params.and_then(|p| p.get(key));
         let name = || field("name").and_then(|v| v.as_str());
         use std::borrow::Cow;
@@ -97,25 +106,30 @@ impl ServerHandle {
                 .of(input)
                 .map_or_else(|_| required.fixed().to_vec(), Cow::into_owned)
         }
+        // Hidden from this caller: unknown to it, so nothing to refuse here.
+        let hidden =
+            |r: &super::scopes::Required| hide && !caller.missing_scopes(r.fixed()).is_empty();
         let found = match method {
             methods::TOOLS_CALL => name().and_then(|n| {
                 let required = read(&self.inner.tools).get(n)?.scopes.clone();
-                Some(of(&required, arguments))
+                (!hidden(&required)).then(|| of(&required, arguments))
             }),
             methods::PROMPTS_GET => name().and_then(|n| {
                 let required = read(&self.inner.prompts).get(n)?.scopes.clone();
-                Some(of(&required, arguments))
+                (!hidden(&required)).then(|| of(&required, arguments))
             }),
             methods::RESOURCES_READ => field("uri").and_then(|v| v.as_str()).and_then(|uri| {
                 let fixed = read(&self.inner.resources)
                     .get(uri)
-                    .map(|e| e.scopes.fixed().to_vec());
-                fixed.or_else(|| {
-                    let templates = read(&self.inner.templates);
-                    templates.values().find_map(|e| {
-                        let vars = e.item.template().matches(uri)?;
-                        Some(of(&e.scopes, || Cow::Owned(super::scopes::variables(vars))))
-                    })
+                    .map(|e| e.scopes.clone());
+                if let Some(fixed) = fixed {
+                    return (!hidden(&fixed)).then(|| fixed.fixed().to_vec());
+                }
+                let templates = read(&self.inner.templates);
+                templates.values().find_map(|e| {
+                    let vars = e.item.template().matches(uri)?;
+                    (!hidden(&e.scopes))
+                        .then(|| of(&e.scopes, || Cow::Owned(super::scopes::variables(vars))))
                 })
             }),
             _ => None,
@@ -219,7 +233,7 @@ impl ServerHandle {
     /// # Ok::<(), tracksuit::ServerError>(())
     /// ```
     pub fn add_tool(&self, tool: impl ToolHandler) -> Result<(), ServerError> {
-        self.inner.insert_tool(Arc::new(tool))?;
+        self.inner.insert_tool(Arc::new(tool), None)?;
         self.broadcast_list_changed(methods::TOOLS_LIST_CHANGED);
         Ok(())
     }
@@ -257,7 +271,7 @@ impl ServerHandle {
     /// # Ok::<(), tracksuit::ServerError>(())
     /// ```
     pub fn add_prompt(&self, prompt: impl PromptHandler) -> Result<(), ServerError> {
-        self.inner.insert_prompt(Arc::new(prompt))?;
+        self.inner.insert_prompt(Arc::new(prompt), None)?;
         self.broadcast_list_changed(methods::PROMPTS_LIST_CHANGED);
         Ok(())
     }
@@ -294,7 +308,7 @@ impl ServerHandle {
     /// # Ok::<(), tracksuit::ServerError>(())
     /// ```
     pub fn add_resource(&self, resource: impl ResourceHandler) -> Result<(), ServerError> {
-        self.inner.insert_resource(Arc::new(resource))?;
+        self.inner.insert_resource(Arc::new(resource), None)?;
         self.broadcast_list_changed(methods::RESOURCES_LIST_CHANGED);
         Ok(())
     }
@@ -334,7 +348,7 @@ impl ServerHandle {
         &self,
         template: impl ResourceTemplateHandler,
     ) -> Result<(), ServerError> {
-        self.inner.insert_template(Arc::new(template))?;
+        self.inner.insert_template(Arc::new(template), None)?;
         self.broadcast_list_changed(methods::RESOURCES_LIST_CHANGED);
         Ok(())
     }

@@ -3,6 +3,7 @@
 //! the tool's entry, so listing never rewrites a schema twice.
 
 use super::session::{decode_cursor, encode_cursor};
+use super::visibility::Describe;
 use super::{Entry, Registry, ServerSession, ToolHandler};
 use crate::caller::Caller;
 use crate::context::SchemaProfile;
@@ -60,9 +61,9 @@ impl ServerSession {
             .map_or(SchemaProfile::Portable, |i| i.schema_profile)
     }
 
-    /// One page of a registry's descriptors. With `hide_unauthorized`, the items `caller`
-    /// lacks the scopes for are left out of the page (which may then be short).
-    pub(super) fn page_of<D: Clone, T: ?Sized>(
+    /// One page of the registry's descriptors `caller` may see (see
+    /// [`visible`](Self::visible)): up to a page of them, and a cursor when more follow.
+    pub(super) fn page_of<D: Clone + Describe, T: ?Sized>(
         &self,
         caller: &Caller,
         registry: &Registry<Entry<D, T>>,
@@ -72,7 +73,13 @@ impl ServerSession {
     }
 
     /// [`page_of`](Self::page_of) with each item's descriptor made by `describe`.
-    fn page_with<D, T: ?Sized, O>(
+    ///
+    /// A page holds the next `page_size` visible items from the cursor's position; the
+    /// next cursor is the position of the first visible item after them, so every visible
+    /// item is listed once and no page is short but the last (hidden items are skipped,
+    /// and a page is never empty because of them). Positions are the registry's order, so
+    /// items added meanwhile come later, as without visibility rules.
+    fn page_with<D: Describe, T: ?Sized, O>(
         &self,
         caller: &Caller,
         registry: &Registry<Entry<D, T>>,
@@ -84,16 +91,20 @@ impl ServerSession {
             None => 0,
             Some(c) => decode_cursor(c)?,
         };
-        let (items, next) = registry.page(offset, self.server.inner.options.page_size.max(1));
-        let hide = self.server.inner.options.hide_unauthorized;
-        Ok((
-            items
-                .into_iter()
-                .filter(|e| !hide || caller.missing_scopes(e.scopes.fixed()).is_empty())
-                .map(describe)
-                .collect(),
-            next.map(encode_cursor),
-        ))
+        let size = self.server.inner.options.page_size.max(1);
+        let mut items = Vec::with_capacity(size.min(64));
+        let mut next = None;
+        for (position, entry) in registry.from(offset) {
+            if !self.visible(entry, caller) {
+                continue;
+            }
+            if items.len() == size {
+                next = Some(position);
+                break;
+            }
+            items.push(describe(entry));
+        }
+        Ok((items, next.map(encode_cursor)))
     }
 
     /// `tools/list`, in the schema profile of the session's client.

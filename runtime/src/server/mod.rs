@@ -11,6 +11,7 @@ mod idempotent;
 mod known_client;
 mod listing;
 mod modern;
+mod mount;
 mod options;
 mod prompt;
 mod register;
@@ -22,6 +23,7 @@ mod session;
 mod tool;
 mod traced;
 mod uri_template;
+mod visibility;
 
 pub use builder::Server;
 pub use handle::ServerHandle;
@@ -31,6 +33,7 @@ pub use modern::CacheHint;
 pub(crate) use modern::{MODERN_PROTOCOL_VERSIONS, admit, is_modern};
 #[cfg(feature = "http")]
 pub(crate) use modern::{RequestMeta, requested_version};
+pub use mount::Mount;
 pub use options::{ProfileChooser, ServerOptions};
 pub use prompt::{PromptFn, PromptHandler};
 pub use register::{
@@ -42,6 +45,7 @@ pub use scopes::ScopeRule;
 pub(crate) use session::ServerSession;
 pub use tool::{ServerParts, ServerTools, ToolFn, ToolHandler, ToolSet};
 pub use uri_template::UriTemplate;
+pub use visibility::{Item, ItemKind, Viewer};
 
 use crate::peer::sync::{read, write};
 use crate::protocol::{Implementation, Tool as ToolDescriptor};
@@ -56,6 +60,9 @@ pub(crate) struct Entry<D, T: ?Sized> {
     pub(crate) scopes: scopes::Required,
     /// The descriptor in the other schema profiles, made on first use (tools only).
     pub(crate) profiled: listing::Profiled<D>,
+    /// Where the item came from, for error messages: `None` when it was registered on the
+    /// server itself, else the mount (`mount \`billing\``).
+    pub(crate) origin: Option<Arc<str>>,
 }
 
 impl<T: ?Sized> Entry<crate::protocol::Tool, T> {
@@ -76,6 +83,7 @@ impl<D: Clone, T: ?Sized> Clone for Entry<D, T> {
             item: self.item.clone(),
             scopes: self.scopes.clone(),
             profiled: self.profiled.clone(),
+            origin: self.origin.clone(),
         }
     }
 }
@@ -125,6 +133,9 @@ pub(crate) struct ServerInner {
     /// The layers given to [`Server::layer`] around the handlers; `None` without layers
     /// (requests then go straight to their method table).
     pub(crate) service: Option<dispatch::McpService>,
+    /// The rules of [`Server::visibility`]: an item is shown to a caller only if every one
+    /// allows it.
+    pub(crate) visibility: Vec<visibility::Rule>,
 }
 
 /// Why a server could not be assembled, or an item not added to a running one.
@@ -153,12 +164,32 @@ pub enum ServerError {
         uri: String,
     },
     /// Two items of one kind share a name (tools, prompts) or URI (resources, templates).
-    #[error("a {kind} named `{name}` is already registered on this server")]
+    ///
+    /// When a mount is involved (see [`Server::mount`]) the message names where each came
+    /// from: "tool `billing_pay` from mount `billing` collides with tool `billing_pay`
+    /// registered on the server".
+    #[error("{}", duplicate_message(kind, name, existing_from.as_deref(), added_from.as_deref()))]
     Duplicate {
         /// `tool`, `prompt`, `resource` or `resource template`.
         kind: &'static str,
         /// The name or URI both share.
         name: String,
+        /// Where the item registered first came from: `None` for the server itself, else
+        /// the mount (e.g. ``mount `billing` ``).
+        existing_from: Option<String>,
+        /// Where the item that collided came from, likewise.
+        added_from: Option<String>,
+    },
+    /// A server given to [`Server::mount`] (or `mount_with`, `mount_flat`) has something a
+    /// mount cannot honour: its own layers, task store, idempotency store, event bus,
+    /// skills, visibility rules or `hide_unauthorized`, which belong to the server that
+    /// serves the endpoint; or the prefix cannot start a name.
+    #[error("cannot mount {mount}: {reason}")]
+    Mount {
+        /// The mount (e.g. ``mount `billing` ``).
+        mount: String,
+        /// What it has that a mount cannot honour.
+        reason: String,
     },
     /// [`Server::state`] was given two values of one type (it keeps one per type).
     #[error(
@@ -168,6 +199,27 @@ pub enum ServerError {
         /// The type's name (`std::any::type_name`).
         type_name: &'static str,
     },
+}
+
+/// `Duplicate`'s message: the plain one when both items were registered on the server.
+fn duplicate_message(
+    kind: &str,
+    name: &str,
+    existing: Option<&str>,
+    added: Option<&str>,
+) -> String {
+    if existing.is_none() && added.is_none() {
+        return format!("a {kind} named `{name}` is already registered on this server");
+    }
+    let from = |origin: Option<&str>| match origin {
+        None => "registered on the server".to_owned(),
+        Some(mount) => format!("from {mount}"),
+    };
+    format!(
+        "{kind} `{name}` {} collides with {kind} `{name}` {}",
+        from(added),
+        from(existing)
+    )
 }
 
 impl From<ServerError> for std::io::Error {
@@ -203,7 +255,11 @@ impl ServerInner {
         required
     }
 
-    fn insert_tool(&self, item: Arc<dyn ToolHandler>) -> Result<(), ServerError> {
+    fn insert_tool(
+        &self,
+        item: Arc<dyn ToolHandler>,
+        origin: Option<&Arc<str>>,
+    ) -> Result<(), ServerError> {
         let descriptor = item.descriptor();
         #[cfg(feature = "http")]
         if !mirrored_in(&descriptor.input_schema).is_empty() {
@@ -219,11 +275,16 @@ impl ServerInner {
                 scopes: self.scopes_of(item.scopes(), item.scope_rule()),
                 item,
                 profiled: Default::default(),
+                origin: origin.cloned(),
             },
         )
     }
 
-    fn insert_prompt(&self, item: Arc<dyn PromptHandler>) -> Result<(), ServerError> {
+    fn insert_prompt(
+        &self,
+        item: Arc<dyn PromptHandler>,
+        origin: Option<&Arc<str>>,
+    ) -> Result<(), ServerError> {
         let descriptor = item.descriptor();
         insert_new(
             &self.prompts,
@@ -234,11 +295,16 @@ impl ServerInner {
                 scopes: self.scopes_of(item.scopes(), item.scope_rule()),
                 item,
                 profiled: Default::default(),
+                origin: origin.cloned(),
             },
         )
     }
 
-    fn insert_resource(&self, item: Arc<dyn ResourceHandler>) -> Result<(), ServerError> {
+    fn insert_resource(
+        &self,
+        item: Arc<dyn ResourceHandler>,
+        origin: Option<&Arc<str>>,
+    ) -> Result<(), ServerError> {
         let descriptor = item.descriptor();
         insert_new(
             &self.resources,
@@ -249,11 +315,16 @@ impl ServerInner {
                 scopes: self.scopes_of(item.scopes(), None),
                 item,
                 profiled: Default::default(),
+                origin: origin.cloned(),
             },
         )
     }
 
-    fn insert_template(&self, item: Arc<dyn ResourceTemplateHandler>) -> Result<(), ServerError> {
+    fn insert_template(
+        &self,
+        item: Arc<dyn ResourceTemplateHandler>,
+        origin: Option<&Arc<str>>,
+    ) -> Result<(), ServerError> {
         let descriptor = item.descriptor();
         let key = descriptor.uri_template.clone();
         insert_new(
@@ -265,21 +336,27 @@ impl ServerInner {
                 scopes: self.scopes_of(item.scopes(), item.scope_rule()),
                 item,
                 profiled: Default::default(),
+                origin: origin.cloned(),
             },
         )
     }
 }
 
 /// Inserts `entry` under `key` unless the key is taken.
-fn insert_new<T>(
-    registry: &RwLock<Registry<T>>,
+fn insert_new<D, T: ?Sized>(
+    registry: &RwLock<Registry<Entry<D, T>>>,
     kind: &'static str,
     key: String,
-    entry: T,
+    entry: Entry<D, T>,
 ) -> Result<(), ServerError> {
     let mut registry = write(registry);
-    if registry.get(&key).is_some() {
-        return Err(ServerError::Duplicate { kind, name: key });
+    if let Some(existing) = registry.get(&key) {
+        return Err(ServerError::Duplicate {
+            kind,
+            name: key,
+            existing_from: existing.origin.as_deref().map(str::to_owned),
+            added_from: entry.origin.as_deref().map(str::to_owned),
+        });
     }
     registry.insert(key, entry);
     Ok(())

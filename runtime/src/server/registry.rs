@@ -45,14 +45,17 @@ impl<T> Registry<T> {
         self.order.iter().filter_map(|k| self.items.get(k))
     }
 
-    /// Items `[offset, offset + size)` and the offset of the next page, if any.
-    pub(crate) fn page(&self, offset: usize, size: usize) -> (Vec<&T>, Option<usize>) {
-        let end = offset.saturating_add(size).min(self.order.len());
-        let items = self.order.get(offset..end).unwrap_or_default();
-        let next = (end < self.order.len()).then_some(end);
-        (
-            items.iter().filter_map(|k| self.items.get(k)).collect(),
-            next,
-        )
+    /// The items from position `offset` on, each with its position.
+    pub(crate) fn from(&self, offset: usize) -> impl Iterator<Item = (usize, &T)> {
+        let rest = self.order.get(offset..).unwrap_or_default();
+        rest.iter()
+            .enumerate()
+            .filter_map(move |(i, k)| self.items.get(k).map(|item| (offset + i, item)))
+    }
+
+    /// The items, in order, taken out.
+    pub(crate) fn into_values(mut self) -> impl Iterator<Item = T> {
+        let order = std::mem::take(&mut self.order);
+        order.into_iter().filter_map(move |k| self.items.remove(&k))
     }
 }

@@ -49,6 +49,10 @@ impl crate::task::Resumer for Resume {
         // Its messages have no client to go to: they are drained and dropped.
         let tx = server.discarding_outbound();
         let session = ServerSession::new_modern(server, tx, meta);
+        // Its tool was visible to the caller that started the task.
+        session
+            .unfiltered
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         let id = RequestId::String(format!("resumed:{name}"));
         let ctx = Ctx::for_rounds(
             session.clone(),

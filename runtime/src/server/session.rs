@@ -35,6 +35,9 @@ pub struct ServerSession {
     modern: bool,
     /// A modern `subscriptions/listen` request: what it listens for.
     pub(super) listen: OnceLock<super::modern::Listen>,
+    /// Sees every item whatever the visibility rules say: a resumed task's call, whose
+    /// caller was admitted when the task started.
+    pub(super) unfiltered: AtomicBool,
     /// Whom its tasks belong to when a request has no principal: a 2025-11-25 HTTP
     /// session's own key (see [`ServerSession::bind_tasks_to_session`]).
     anonymous_owner: OnceLock<String>,
@@ -115,6 +118,7 @@ impl ServerSession {
             stateless,
             modern,
             listen: OnceLock::new(),
+            unfiltered: AtomicBool::new(false),
             anonymous_owner: OnceLock::new(),
             #[cfg(feature = "otel")]
             attached: OnceLock::new(),
@@ -145,6 +149,11 @@ impl ServerSession {
     /// The JSON-RPC engine under this session.
     pub fn peer(&self) -> &Arc<Peer> {
         &self.peer
+    }
+
+    /// Whether it serves one 2026-07-28 request (not a 2025 session).
+    pub(super) fn is_modern(&self) -> bool {
+        self.modern
     }
 
     /// Whether the client has sent `notifications/initialized` (always true for a stateless
@@ -318,8 +327,8 @@ impl ServerSession {
             methods::RESOURCES_LIST => self.list_resources(ctx.caller(), params),
             methods::RESOURCES_TEMPLATES_LIST => self.list_templates(ctx.caller(), params),
             methods::RESOURCES_READ => self.read_resource(ctx, params).await,
-            methods::RESOURCES_SUBSCRIBE => self.subscribe(params, true),
-            methods::RESOURCES_UNSUBSCRIBE => self.subscribe(params, false),
+            methods::RESOURCES_SUBSCRIBE => self.subscribe(ctx.caller(), params, true),
+            methods::RESOURCES_UNSUBSCRIBE => self.subscribe(ctx.caller(), params, false),
             methods::LOGGING_SET_LEVEL => self.set_level(params),
             methods::COMPLETION_COMPLETE => self.complete(&ctx, params).await,
             other => self.extension_method(other, params.as_ref()),
@@ -463,8 +472,19 @@ impl ServerSession {
         })
     }
 
-    fn subscribe(&self, params: Option<Value>, on: bool) -> Result<Value, ErrorObject> {
+    /// `resources/subscribe` / `unsubscribe`. Any URI is accepted (a resource may appear
+    /// later); one the caller may not see is answered the same but not recorded, so its
+    /// updates never reach this session.
+    fn subscribe(
+        &self,
+        caller: &Caller,
+        params: Option<Value>,
+        on: bool,
+    ) -> Result<Value, ErrorObject> {
         let p: SubscribeRequestParams = decode(params)?;
+        if on && self.hides_uri(&p.uri, caller) {
+            return Ok(json!({}));
+        }
         let mut subs = lock(&self.subscriptions);
         if on {
             subs.insert(p.uri);

@@ -79,7 +79,8 @@ server.on("exit", () => (exited = true));
 const opaqueServer = spawn(
   binary,
   ["--port", String(opaquePort), "--issuer", as.issuer, "--resource", opaqueResource,
-   "--introspection", `${as.issuer}/token/introspection`, "--client-id", "mcp-server", "--client-secret", "mcp-server-secret"],
+   "--introspection", `${as.issuer}/token/introspection`, "--client-id", "mcp-server", "--client-secret", "mcp-server-secret",
+   "--hide-unauthorized"],
   { stdio: ["ignore", "inherit", "inherit"] },
 );
 let opaqueExited = false;
@@ -299,6 +300,23 @@ try {
     check(`introspection: ${what} gets 401 invalid_token`, r.status === 401 && h.startsWith('Bearer error="invalid_token"'), `${r.status} ${h}`);
   }
   check("introspection: no refused request reached a tool", (await callsSoFar(opaque, opaqueResource)) === opaqueBefore);
+
+  // --- 6. Per-caller visibility (the second instance runs with --hide-unauthorized): a
+  // token without notes:write does not see write_note, and calling it is an unknown tool.
+  for (const [scope, shown] of [["notes:read", false], ["notes:read notes:write", true]]) {
+    const token = await clientCredentials(scope, opaqueResource);
+    const client = new Client({ name: "auth-interop-visibility", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(opaqueResource), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    check(`visibility: ${scope} ${shown ? "sees" : "does not see"} write_note`, names.includes("write_note") === shown && names.includes("whoami"), names.join(","));
+    try {
+      const r = await client.callTool({ name: "write_note", arguments: { text: "seen" } });
+      check(`visibility: ${scope} calls write_note`, shown && textOf(r) === "svc wrote: seen", textOf(r));
+    } catch (err) {
+      check(`visibility: ${scope} gets write_note as an unknown tool (-32602, not 403)`, !shown && err.code === -32602 && String(err.message).includes("Unknown tool: write_note"), `${err.code} ${err.message}`);
+    }
+    await client.close();
+  }
 } catch (e) {
   check("auth interop ran to the end", false, e.stack ?? String(e));
 } finally {

@@ -44,7 +44,7 @@ pub(super) fn scope_refusal(
 ) -> Option<Response> {
     let required = shared
         .server
-        .required_scopes(&request.method, request.params.as_ref());
+        .required_scopes(&request.method, request.params.as_ref(), caller);
     let missing = caller.missing_scopes(&required);
     if missing.is_empty() {
         return None;

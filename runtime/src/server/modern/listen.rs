@@ -63,8 +63,9 @@ impl ServerSession {
         self: &Arc<Self>,
         id: RequestId,
         params: Option<Value>,
-        owner: Option<String>,
+        caller: &crate::caller::Caller,
     ) -> Result<Value, ErrorObject> {
+        let owner = caller.owner();
         let (listen, uris, task_ids) = read_filter(id, params.as_ref())?;
         if !task_ids.is_empty() && !self.declares_tasks_extension() {
             return Err(crate::task::missing_extension("notifications/tasks"));
@@ -81,8 +82,12 @@ impl ServerSession {
         // Subscribed before the acknowledgement: no change after it is missed.
         let statuses = (!task_ids.is_empty()).then(|| self.server.inner.tasks.task_statuses());
         let honoured = honoured(&listen, &uris, &task_ids);
+        // A resource the caller may not see is acknowledged like an unknown one, and never
+        // updated on this stream.
         for uri in uris {
-            self.subscribe_uri(uri);
+            if !self.hides_uri(&uri, caller) {
+                self.subscribe_uri(uri);
+            }
         }
         let ack = listen.tag(Some(json!({ "notifications": honoured })));
         let _ = self.listen.set(listen);

@@ -232,7 +232,7 @@ impl ServerSession {
             SUBSCRIPTIONS_LISTEN => {
                 let end = this.server.inner.subscriptions_end.clone();
                 let id = request_id.clone();
-                let listening = Box::pin(this.listen(request_id, params, caller.owner()));
+                let listening = Box::pin(this.listen(request_id, params, &caller));
                 tokio::select! {
                     listened = listening => listened.map(Answer::Tree),
                     () = end.cancelled() => Ok(Answer::Tree(listen_ended(&id))),
@@ -411,9 +411,15 @@ impl ServerSession {
     }
 
     /// Adds the author's cache hint to a cacheable result.
+    ///
+    /// With visibility rules (or `hide_unauthorized`) what a result holds depends on the
+    /// caller, so it is never `public`: a shared cache must not hand one caller's list (or
+    /// a resource hidden from others) to another.
     fn cacheable(&self, mut value: Value) -> Value {
         if let Value::Object(map) = &mut value {
-            self.server.inner.options.cache.apply(map);
+            let mut hint = self.server.inner.options.cache;
+            hint.public &= !self.filters();
+            hint.apply(map);
         }
         value
     }

@@ -35,7 +35,7 @@ impl ServerSession {
             return Err(ErrorObject::invalid_params("params must be an object"));
         };
         let (responses, state) = take_round_params(map)?;
-        let as_task = self.as_task(method, map)?;
+        let as_task = self.as_task(method, map, &caller)?;
         let (target, name, binding_digest) = self.round_target(method, map, state.is_some())?;
         let keys = self.server.state_keys();
         // Bound to the caller too: a state minted for one principal is refused for another.
@@ -180,7 +180,12 @@ impl ServerSession {
     /// the task)`): only for a client that declared it, and only for a tool whose
     /// `taskSupport` allows it. The 2025-11-25 `task` param is tolerated and ignored (the
     /// server decides).
-    fn as_task(&self, method: &str, map: &mut JsonObject) -> Result<Option<bool>, ErrorObject> {
+    fn as_task(
+        &self,
+        method: &str,
+        map: &mut JsonObject,
+        caller: &crate::caller::Caller,
+    ) -> Result<Option<bool>, ErrorObject> {
         if method != methods::TOOLS_CALL {
             return Ok(None);
         }
@@ -188,7 +193,7 @@ impl ServerSession {
         let Some(Value::String(name)) = map.get("name") else {
             return Ok(None);
         };
-        let Some((input_before_task, support)) = self.task_support(name) else {
+        let Some((input_before_task, support)) = self.task_support(name, caller) else {
             return Ok(None);
         };
         match (support, self.declares_tasks_extension()) {
