@@ -5,10 +5,12 @@ use super::{Remote, relay::relayed};
 use crate::authoring::ToolError;
 use crate::context::Ctx;
 use crate::protocol::{
-    CallToolResult, ErrorObject, GetPromptResult, JsonObject, Prompt, ReadResourceResult,
-    Resource, ResourceTemplate, Tool, methods,
+    CallToolResult, ErrorObject, GetPromptResult, JsonObject, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, Tool, methods,
 };
-use crate::server::{PromptHandler, ResourceHandler, ResourceTemplateHandler, ToolHandler, UriTemplate};
+use crate::server::{
+    PromptHandler, ResourceHandler, ResourceTemplateHandler, ToolHandler, UriTemplate,
+};
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -95,7 +97,9 @@ impl PromptHandler for RemotePrompt {
 /// Completion values the remote offers; none when it offers none or fails.
 async fn complete(remote: &Remote, reference: Value, argument: &str, value: &str) -> Vec<String> {
     let answer = remote.client().complete(reference, argument, value).await;
-    let values = answer.ok().and_then(|a| a.pointer("/completion/values").cloned());
+    let values = answer
+        .ok()
+        .and_then(|a| a.pointer("/completion/values").cloned());
     values
         .and_then(|v| serde_json::from_value(v).ok())
         .unwrap_or_default()

@@ -116,7 +116,10 @@ impl Remote {
     /// connection that lists and watches), and more later when a 2025-11-25 remote is asked
     /// several calls at once (each call has a connection to itself, so what the remote asks
     /// reaches the right caller) or the connection was lost.
-    pub async fn connect<T, E, F>(builder: ClientBuilder, transport: F) -> Result<Remote, ProxyError>
+    pub async fn connect<T, E, F>(
+        builder: ClientBuilder,
+        transport: F,
+    ) -> Result<Remote, ProxyError>
     where
         T: Transport,
         E: std::fmt::Display,

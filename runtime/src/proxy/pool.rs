@@ -76,7 +76,9 @@ async fn ask<P: Serialize, R: DeserializeOwned>(
         .await
         .map_err(|_| ErrorObject::internal("the caller went away before answering"))??;
     serde_json::from_value(answer).map_err(|e| {
-        ErrorObject::internal(format!("the caller's answer to `{method}` is malformed: {e}"))
+        ErrorObject::internal(format!(
+            "the caller's answer to `{method}` is malformed: {e}"
+        ))
     })
 }
 
@@ -91,7 +93,10 @@ pub(super) struct Pool {
 }
 
 impl Pool {
-    pub(super) async fn open(builder: ClientBuilder, connector: Connector) -> Result<Pool, ProxyError> {
+    pub(super) async fn open(
+        builder: ClientBuilder,
+        connector: Connector,
+    ) -> Result<Pool, ProxyError> {
         let primary = Arc::new(Conn::open(&builder, &connector).await?);
         Ok(Pool {
             builder,
@@ -109,7 +114,13 @@ impl Pool {
     pub(super) fn server_name(&self) -> String {
         let client = &self.primary.client;
         let from_init = client.server_init().map(|i| i.server_info.name.clone());
-        let from_discover = || client.discovered()?.server_info.as_ref().map(|i| i.name.clone());
+        let from_discover = || {
+            client
+                .discovered()?
+                .server_info
+                .as_ref()
+                .map(|i| i.name.clone())
+        };
         from_init
             .or_else(from_discover)
             .unwrap_or_else(|| "remote".to_owned())

@@ -78,24 +78,18 @@ impl Exchange {
 
     /// Relays questions and progress to `ctx`'s caller until the remote answers.
     async fn drive(&mut self, ctx: &Ctx) -> Result<Value, ErrorObject> {
-        for asked in &mut self.asked {
-            self.answering = true;
-            let answer = answer(ctx, &asked.method, &asked.params).await;
-            self.answering = false;
-            if let Some(reply) = asked.reply.take() {
-                let _ = reply.send(answer);
-            }
+        for index in 0..self.asked.len() {
+            self.answer(ctx, index).await;
         }
         loop {
             tokio::select! {
                 biased;
                 event = self.events.recv() => match event {
                     Some(Event::Ask { method, params, reply }) => {
-                        self.answering = true;
-                        let answer = answer(ctx, &method, &params).await;
-                        self.answering = false;
-                        let _ = reply.send(answer);
-                        self.asked.push(Asked { method, params, reply: None });
+                        // Kept before it is asked: a round that ends waiting for the
+                        // answer leaves it here for the next round to answer.
+                        self.asked.push(Asked { method, params, reply: Some(reply) });
+                        self.answer(ctx, self.asked.len() - 1).await;
                     }
                     Some(Event::Progress(p)) => {
                         ctx.progress(p.progress, p.total, p.message.as_deref()).await;
@@ -108,10 +102,30 @@ impl Exchange {
     }
 }
 
+impl Exchange {
+    /// Asks our caller question `index` (answered at once when replayed) and hands the
+    /// answer to the remote, if it has not had it yet.
+    async fn answer(&mut self, ctx: &Ctx, index: usize) {
+        let Some(asked) = self.asked.get(index) else {
+            return;
+        };
+        self.answering = true;
+        let answer = answer(ctx, &asked.method, &asked.params).await;
+        self.answering = false;
+        if let Some(reply) = self.asked.get_mut(index).and_then(|a| a.reply.take()) {
+            let _ = reply.send(answer);
+        }
+    }
+}
+
 fn joined(
     outcome: Result<Result<Value, ErrorObject>, tokio::task::JoinError>,
 ) -> Result<Value, ErrorObject> {
-    outcome.unwrap_or_else(|e| Err(ErrorObject::internal(format!("the proxied call failed: {e}"))))
+    outcome.unwrap_or_else(|e| {
+        Err(ErrorObject::internal(format!(
+            "the proxied call failed: {e}"
+        )))
+    })
 }
 
 /// Asks our caller what the remote asked; a failure goes back to the remote as an error.
@@ -145,8 +159,9 @@ async fn remote_call(
     tokio::pin!(request);
     let mut listening = token.is_some();
     loop {
+        // Progress first: it was read before the answer, and goes out before it.
         tokio::select! {
-            outcome = &mut request => return outcome.map_err(|e| remote_error(&name, e)),
+            biased;
             note = notes.recv(), if listening => match note {
                 Ok(n) if n.method == methods::PROGRESS => {
                     let progress = n.params.and_then(|p| serde_json::from_value(p).ok());
@@ -157,6 +172,7 @@ async fn remote_call(
                 Ok(_) | Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => listening = false,
             },
+            outcome = &mut request => return outcome.map_err(|e| remote_error(&name, e)),
         }
     }
 }
@@ -202,11 +218,6 @@ impl Calls {
 
     fn remove(&self, id: &str) {
         lock(&self.open).remove(id);
-    }
-
-    #[cfg(test)]
-    pub(super) fn len(&self) -> usize {
-        lock(&self.open).len()
     }
 }
 

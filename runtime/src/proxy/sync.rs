@@ -183,7 +183,10 @@ async fn watch(state: Arc<State>, mut subscription: crate::client::Subscription)
             _ => Ok(()),
         };
         if let Err(e) = synced {
-            tracing::warn!(remote = state.remote.name(), "re-listing the remote failed: {e}");
+            tracing::warn!(
+                remote = state.remote.name(),
+                "re-listing the remote failed: {e}"
+            );
         }
     }
     tracing::warn!(
@@ -219,7 +222,11 @@ impl State {
             |name| self.server.remove_tool(name),
             |(descriptor, remote_name)| {
                 let remote = self.remote.clone();
-                self.server.add_tool(RemoteTool { remote, descriptor, remote_name })
+                self.server.add_tool(RemoteTool {
+                    remote,
+                    descriptor,
+                    remote_name,
+                })
             },
         )?;
         Ok(())
@@ -245,7 +252,11 @@ impl State {
             |name| self.server.remove_prompt(name),
             |(descriptor, remote_name)| {
                 let remote = self.remote.clone();
-                self.server.add_prompt(RemotePrompt { remote, descriptor, remote_name })
+                self.server.add_prompt(RemotePrompt {
+                    remote,
+                    descriptor,
+                    remote_name,
+                })
             },
         )?;
         Ok(())
@@ -272,18 +283,19 @@ impl State {
             |uri| self.server.remove_resource(uri),
             |descriptor| {
                 let remote = self.remote.clone();
-                self.server.add_resource(RemoteResource { remote, descriptor })
+                self.server
+                    .add_resource(RemoteResource { remote, descriptor })
             },
         )?;
-        let wanted = templates.into_iter().filter_map(|t: ResourceTemplate| {
-            match UriTemplate::parse(&t.uri_template) {
+        let wanted = templates.into_iter().filter_map(
+            |t: ResourceTemplate| match UriTemplate::parse(&t.uri_template) {
                 Ok(template) => Some((t.uri_template.clone(), (t, template))),
                 Err(why) => {
                     tracing::warn!(template = %t.uri_template, "remote template skipped: {why}");
                     None
                 }
-            }
-        });
+            },
+        );
         reconcile(
             &mut registered.templates,
             wanted,
@@ -291,7 +303,11 @@ impl State {
             |key| self.server.remove_resource_template(key),
             |(descriptor, template)| {
                 let remote = self.remote.clone();
-                let handler = RemoteTemplate { remote, descriptor, template };
+                let handler = RemoteTemplate {
+                    remote,
+                    descriptor,
+                    template,
+                };
                 self.server.add_resource_template(handler)
             },
         )?;
