@@ -35,4 +35,6 @@ PROXY_TS_URL="http://127.0.0.1:$ts_port/mcp" \
 PROXY_TS_PROGRESS="$examples/progressExample.js" \
 PROXY_FASTMCP="$root/tests/interop/proxy/fastmcp_server.py" \
 PROXY_PORT="${PROXY_PORT:-4239}" \
-    "$root/target/debug/proxy_peer" || { echo "--- TypeScript server log"; tail -20 "$log"; exit 1; }
+    "$root/target/debug/proxy_peer" 2>"$root/target/proxy-peer.err" \
+    || { echo "--- stderr (proxy and stdio remotes)"; tail -30 "$root/target/proxy-peer.err";
+         echo "--- TypeScript server log"; tail -20 "$log"; exit 1; }

@@ -15,6 +15,10 @@ pub struct ScalingGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/middleware.md")]
 pub struct MiddlewareGuide;
+/// The code in `docs/proxy.md` (feature `proxy`), compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/proxy.md")]
+pub struct ProxyGuide;
 /// The code in `docs/otel.md` (feature `otel`), compiled as doctests.
 #[cfg(all(doctest, feature = "otel"))]
 #[doc = include_str!("../docs/otel.md")]

@@ -7,7 +7,8 @@
 //! serves them under the prefixes `ts`, `tsp` and `py` on `127.0.0.1:PROXY_PORT` over
 //! Streamable HTTP; a 2025-11-25 caller and a 2026-07-28 caller each check listing, calls,
 //! progress, cancellation reaching the remote, elicitation and sampling relayed,
-//! `list_changed` relayed, and errors mapped. Prints `N passed, N failed`.
+//! `list_changed` relayed, and errors mapped (a TypeScript and a FastMCP `isError` result,
+//! a FastMCP JSON-RPC error). Prints `N passed, N failed`.
 
 use serde_json::{Value, json};
 use std::process::ExitCode;
@@ -129,7 +130,7 @@ impl Checks {
         self.check("ts: a call", expect(greet, "Hello, Ada!"));
         let info = call(caller, "ts_collect-user-info", json!({"infoType": "contact"})).await;
         self.check("ts: elicitation relayed", contains(info, "ada@example.com"));
-        self.check("ts: a JSON-RPC error keeps its code", ts_error(caller).await);
+        self.check("ts: isError stays isError", ts_invalid(caller).await);
         self.check("ts: a resource read", ts_resource(caller).await);
         self.check("tsp (stdio): progress relayed", progress(caller, "tsp_count", json!({"n": 3}), 3).await);
         self.check("py: a call", expect(call(caller, "py_add", json!({"a": 2, "b": 3})).await, "5"));
@@ -137,6 +138,7 @@ impl Checks {
         self.check("py: elicitation relayed", expect(call(caller, "py_ask", json!({})).await, "hello Ada"));
         self.check("py: sampling relayed", expect(call(caller, "py_sample", json!({})).await, "model said yes"));
         self.check("py: isError stays isError", py_fail(caller).await);
+        self.check("py: a JSON-RPC error keeps code and message", py_error(caller).await);
         self.check("py: prompt and template", py_prompt_and_template(caller).await);
         self.check("py: cancellation reaches the remote", py_cancel(caller).await);
         let grown = if era == Era::Session { "grown_a" } else { "grown_b" };
@@ -183,14 +185,20 @@ async fn listing(caller: &Client) -> Result<(), String> {
     }
 }
 
-async fn ts_error(caller: &Client) -> Result<(), String> {
-    // The TypeScript server refuses the prompt without its required argument.
-    match caller.get_prompt("ts_greeting-template", json!({})).await {
-        Err(tracksuit::RequestError::Peer(e)) if e.code == INVALID_PARAMS => {
-            println!("     (the remote said: {})", e.message);
-            Ok(())
-        }
-        other => Err(format!("got {other:?}, want a -32602 error")),
+async fn ts_invalid(caller: &Client) -> Result<(), String> {
+    // The TypeScript server checks the arguments itself and answers with a tool error.
+    let result = call(caller, "ts_greet", json!({"name": 7})).await?;
+    match (result.is_error, text(&result)) {
+        (Some(true), t) if t.contains("validation") => Ok(()),
+        other => Err(format!("got {other:?}")),
+    }
+}
+
+async fn py_error(caller: &Client) -> Result<(), String> {
+    // FastMCP answers a failed prompt with a JSON-RPC error of code 0.
+    match caller.get_prompt("py_broken", json!({})).await {
+        Err(tracksuit::RequestError::Peer(e)) if e.code == 0 && e.message.contains("this prompt is broken") => Ok(()),
+        other => Err(format!("got {other:?}, want FastMCP's error")),
     }
 }
 

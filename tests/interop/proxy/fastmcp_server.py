@@ -4,7 +4,8 @@ tracksuit's proxy (scripts/proxy.sh, examples/src/bin/proxy_peer.rs).
 Tools: `add`, `slow` (progress), `hang` (reports progress once, then waits until cancelled; `cancellations` counts
 the cancellations that reached it), `ask` (elicitation), `sample` (sampling), `grow` (adds
 a tool and sends `notifications/tools/list_changed`), `fail` (raises: an
-`isError` result). A prompt, a resource and a resource template.
+`isError` result). Prompts `greet` and `broken` (a JSON-RPC error), a resource and a
+resource template.
 """
 
 import anyio
@@ -89,6 +90,12 @@ def fail() -> str:
 def greet(name: str) -> str:
     """Greets someone."""
     return f"Say hello to {name}"
+
+
+@mcp.prompt()
+def broken() -> str:
+    """Always fails: FastMCP answers with a JSON-RPC error (code 0)."""
+    raise ValueError("this prompt is broken")
 
 
 @mcp.resource("memo://motd")
