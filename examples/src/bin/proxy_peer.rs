@@ -44,12 +44,24 @@ async fn run() -> Result<usize, String> {
     let server = tracksuit::Server::new(Implementation::new("proxy-peer", "1.0.0"))
         .build()
         .map_err(|e| e.to_string())?;
-    let ts = Remote::http(&env("PROXY_TS_URL")?).await.map_err(|e| format!("ts: {e}"))?;
-    let tsp = Remote::stdio(&node, [env("PROXY_TS_PROGRESS")?]).await.map_err(|e| format!("tsp: {e}"))?;
-    let py = Remote::stdio(&python, [env("PROXY_FASTMCP")?]).await.map_err(|e| format!("py: {e}"))?;
+    let ts = Remote::http(&env("PROXY_TS_URL")?)
+        .await
+        .map_err(|e| format!("ts: {e}"))?;
+    let tsp = Remote::stdio(&node, [env("PROXY_TS_PROGRESS")?])
+        .await
+        .map_err(|e| format!("tsp: {e}"))?;
+    let py = Remote::stdio(&python, [env("PROXY_FASTMCP")?])
+        .await
+        .map_err(|e| format!("py: {e}"))?;
     for (remote, prefix) in [(&ts, "ts"), (&tsp, "tsp"), (&py, "py")] {
-        println!("remote `{}` ({prefix}) speaks {:?}", remote.name(), remote.client().era());
-        let attached = remote.attach(&server, Attach::default().prefix(prefix)).await;
+        println!(
+            "remote `{}` ({prefix}) speaks {:?}",
+            remote.name(),
+            remote.client().era()
+        );
+        let attached = remote
+            .attach(&server, Attach::default().prefix(prefix))
+            .await;
         std::mem::forget(attached.map_err(|e| format!("{prefix}: {e}"))?);
     }
     let address = format!("127.0.0.1:{port}");
@@ -75,7 +87,9 @@ async fn connect(url: &str, era: Era) -> Result<Client, String> {
             .on_elicitation(|_params| async {
                 Ok(ElicitResult {
                     action: ElicitAction::Accept,
-                    content: json!({"name": "Ada", "email": "ada@example.com"}).as_object().cloned(),
+                    content: json!({"name": "Ada", "email": "ada@example.com"})
+                        .as_object()
+                        .cloned(),
                     meta: None,
                     extra: Default::default(),
                 })
@@ -128,42 +142,92 @@ impl Checks {
         self.check("listing (all remotes)", listing(caller).await);
         let greet = call(caller, "ts_greet", json!({"name": "Ada"})).await;
         self.check("ts: a call", expect(greet, "Hello, Ada!"));
-        let info = call(caller, "ts_collect-user-info", json!({"infoType": "contact"})).await;
+        let info = call(
+            caller,
+            "ts_collect-user-info",
+            json!({"infoType": "contact"}),
+        )
+        .await;
         self.check("ts: elicitation relayed", contains(info, "ada@example.com"));
         self.check("ts: isError stays isError", ts_invalid(caller).await);
         self.check("ts: a resource read", ts_resource(caller).await);
-        self.check("tsp (stdio): progress relayed", progress(caller, "tsp_count", json!({"n": 3}), 3).await);
-        self.check("py: a call", expect(call(caller, "py_add", json!({"a": 2, "b": 3})).await, "5"));
-        self.check("py: progress relayed", progress(caller, "py_slow", json!({"steps": 3}), 3).await);
-        self.check("py: elicitation relayed", expect(call(caller, "py_ask", json!({})).await, "hello Ada"));
-        self.check("py: sampling relayed", expect(call(caller, "py_sample", json!({})).await, "model said yes"));
+        self.check(
+            "tsp (stdio): progress relayed",
+            progress(caller, "tsp_count", json!({"n": 3}), 3).await,
+        );
+        self.check(
+            "py: a call",
+            expect(call(caller, "py_add", json!({"a": 2, "b": 3})).await, "5"),
+        );
+        self.check(
+            "py: progress relayed",
+            progress(caller, "py_slow", json!({"steps": 3}), 3).await,
+        );
+        self.check(
+            "py: elicitation relayed",
+            expect(call(caller, "py_ask", json!({})).await, "hello Ada"),
+        );
+        self.check(
+            "py: sampling relayed",
+            expect(call(caller, "py_sample", json!({})).await, "model said yes"),
+        );
         self.check("py: isError stays isError", py_fail(caller).await);
-        self.check("py: a JSON-RPC error keeps code and message", py_error(caller).await);
-        self.check("py: prompt and template", py_prompt_and_template(caller).await);
-        self.check("py: cancellation reaches the remote", py_cancel(caller).await);
-        let grown = if era == Era::Session { "grown_a" } else { "grown_b" };
-        self.check("py: list_changed relayed", py_list_changed(caller, grown).await);
+        self.check(
+            "py: a JSON-RPC error keeps code and message",
+            py_error(caller).await,
+        );
+        self.check(
+            "py: prompt and template",
+            py_prompt_and_template(caller).await,
+        );
+        self.check(
+            "py: cancellation reaches the remote",
+            py_cancel(caller).await,
+        );
+        let grown = if era == Era::Session {
+            "grown_a"
+        } else {
+            "grown_b"
+        };
+        self.check(
+            "py: list_changed relayed",
+            py_list_changed(caller, grown).await,
+        );
     }
 }
 
 async fn call(caller: &Client, name: &str, args: Value) -> Result<CallToolResult, String> {
-    caller.call_tool(name, args).await.map_err(|e| e.to_string())
+    caller
+        .call_tool(name, args)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 fn expect(result: Result<CallToolResult, String>, want: &str) -> Result<(), String> {
     let got = text(&result?);
-    (got == want).then_some(()).ok_or(format!("got {got:?}, want {want:?}"))
+    (got == want)
+        .then_some(())
+        .ok_or(format!("got {got:?}, want {want:?}"))
 }
 
 fn contains(result: Result<CallToolResult, String>, want: &str) -> Result<(), String> {
     let got = text(&result?);
-    got.contains(want).then_some(()).ok_or(format!("got {got:?}, want {want:?} in it"))
+    got.contains(want)
+        .then_some(())
+        .ok_or(format!("got {got:?}, want {want:?} in it"))
 }
 
 async fn listing(caller: &Client) -> Result<(), String> {
     let tools = caller.list_tools(None).await.map_err(|e| e.to_string())?;
     let names: Vec<&str> = tools.tools.iter().map(|t| t.name.as_str()).collect();
-    for want in ["ts_greet", "ts_collect-user-info", "tsp_count", "py_add", "py_hang", "py_grow"] {
+    for want in [
+        "ts_greet",
+        "ts_collect-user-info",
+        "tsp_count",
+        "py_add",
+        "py_hang",
+        "py_grow",
+    ] {
         if !names.contains(&want) {
             return Err(format!("no {want} in {names:?}"));
         }
@@ -173,13 +237,23 @@ async fn listing(caller: &Client) -> Result<(), String> {
     if !prompts.contains(&"ts_greeting-template") || !prompts.contains(&"py_greet") {
         return Err(format!("prompts: {prompts:?}"));
     }
-    let resources = caller.list_resources(None).await.map_err(|e| e.to_string())?;
+    let resources = caller
+        .list_resources(None)
+        .await
+        .map_err(|e| e.to_string())?;
     let uris: Vec<&str> = resources.resources.iter().map(|r| r.uri.as_str()).collect();
     if !uris.contains(&"memo://motd") || !uris.contains(&"https://example.com/greetings/default") {
         return Err(format!("resources: {uris:?}"));
     }
-    let templates = caller.list_resource_templates(None).await.map_err(|e| e.to_string())?;
-    match templates.resource_templates.iter().any(|t| t.uri_template == "memo://notes/{id}") {
+    let templates = caller
+        .list_resource_templates(None)
+        .await
+        .map_err(|e| e.to_string())?;
+    match templates
+        .resource_templates
+        .iter()
+        .any(|t| t.uri_template == "memo://notes/{id}")
+    {
         true => Ok(()),
         false => Err("no memo://notes/{id} template".into()),
     }
@@ -197,7 +271,11 @@ async fn ts_invalid(caller: &Client) -> Result<(), String> {
 async fn py_error(caller: &Client) -> Result<(), String> {
     // FastMCP answers a failed prompt with a JSON-RPC error of code 0.
     match caller.get_prompt("py_broken", json!({})).await {
-        Err(tracksuit::RequestError::Peer(e)) if e.code == 0 && e.message.contains("this prompt is broken") => Ok(()),
+        Err(tracksuit::RequestError::Peer(e))
+            if e.code == 0 && e.message.contains("this prompt is broken") =>
+        {
+            Ok(())
+        }
         other => Err(format!("got {other:?}, want FastMCP's error")),
     }
 }
@@ -229,7 +307,9 @@ async fn progress(caller: &Client, tool: &str, args: Value, want: usize) -> Resu
             seen += 1;
         }
     }
-    (seen == want).then_some(()).ok_or(format!("{seen} progress notifications, want {want}"))
+    (seen == want)
+        .then_some(())
+        .ok_or(format!("{seen} progress notifications, want {want}"))
 }
 
 async fn py_fail(caller: &Client) -> Result<(), String> {
@@ -241,12 +321,18 @@ async fn py_fail(caller: &Client) -> Result<(), String> {
 }
 
 async fn py_prompt_and_template(caller: &Client) -> Result<(), String> {
-    let prompt = caller.get_prompt("py_greet", json!({"name": "Ada"})).await.map_err(|e| e.to_string())?;
+    let prompt = caller
+        .get_prompt("py_greet", json!({"name": "Ada"}))
+        .await
+        .map_err(|e| e.to_string())?;
     let prompt = serde_json::to_value(&prompt.messages).map_err(|e| e.to_string())?;
     if prompt.pointer("/0/content/text").and_then(Value::as_str) != Some("Say hello to Ada") {
         return Err(format!("prompt: {prompt}"));
     }
-    let read = caller.read_resource("memo://notes/7").await.map_err(|e| e.to_string())?;
+    let read = caller
+        .read_resource("memo://notes/7")
+        .await
+        .map_err(|e| e.to_string())?;
     let read = serde_json::to_value(&read.contents).map_err(|e| e.to_string())?;
     match read.pointer("/0/text").and_then(Value::as_str) {
         Some("note 7") => Ok(()),
@@ -261,7 +347,10 @@ async fn cancellations(caller: &Client) -> Result<String, String> {
 /// Starts `hang`, waits for its "started" progress, drops the call, then waits (bounded)
 /// until the FastMCP server counts one more cancellation.
 async fn py_cancel(caller: &Client) -> Result<(), String> {
-    let before: u64 = cancellations(caller).await?.parse().map_err(|e| format!("{e}"))?;
+    let before: u64 = cancellations(caller)
+        .await?
+        .parse()
+        .map_err(|e| format!("{e}"))?;
     let mut notes = caller.notifications();
     let token = ProgressToken::String("hang".into());
     let hang = caller.call_tool_with_progress("py_hang", json!({}), token);
@@ -288,8 +377,14 @@ async fn py_cancel(caller: &Client) -> Result<(), String> {
 
 async fn py_list_changed(caller: &Client, name: &str) -> Result<(), String> {
     let filter = SubscriptionFilter::default().tools_list_changed();
-    let mut changes = caller.subscribe_to(filter).await.map_err(|e| e.to_string())?;
-    expect(call(caller, "py_grow", json!({"name": name})).await, &format!("grew {name}"))?;
+    let mut changes = caller
+        .subscribe_to(filter)
+        .await
+        .map_err(|e| e.to_string())?;
+    expect(
+        call(caller, "py_grow", json!({"name": name})).await,
+        &format!("grew {name}"),
+    )?;
     let changed = async {
         while let Some(note) = changes.next().await {
             if note.method == methods::TOOLS_LIST_CHANGED {
@@ -302,5 +397,8 @@ async fn py_list_changed(caller: &Client, name: &str) -> Result<(), String> {
         Ok(true) => {}
         _ => return Err("no notifications/tools/list_changed".into()),
     }
-    expect(call(caller, &format!("py_{name}"), json!({})).await, "grown here")
+    expect(
+        call(caller, &format!("py_{name}"), json!({})).await,
+        "grown here",
+    )
 }

@@ -177,9 +177,12 @@ async fn remote_call(
     }
 }
 
+/// A kept call, shared by the rounds that drive it in turn.
+type Shared = Arc<tokio::sync::Mutex<Exchange>>;
+
 /// The open remote calls of 2026-07-28 callers, between their rounds.
 pub(super) struct Calls {
-    open: Mutex<HashMap<String, (Instant, Arc<tokio::sync::Mutex<Exchange>>)>>,
+    open: Mutex<HashMap<String, (Instant, Shared)>>,
     ttl: Mutex<Duration>,
 }
 
@@ -201,7 +204,7 @@ impl Calls {
         id: &str,
         fresh: bool,
         start: impl FnOnce() -> Exchange,
-    ) -> Option<Arc<tokio::sync::Mutex<Exchange>>> {
+    ) -> Option<Shared> {
         let ttl = *lock(&self.ttl);
         let mut open = lock(&self.open);
         open.retain(|_, (born, _)| born.elapsed() < ttl);

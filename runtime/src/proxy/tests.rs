@@ -4,11 +4,12 @@
 use super::relay::with_progress_token;
 use super::sync::reconcile;
 use super::{Attach, Remote, items::decode, remote_error};
+use crate::authoring::ToolError;
 use crate::client::{Client, ClientBuilder, Era};
+use crate::context::Ctx;
 use crate::peer::RequestError;
 use crate::protocol::*;
 use crate::server::{Server, ServerHandle, ToolFn};
-use crate::{Ctx, ToolError};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
