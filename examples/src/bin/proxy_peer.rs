@@ -2,9 +2,11 @@
 //! both eras; started by `scripts/proxy.sh`.
 //!
 //! Remotes: the TypeScript SDK's `simpleStreamableHttp` example (Streamable HTTP, at
-//! `PROXY_TS_URL`), its `progressExample` (stdio: `NODE PROXY_TS_PROGRESS`), and a FastMCP
-//! server (stdio: `PYTHON PROXY_FASTMCP`, tests/interop/proxy/fastmcp_server.py). The proxy
-//! serves them under the prefixes `ts`, `tsp` and `py` on `127.0.0.1:PROXY_PORT` over
+//! `PROXY_TS_URL`), its `progressExample` (stdio: `NODE PROXY_TS_PROGRESS`), a FastMCP
+//! server (stdio: `PYTHON PROXY_FASTMCP`, tests/interop/proxy/fastmcp_server.py) — all
+//! 2025-11-25 — and a Python `mcp` 2.x `MCPServer` speaking 2026-07-28 (stdio: `PYTHON2
+//! PROXY_MCP2`, tests/interop/proxy/mcp2_server.py). The proxy serves them under the
+//! prefixes `ts`, `tsp`, `py` and `py2` on `127.0.0.1:PROXY_PORT` over
 //! Streamable HTTP; a 2025-11-25 caller and a 2026-07-28 caller each check listing, calls,
 //! progress, cancellation reaching the remote, elicitation and sampling relayed,
 //! `list_changed` relayed, and errors mapped (a TypeScript and a FastMCP `isError` result,
@@ -53,7 +55,14 @@ async fn run() -> Result<usize, String> {
     let py = Remote::stdio(&python, [env("PROXY_FASTMCP")?])
         .await
         .map_err(|e| format!("py: {e}"))?;
-    for (remote, prefix) in [(&ts, "ts"), (&tsp, "tsp"), (&py, "py")] {
+    let modern = Remote::stdio(&env("PYTHON2")?, [env("PROXY_MCP2")?])
+        .await
+        .map_err(|e| format!("py2: {e}"))?;
+    if modern.client().era() != Era::Stateless {
+        return Err("the mcp 2.x server did not negotiate 2026-07-28".into());
+    }
+    let remotes = [(&ts, "ts"), (&tsp, "tsp"), (&py, "py"), (&modern, "py2")];
+    for (remote, prefix) in remotes {
         println!(
             "remote `{}` ({prefix}) speaks {:?}",
             remote.name(),
@@ -184,6 +193,17 @@ impl Checks {
             "py: cancellation reaches the remote",
             py_cancel(caller).await,
         );
+        let add = call(caller, "py2_add", json!({"a": 2, "b": 3})).await;
+        self.check("py2 (2026): a call", expect(add, "5"));
+        let ask = call(caller, "py2_ask", json!({})).await;
+        self.check("py2 (2026): elicitation relayed", expect(ask, "hello Ada"));
+        let sample = call(caller, "py2_sample", json!({})).await;
+        self.check(
+            "py2 (2026): sampling relayed",
+            expect(sample, "model said yes"),
+        );
+        let slow = progress(caller, "py2_slow", json!({"steps": 3}), 3).await;
+        self.check("py2 (2026): progress relayed", slow);
         let grown = if era == Era::Session {
             "grown_a"
         } else {
