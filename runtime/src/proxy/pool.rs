@@ -114,13 +114,7 @@ impl Pool {
     pub(super) fn server_name(&self) -> String {
         let client = &self.primary.client;
         let from_init = client.server_init().map(|i| i.server_info.name.clone());
-        let from_discover = || {
-            client
-                .discovered()?
-                .server_info
-                .as_ref()
-                .map(|i| i.name.clone())
-        };
+        let from_discover = || client.discovered()?.server().map(|i| i.name);
         from_init
             .or_else(from_discover)
             .unwrap_or_else(|| "remote".to_owned())
