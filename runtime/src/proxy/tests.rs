@@ -116,12 +116,17 @@ async fn remote(server: &ServerHandle, era: Era) -> Remote {
 }
 
 fn caller(era: Era) -> ClientBuilder {
+    named_caller(era, "Ada")
+}
+
+/// A caller whose user is called `name`.
+fn named_caller(era: Era, name: &'static str) -> ClientBuilder {
     Client::builder()
         .era(era)
-        .on_elicitation(|_params| async {
+        .on_elicitation(move |_params| async move {
             Ok(ElicitResult {
                 action: ElicitAction::Accept,
-                content: json!({"name": "Ada"}).as_object().cloned(),
+                content: json!({"name": name}).as_object().cloned(),
                 meta: None,
                 extra: Default::default(),
             })
@@ -424,4 +429,98 @@ async fn a_taken_name_fails_the_attach() {
     );
     // The rest is registered; the local tool is untouched.
     assert!(proxy.tool_names().contains(&"ask".to_owned()));
+}
+
+#[tokio::test]
+async fn concurrent_calls_get_their_own_callers_answers() {
+    for remote_era in [Era::Session, Era::Stateless] {
+        let upstream = remote_server(Arc::default());
+        let proxy = Server::new(Implementation::new("proxy", "1.0.0"))
+            .build()
+            .unwrap();
+        let remote = remote(&upstream, remote_era).await;
+        remote.attach(&proxy, Attach::default()).await.unwrap();
+        let connect =
+            |name| crate::host::connect_in_memory(proxy.clone(), named_caller(Era::Session, name));
+        let (ada, bob) = (connect("Ada").await.unwrap(), connect("Bob").await.unwrap());
+        // Both calls are open at the remote at once, each asking its own caller.
+        let (a, b) = tokio::join!(
+            ada.call_tool("ask", json!({})),
+            bob.call_tool("ask", json!({}))
+        );
+        assert_eq!(text(&a.unwrap()), "hello Ada", "remote {remote_era:?}");
+        assert_eq!(text(&b.unwrap()), "hello Bob", "remote {remote_era:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_round_after_the_call_expired_is_refused_and_nothing_is_sent_again() {
+    let signals = Arc::new(Signals::default());
+    let upstream = remote_server(signals.clone());
+    let proxy = Server::new(Implementation::new("proxy", "1.0.0"))
+        .build()
+        .unwrap();
+    let remote = remote(&upstream, Era::Session)
+        .await
+        .round_ttl(Duration::ZERO);
+    remote.attach(&proxy, Attach::default()).await.unwrap();
+    let client = crate::host::connect_in_memory(proxy, caller(Era::Stateless))
+        .await
+        .unwrap();
+    let Err(RequestError::Peer(e)) = client.call_tool("ask", json!({})).await else {
+        panic!("the second round should be refused");
+    };
+    assert_eq!(e.code, INTERNAL_ERROR);
+    assert!(e.message.contains("no longer open"), "{}", e.message);
+    assert_eq!(signals.asks.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn resource_updates_reach_subscribed_callers() {
+    for remote_era in [Era::Session, Era::Stateless] {
+        let upstream = remote_server(Arc::default());
+        let motd =
+            crate::server::ResourceFn::new(Resource::new("mem://motd", "motd"), |_ctx| async {
+                Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                    "mem://motd",
+                    "Welcome",
+                )]))
+            });
+        upstream.add_resource(motd).unwrap();
+        let proxy = Server::new(Implementation::new("proxy", "1.0.0"))
+            .build()
+            .unwrap();
+        let remote = remote(&upstream, remote_era).await;
+        remote
+            .attach(&proxy, Attach::default().subscribe_resources())
+            .await
+            .unwrap();
+        let client = crate::host::connect_in_memory(proxy, caller(Era::Session))
+            .await
+            .unwrap();
+        let read = client.read_resource("mem://motd").await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&read.contents).unwrap()[0]["text"],
+            "Welcome"
+        );
+        let mut notes = client.notifications();
+        client.subscribe("mem://motd").await.unwrap();
+        upstream.notify_resource_updated("mem://motd");
+        let updated = async {
+            while let Ok(note) = notes.recv().await {
+                if note.method == methods::RESOURCES_UPDATED {
+                    return note.params;
+                }
+            }
+            None
+        };
+        let params = tokio::time::timeout(Duration::from_secs(10), updated)
+            .await
+            .unwrap();
+        assert_eq!(
+            params.unwrap()["uri"],
+            "mem://motd",
+            "remote {remote_era:?}"
+        );
+    }
 }
