@@ -22,7 +22,7 @@ const MAX_PAGES: usize = 1000;
 /// // Tools and prompts as `billing_<name>`; resource URIs are kept as they are.
 /// let options = Attach::default().prefix("billing").subscribe_resources();
 /// assert_eq!(options.local_name("refund"), "billing_refund");
-/// assert_eq!(Attach::default().separator("."). prefix("b").local_name("x"), "b.x");
+/// assert_eq!(Attach::default().separator(".").prefix("b").local_name("x"), "b.x");
 /// ```
 #[derive(Debug, Clone)]
 pub struct Attach {
