@@ -35,6 +35,7 @@ LAYERS = {
     "skills": 5, "apps": 5,                      # extensions: Skills, MCP Apps
     "server": 6, "task": 6,                      # registries, dispatch, tasks
     "host": 7,                                   # stdio and Streamable HTTP hosts
+    "proxy": 7,                                  # a remote server's items, via client + server
     "__private": 8, "private": 8,                # crate root
     "guide": 8,                                  # rustdoc guides (no code)
 }

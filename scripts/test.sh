@@ -57,6 +57,9 @@ section "official conformance suite, client scenarios (tracksuit's client, both 
 section "interop: TypeScript and Python SDK clients"
 ./scripts/interop.sh
 
+section "proxy: TypeScript SDK and FastMCP servers behind tracksuit's proxy, callers in both eras"
+./scripts/proxy.sh
+
 section "interop, MCP 2026-07-28: TypeScript v2, Python 2.x and rmcp clients"
 ./scripts/interop-2026.sh
 

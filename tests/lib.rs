@@ -19,6 +19,10 @@ pub struct MiddlewareGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/composing.md")]
 pub struct ComposingGuide;
+/// The code in `docs/proxy.md` (feature `proxy`), compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/proxy.md")]
+pub struct ProxyGuide;
 /// The code in `docs/otel.md` (feature `otel`), compiled as doctests.
 #[cfg(all(doctest, feature = "otel"))]
 #[doc = include_str!("../docs/otel.md")]

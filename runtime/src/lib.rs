@@ -148,6 +148,8 @@ pub mod otel {
 mod peer;
 mod private;
 pub mod protocol;
+#[cfg(feature = "proxy")]
+pub mod proxy;
 pub mod sampling;
 mod seal;
 mod server;

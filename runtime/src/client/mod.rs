@@ -522,6 +522,27 @@ impl Client {
     pub fn is_closed(&self) -> bool {
         self.peer.is_closed()
     }
+
+    /// Waits until the connection is closed (the server went away, or the client was
+    /// closed): what a long-lived user of the client, such as a proxy, watches.
+    ///
+    /// ```
+    /// use tracksuit::{Server, client::Client};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(tracksuit::crate_info!()).build()?;
+    /// let (server_end, client_end) = tracksuit::transport::memory::pair();
+    /// let serving = tokio::spawn(server.serve(server_end));
+    /// let client = Client::builder().connect(client_end).await?;
+    /// serving.abort(); // the server goes away
+    /// client.closed().await;
+    /// assert!(client.is_closed());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn closed(&self) {
+        self.peer.shutdown_token().cancelled().await;
+    }
 }
 
 impl Drop for Client {

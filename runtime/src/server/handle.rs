@@ -353,6 +353,21 @@ impl ServerHandle {
         Ok(())
     }
 
+    /// Removes a resource template by its URI template; returns whether it existed.
+    ///
+    /// ```
+    /// let server = tracksuit::Server::new(tracksuit::crate_info!()).build()?;
+    /// assert!(!server.remove_resource_template("mem://items/{id}"));
+    /// # Ok::<(), tracksuit::ServerError>(())
+    /// ```
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
+        let removed = write(&self.inner.templates).remove(uri_template);
+        if removed {
+            self.broadcast_list_changed(methods::RESOURCES_LIST_CHANGED);
+        }
+        removed
+    }
+
     /// Tells clients the tool list changed (`notifications/tools/list_changed`: 2025
     /// sessions, and modern `subscriptions/listen` streams that asked for it) — for servers
     /// whose tools depend on something outside the registry. `add_tool` and `remove_tool`
