@@ -351,3 +351,103 @@ async fn results_that_depend_on_the_caller_are_never_publicly_cacheable() {
         assert_eq!(listed["ttlMs"], 60_000);
     }
 }
+
+/// A raw 2026-07-28 `tools/call` of `name` with `region` in its arguments and `header` as
+/// its `Mcp-Param-Region`, by `user`, through the router; the JSON-RPC reply.
+async fn call_with_region_header(
+    app: &axum::Router,
+    user: &str,
+    name: &str,
+    header: &str,
+) -> Value {
+    use http_body_util::BodyExt as _;
+    use tower::ServiceExt as _;
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {
+            "name": name,
+            "arguments": {"region": "eu"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    });
+    let request = Request::post("/mcp")
+        .header("host", "127.0.0.1")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .header("mcp-param-region", header)
+        .header("x-user", user)
+        .body(Body::from(body.to_string()))
+        .expect("a request");
+    let response = app.clone().oneshot(request).await.expect("infallible");
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("a body")
+        .to_bytes();
+    let mut reply: Value = serde_json::from_slice(&bytes).expect("JSON");
+    // The id and the tool's name aside, a hidden tool's reply must equal an absent one's.
+    reply["error"]["message"] = json!(
+        reply["error"]["message"]
+            .as_str()
+            .map(|m| m.replace(name, "NAME"))
+    );
+    reply
+}
+
+#[tokio::test]
+async fn a_hidden_tools_mirrored_headers_do_not_tell_it_exists() {
+    let region = |name: &str| {
+        ToolFn::new(
+            Tool::new(
+                name,
+                JsonObject::from_iter([
+                    ("type".into(), json!("object")),
+                    (
+                        "properties".into(),
+                        json!({"region": {"type": "string", "x-mcp-header": "Region"}}),
+                    ),
+                ]),
+            ),
+            |_ctx, _args| async { Ok(CallToolResult::text("served")) },
+        )
+    };
+    let server = Server::new(tracksuit::crate_info!())
+        .tool(region("region_secret"))
+        .visibility(|item, viewer| {
+            !item.name().ends_with("_secret")
+                || viewer.principal().is_some_and(|p| p.subject == "alice")
+        })
+        .build()
+        .expect("server");
+    let app = StreamableHttp::new(server, HttpOptions::default())
+        .router("/mcp")
+        .layer(tower::util::MapRequestLayer::new(
+            |mut req: Request<Body>| {
+                let user = req
+                    .headers()
+                    .get("x-user")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                if let Some(user) = user {
+                    req.extensions_mut().insert(Principal::new(user));
+                }
+                req
+            },
+        ));
+    // Alice sees the tool: her wrong header is a header mismatch.
+    let seen = call_with_region_header(&app, "alice", "region_secret", "us").await;
+    assert_eq!(seen["error"]["code"], json!(HEADER_MISMATCH), "{seen}");
+    // Bob does not: the same request is answered exactly as for a tool that does not exist.
+    let hidden = call_with_region_header(&app, "bob", "region_secret", "us").await;
+    let absent = call_with_region_header(&app, "bob", "region_nothing", "us").await;
+    assert_eq!(hidden, absent);
+    assert_eq!(hidden["error"]["code"], json!(INVALID_PARAMS), "{hidden}");
+}

@@ -154,7 +154,8 @@ impl<'a> Item<'a> {
 /// ```
 pub struct Viewer<'a> {
     caller: &'a Caller,
-    client: Option<&'a ClientInit>,
+    client_info: Option<&'a Implementation>,
+    capabilities: Option<&'a ClientCapabilities>,
     era: Era,
 }
 
@@ -185,12 +186,12 @@ impl<'a> Viewer<'a> {
 
     /// The client's `clientInfo`, once known.
     pub fn client_info(&self) -> Option<&'a Implementation> {
-        self.client.map(|c| &*c.client_info)
+        self.client_info
     }
 
     /// The client's capabilities, once known.
     pub fn client_capabilities(&self) -> Option<&'a ClientCapabilities> {
-        self.client.map(|c| &*c.capabilities)
+        self.capabilities
     }
 
     /// The protocol era of the request.
@@ -232,26 +233,21 @@ impl ServerSession {
         if self.unfiltered.load(std::sync::atomic::Ordering::Relaxed) {
             return true;
         }
-        let inner = &self.server.inner;
-        if inner.options.hide_unauthorized
-            && !caller.missing_scopes(entry.scopes.fixed()).is_empty()
-        {
-            return false;
-        }
-        if inner.visibility.is_empty() {
+        if !self.filters() {
             return true;
         }
-        let item = entry.descriptor.item(entry.scopes.fixed());
+        let init: Option<&ClientInit> = self.init.get();
         let viewer = Viewer {
             caller,
-            client: self.init.get(),
+            client_info: init.map(|c| &*c.client_info),
+            capabilities: init.map(|c| &*c.capabilities),
             era: if self.is_modern() {
                 Era::Stateless
             } else {
                 Era::Session
             },
         };
-        inner.visibility.iter().all(|rule| rule(&item, &viewer))
+        self.server.shows(entry, &viewer)
     }
 
     /// The entry under `key` if `caller` may see it: a hidden one is absent.
@@ -288,6 +284,53 @@ impl ServerSession {
             .filter(|e| e.item.template().matches(uri).is_some())
             .peekable();
         matching.peek().is_some() && !matching.any(|e| self.visible(e, caller))
+    }
+}
+
+impl super::ServerHandle {
+    /// Whether `viewer` may see `entry`: `hide_unauthorized`, then every visibility rule.
+    fn shows<D: Describe, T: ?Sized>(&self, entry: &Entry<D, T>, viewer: &Viewer<'_>) -> bool {
+        let inner = &self.inner;
+        if inner.options.hide_unauthorized
+            && !viewer
+                .caller
+                .missing_scopes(entry.scopes.fixed())
+                .is_empty()
+        {
+            return false;
+        }
+        if inner.visibility.is_empty() {
+            return true;
+        }
+        let item = entry.descriptor.item(entry.scopes.fixed());
+        inner.visibility.iter().all(|rule| rule(&item, viewer))
+    }
+
+    /// Whether tool `name` is hidden from `caller`, a 2026-07-28 request whose `_meta`
+    /// described its client as `client_info` / `capabilities`: how the HTTP host, which
+    /// checks a call's `Mcp-Param-*` headers before dispatch, leaves a hidden tool to be
+    /// answered as an unknown one (its headers would tell it exists).
+    #[cfg(feature = "http")]
+    pub(crate) fn hides_tool(
+        &self,
+        name: &str,
+        caller: &Caller,
+        client_info: Option<&Implementation>,
+        capabilities: &ClientCapabilities,
+    ) -> bool {
+        let inner = &self.inner;
+        if !inner.options.hide_unauthorized && inner.visibility.is_empty() {
+            return false;
+        }
+        let viewer = Viewer {
+            caller,
+            client_info,
+            capabilities: Some(capabilities),
+            era: Era::Stateless,
+        };
+        crate::peer::sync::read(&inner.tools)
+            .get(name)
+            .is_some_and(|entry| !self.shows(entry, &viewer))
     }
 }
 

@@ -45,7 +45,7 @@ pub(super) async fn post(
     caller: crate::caller::Caller,
 ) -> Response {
     let id = Some(request.id.clone());
-    let meta = match check(server, headers, &request, client) {
+    let meta = match check(server, headers, &request, client, &caller) {
         Ok(meta) => meta,
         Err(error) => return rpc_error(status_of(&error), id, error),
     };
@@ -95,6 +95,7 @@ fn check(
     headers: &HeaderMap,
     request: &JsonRpcRequest,
     client: ClientMeta<'_>,
+    caller: &crate::caller::Caller,
 ) -> Result<RequestMeta, ErrorObject> {
     let params = request.params.as_ref();
     let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, message);
@@ -163,21 +164,28 @@ fn check(
     }
     let meta = admit(server, &request.method, params, client)?;
     if request.method == methods::TOOLS_CALL {
-        check_param_headers(server, headers, params)?;
+        check_param_headers(server, headers, params, (&meta, caller))?;
     }
     Ok(meta)
 }
 
 /// Checks the `Mcp-Param-{Name}` headers of a tool's `x-mcp-header` parameters against the
 /// call's arguments: a present argument needs its header with the same value.
+/// A hidden tool's are not checked: the dispatch answers it as an unknown one, and a
+/// mismatch here would tell the caller it exists.
 fn check_param_headers(
     server: &ServerHandle,
     headers: &HeaderMap,
     params: Option<&Value>,
+    (meta, caller): (&RequestMeta, &crate::caller::Caller),
 ) -> Result<(), ErrorObject> {
     let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
         return Ok(());
     };
+    let info = meta.client_info.as_deref();
+    if server.hides_tool(name, caller, info, &meta.capabilities) {
+        return Ok(());
+    }
     let mirrored = server.mirrored_parameters(name);
     let arguments = params.and_then(|p| p.get("arguments"));
     for (path, header_name) in mirrored {
