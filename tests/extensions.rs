@@ -280,3 +280,36 @@ fn a_macro_tool_linked_with_ui_is_checked_at_build() {
         .ui_resource(UiResource::new("ui://macro/other.html", "other", "<p></p>"));
     assert!(served.build().is_ok());
 }
+
+#[tokio::test]
+async fn an_app_tool_keeps_its_scope_rule() {
+    let project = ToolFn::new(
+        Tool::new("project", Default::default()),
+        |_ctx, _args| async { Ok(CallToolResult::text("opened")) },
+    )
+    .scopes_with(tracksuit::ScopeRule::template(["projects:{id}"]));
+    let card = UiResource::new("ui://project/card.html", "project-card", "<p>project</p>");
+    let server = Server::new(Implementation::new("extensions", "1.0.0"))
+        .ui_resource(card)
+        .app_tool(project, "ui://project/card.html")
+        .build()
+        .expect("the server builds");
+    for era in [Era::Session, Era::Stateless] {
+        let reader = tracksuit::Principal::new("reader").with_scopes(["projects:7"]);
+        let c = tracksuit::host::connect_in_memory_as(
+            server.clone(),
+            Client::builder().era(era),
+            reader,
+        )
+        .await
+        .expect("connects");
+        let opened = c
+            .call_tool("project", json!({"id": 7}))
+            .await
+            .expect("its project");
+        assert_eq!(opened.content[0].as_text(), Some("opened"), "{era:?}");
+        // The rule's scope for another project is missing: refused before the tool runs.
+        let refused = c.call_tool("project", json!({"id": 8})).await;
+        assert!(refused.is_err(), "{era:?}: {refused:?}");
+    }
+}

@@ -285,6 +285,10 @@ impl ToolHandler for UiLinked {
         self.inner.scopes()
     }
 
+    fn scope_rule(&self) -> Option<crate::server::ScopeRule> {
+        self.inner.scope_rule()
+    }
+
     fn raw_input_schema(&self) -> Option<JsonObject> {
         self.inner.raw_input_schema()
     }
