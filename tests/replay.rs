@@ -2,7 +2,8 @@
 //! handoff tool runs as a task in one server process (`task_replica`, SQLite task store);
 //! the user answers its first question; the process is killed with SIGKILL; a second
 //! process on the same database file, with the same state keys, resumes the task by replay
-//! — `before` is not run again, the first answer is replayed, the second question is asked —
+//! — as the same principal (the tool needs a scope) — `before` is not run again, the first
+//! answer is replayed, the second question is asked —
 //! and `after` runs once. While the first process lives, a second one cannot open the file.
 
 use serde_json::{Value, json};
@@ -85,7 +86,8 @@ fn rpc(port: u16, method: &str, mut params: Value, name: Option<&str>) -> Value 
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: {method}\r\n{name_header}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         Mcp-Method: {method}\r\n{name_header}X-Test-User: alice\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
@@ -209,7 +211,7 @@ fn a_task_survives_sigkill_of_its_process_and_resumes_by_replay_in_another() {
     // The resumed replay got the once block's logged result: it did not run it again.
     assert_eq!(
         done["result"]["content"][0]["text"],
-        format!("from Lyon / Dijon / stamped by {first_pid} / Paris"),
+        format!("from Lyon for alice / Dijon / stamped by {first_pid} / Paris"),
         "{done}"
     );
     assert_eq!(

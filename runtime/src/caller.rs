@@ -170,6 +170,54 @@ impl Principal {
     }
 }
 
+impl Principal {
+    /// The principal as a task's replay record keeps it (sealed with the record): another
+    /// process that resumes the task runs it as the same principal.
+    pub(crate) fn to_record(&self) -> Value {
+        serde_json::json!({
+            "subject": self.subject,
+            "client": self.kind == PrincipalKind::Client,
+            "issuer": self.issuer,
+            "clientId": self.client_id,
+            "scopes": self.scopes,
+            "claims": self.claims,
+        })
+    }
+
+    /// The principal a replay record kept ([`to_record`](Self::to_record)); `None` for a
+    /// record without one (or written by an older version).
+    pub(crate) fn from_record(record: &Value) -> Option<Principal> {
+        let text = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
+        let strings = |key: &str| -> Vec<String> {
+            let items = record
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten();
+            items
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        };
+        let client = record.get("client").and_then(Value::as_bool) == Some(true);
+        Some(Principal {
+            subject: text("subject")?,
+            kind: if client {
+                PrincipalKind::Client
+            } else {
+                PrincipalKind::User
+            },
+            issuer: text("issuer"),
+            client_id: text("clientId"),
+            scopes: strings("scopes"),
+            claims: record
+                .get("claims")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        })
+    }
+}
+
 /// Who made one request: what a host knows about it beyond its JSON-RPC message.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Caller {
@@ -212,6 +260,24 @@ impl Caller {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_principal_survives_its_replay_record() {
+        let mut claims = Map::new();
+        claims.insert("email".into(), "a@example.com".into());
+        let user = Principal::new("alice")
+            .with_issuer("https://issuer.example")
+            .with_scopes(["travel", "files:read"])
+            .with_claims(claims);
+        let back = Principal::from_record(&user.to_record());
+        assert_eq!(back.as_ref(), Some(&user));
+        let client = Principal::client("robot");
+        assert_eq!(Principal::from_record(&client.to_record()), Some(client));
+        assert_eq!(
+            Principal::from_record(&serde_json::json!({"scopes": []})),
+            None
+        );
+    }
 
     #[test]
     fn binding_keys_do_not_run_together() {

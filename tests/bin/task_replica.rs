@@ -42,7 +42,7 @@ fn append(file: &str, line: &str) -> Result<(), ToolError> {
 struct Journey;
 
 /// A journey of two questions.
-#[mcp_tool(name = "journey", task_support = "optional")]
+#[mcp_tool(name = "journey", task_support = "optional", scopes = ["travel"])]
 impl Journey {
     async fn before(args: Start, _ctx: &PhaseCtx) -> Result<Origin, ToolError> {
         append("before.log", &format!("pid {}", std::process::id()))?;
@@ -50,7 +50,9 @@ impl Journey {
     }
 
     async fn client(state: &Origin, ctx: &Ctx) -> Result<Vec<String>, ToolError> {
-        let mut words = vec![state.0.clone()];
+        // Replayed in whichever process runs the task: it must run as its principal.
+        let who = ctx.principal().map_or("nobody", |p| p.subject.as_str());
+        let mut words = vec![format!("{} for {who}", state.0)];
         for n in 1..=2 {
             let answer = ctx.elicit_form::<Word>(format!("stop {n}?")).await?;
             words.push(answer.accepted().map(|w| w.word).unwrap_or_default());
@@ -118,10 +120,36 @@ async fn main() -> std::process::ExitCode {
         }
     };
     eprintln!("task_replica {} on 127.0.0.1:{port}", std::process::id());
-    match server
-        .serve_http(("127.0.0.1", port.parse::<u16>().unwrap_or(0)))
-        .await
+    // The test's stand-in for an authentication layer: `X-Test-User: alice` is alice,
+    // holding the `travel` scope.
+    let app = tracksuit::host::http::StreamableHttp::new(server, Default::default())
+        .router("/mcp")
+        .layer(tower::util::MapRequestLayer::new(
+            |mut request: axum::http::Request<axum::body::Body>| {
+                let user = request
+                    .headers()
+                    .get("x-test-user")
+                    .and_then(|v| v.to_str().ok());
+                if let Some(user) = user.map(str::to_owned) {
+                    let principal = tracksuit::Principal::new(user).with_scopes(["travel"]);
+                    request.extensions_mut().insert(principal);
+                }
+                request
+            },
+        ));
+    let listener = match tokio::net::TcpListener::bind((
+        "127.0.0.1",
+        port.parse::<u16>().unwrap_or(0),
+    ))
+    .await
     {
+        Ok(listener) => listener,
+        Err(e) => {
+            eprintln!("task_replica: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    match tracksuit::host::http::serve(listener, app).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("task_replica: {e}");

@@ -54,14 +54,12 @@ impl crate::task::Resumer for Resume {
             .unfiltered
             .store(true, std::sync::atomic::Ordering::Relaxed);
         let id = RequestId::String(format!("resumed:{name}"));
-        let ctx = Ctx::for_rounds(
-            session.clone(),
-            id,
-            None,
-            cancel,
-            rounds,
-            crate::caller::Caller::default(),
-        );
+        // It runs as the principal that started it (the record keeps it, sealed).
+        let caller = call
+            .get("principal")
+            .and_then(crate::caller::Principal::from_record)
+            .map_or_else(crate::caller::Caller::default, crate::caller::Caller::of);
+        let ctx = Ctx::for_rounds(session.clone(), id, None, cancel, rounds, caller);
         let params = json!({ "name": name, "arguments": call.get("arguments").cloned().unwrap_or(Value::Null) });
         Some(Box::pin(async move {
             let outcome = session.call_tool(ctx, Some(params)).await;

@@ -66,7 +66,7 @@ impl ServerSession {
         // handler stays on this future's stack, polled by `one_round`.
         let cancel = as_task.map_or(cancel, |_| CancellationToken::new());
         // What a replay of the task needs to rebuild the call in another process.
-        let call = as_task.map(|_| self.replayable_call(&name, &params));
+        let call = as_task.map(|_| self.replayable_call(&name, &params, &caller));
         let ctx = Ctx::for_rounds(
             self.clone(),
             id,
@@ -257,13 +257,14 @@ impl ServerSession {
     }
 
     /// The call as a replay of its task rebuilds it in another process.
-    fn replayable_call(&self, name: &str, params: &Value) -> Value {
+    fn replayable_call(&self, name: &str, params: &Value, caller: &crate::caller::Caller) -> Value {
         let init = self.init.get();
         json!({
             "name": name,
             "arguments": params.get("arguments").cloned().unwrap_or(Value::Null),
             "capabilities": init.map(|i| serde_json::to_value(&*i.capabilities).unwrap_or(Value::Null)),
             "clientInfo": init.map(|i| serde_json::to_value(&*i.client_info).unwrap_or(Value::Null)),
+            "principal": caller.principal.as_deref().map(crate::caller::Principal::to_record),
         })
     }
 }
