@@ -12,7 +12,7 @@
 
 use super::Era;
 use crate::peer::{Peer, RequestError};
-use crate::protocol::{ResultPayload, methods};
+use crate::protocol::{ResultMarkers, ResultPayload};
 use futures::FutureExt as _;
 use serde_json::Value;
 use std::future::Future;
@@ -70,15 +70,7 @@ impl ClientRequest {
     /// What the request is about: the tool's or prompt's `name`, the resource's `uri`,
     /// the task's `taskId`; `None` for the other methods.
     pub fn target(&self) -> Option<&str> {
-        let key = match self.method.as_str() {
-            methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
-            methods::RESOURCES_READ
-            | methods::RESOURCES_SUBSCRIBE
-            | methods::RESOURCES_UNSUBSCRIBE => "uri",
-            m if m.starts_with("tasks/") => "taskId",
-            _ => return None,
-        };
-        self.params.get(key)?.as_str()
+        crate::protocol::request_target(&self.method, &self.params)
     }
 
     /// The era the client speaks ([`Era::Session`] until negotiation has picked 2026-07-28).
@@ -166,14 +158,15 @@ impl ClientResponse {
 
     /// Whether a `tools/call` ran and its tool failed: a result with `isError: true`.
     pub fn is_tool_error(&self) -> bool {
-        self.result().is_some_and(|r| top(r).is_error == Some(true))
+        self.result()
+            .is_some_and(|r| ResultMarkers::of(r).is_error == Some(true))
     }
 
     /// Whether the server answered a 2026-07-28 `input_required` round: the client answers
     /// its input requests and sends the request again (the next round).
     pub fn is_input_required(&self) -> bool {
         self.result()
-            .is_some_and(|r| top(r).result_type.as_deref() == Some("input_required"))
+            .is_some_and(|r| ResultMarkers::of(r).result_type.as_deref() == Some("input_required"))
     }
 
     /// The outcome, for the caller.
@@ -192,23 +185,10 @@ impl ClientResponse {
     }
 }
 
-/// The two top-level members of a result a layer may ask about.
-#[derive(serde::Deserialize, Default)]
-struct Top {
-    #[serde(rename = "resultType")]
-    result_type: Option<String>,
-    #[serde(rename = "isError")]
-    is_error: Option<bool>,
-}
-
-fn top(result: &ResultPayload) -> Top {
-    result.decode().unwrap_or_default()
-}
-
 /// Whether a `tools/call` result says `isError: true`.
 #[cfg(feature = "otel")]
 pub(super) fn tool_failed(result: &ResultPayload) -> bool {
-    top(result).is_error == Some(true)
+    ResultMarkers::of(result).is_error == Some(true)
 }
 
 /// The connection a request goes out on, and what layers (if any) it passes on the way.

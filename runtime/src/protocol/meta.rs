@@ -483,3 +483,19 @@ pub struct PaginatedRequestParams {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+/// What a request is about, read from its params: the tool's or prompt's `name`
+/// (`tools/call`, `prompts/get`), the resource's `uri` (`resources/read`,
+/// `resources/subscribe`, `resources/unsubscribe`), the task's `taskId` (task methods);
+/// `None` for other methods. What server and client middleware call a request's target.
+pub(crate) fn request_target<'a>(method: &str, params: &'a serde_json::Value) -> Option<&'a str> {
+    let key = match method {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
+        methods::RESOURCES_READ | methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => {
+            "uri"
+        }
+        m if m.starts_with("tasks/") => "taskId",
+        _ => return None,
+    };
+    params.get(key)?.as_str()
+}

@@ -417,3 +417,25 @@ mod tests {
         assert_eq!(from_tree, tree);
     }
 }
+
+/// The two top-level members of a result that middleware asks about without decoding the
+/// rest: `resultType` (`input_required` for a 2026 round) and `isError` (a tool failed).
+#[derive(Deserialize, Default)]
+pub(crate) struct ResultMarkers {
+    #[serde(rename = "resultType")]
+    pub(crate) result_type: Option<String>,
+    #[serde(rename = "isError")]
+    pub(crate) is_error: Option<bool>,
+}
+
+impl ResultMarkers {
+    /// The markers of a result written as JSON text (none if it is not an object).
+    pub(crate) fn of_text(text: &str) -> Self {
+        serde_json::from_str(text).unwrap_or_default()
+    }
+
+    /// The markers of `result` (none if it is not an object).
+    pub(crate) fn of(result: &ResultPayload) -> Self {
+        result.decode().unwrap_or_default()
+    }
+}

@@ -2,7 +2,7 @@
 //! handler once every layer has let it through.
 
 use crate::caller::{Caller, Principal};
-use crate::protocol::{ClientCapabilities, Implementation, ProgressToken, RequestId, methods};
+use crate::protocol::{ClientCapabilities, Implementation, ProgressToken, RequestId};
 use crate::server::ServerSession;
 use serde_json::Value;
 use std::sync::Arc;
@@ -122,16 +122,7 @@ impl McpRequest {
     /// `prompts/get`), the resource's `uri` (`resources/read`, `resources/subscribe`), the
     /// task's `taskId` (task methods); `None` for the others.
     pub fn target(&self) -> Option<&str> {
-        let params = self.params.as_ref()?;
-        let key = match self.method.as_str() {
-            methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
-            methods::RESOURCES_READ
-            | methods::RESOURCES_SUBSCRIBE
-            | methods::RESOURCES_UNSUBSCRIBE => "uri",
-            m if m.starts_with("tasks/") => "taskId",
-            _ => return None,
-        };
-        params.get(key)?.as_str()
+        crate::protocol::request_target(&self.method, self.params.as_ref()?)
     }
 
     /// The request's params as the client sent them.

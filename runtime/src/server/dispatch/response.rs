@@ -1,6 +1,6 @@
 //! [`McpResponse`]: a request's outcome as middleware sees it.
 
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, ResultMarkers};
 use crate::server::answer::Answer;
 use serde_json::Value;
 
@@ -51,7 +51,7 @@ impl McpResponse {
         match &self.outcome {
             Ok(Answer::Tool(result)) => result.is_error == Some(true),
             Ok(Answer::Tree(value)) => value.get("isError") == Some(&Value::Bool(true)),
-            Ok(Answer::Shaped(text)) => Top::of(text.get()).is_error == Some(true),
+            Ok(Answer::Shaped(text)) => ResultMarkers::of_text(text.get()).is_error == Some(true),
             Err(_) => false,
         }
     }
@@ -61,7 +61,7 @@ impl McpResponse {
     pub fn is_input_required(&self) -> bool {
         match &self.outcome {
             Ok(Answer::Shaped(text)) => {
-                Top::of(text.get()).result_type.as_deref() == Some("input_required")
+                ResultMarkers::of_text(text.get()).result_type.as_deref() == Some("input_required")
             }
             Ok(Answer::Tree(value)) => {
                 value.get("resultType").and_then(Value::as_str) == Some("input_required")
@@ -78,20 +78,5 @@ impl McpResponse {
     /// Mutable [`extensions`](Self::extensions).
     pub fn extensions_mut(&mut self) -> &mut http::Extensions {
         &mut self.extensions
-    }
-}
-
-/// The two top-level members of a result written whole that a layer may ask about.
-#[derive(serde::Deserialize, Default)]
-struct Top {
-    #[serde(rename = "resultType")]
-    result_type: Option<String>,
-    #[serde(rename = "isError")]
-    is_error: Option<bool>,
-}
-
-impl Top {
-    fn of(text: &str) -> Self {
-        serde_json::from_str(text).unwrap_or_default()
     }
 }
