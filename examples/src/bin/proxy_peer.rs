@@ -190,6 +190,10 @@ impl Checks {
             py_prompt_and_template(caller).await,
         );
         self.check(
+            "py: overlapping calls reach one process",
+            py_one_process(caller).await,
+        );
+        self.check(
             "py: cancellation reaches the remote",
             py_cancel(caller).await,
         );
@@ -357,6 +361,21 @@ async fn py_prompt_and_template(caller: &Client) -> Result<(), String> {
     match read.pointer("/0/text").and_then(Value::as_str) {
         Some("note 7") => Ok(()),
         _ => Err(format!("template read: {read}")),
+    }
+}
+
+/// Two calls that overlap (one naps at the remote) and one after them: a stdio remote is
+/// one process, whose state (the counter, tools added at run time) every call shares.
+async fn py_one_process(caller: &Client) -> Result<(), String> {
+    let (napping, quick) = tokio::join!(
+        call(caller, "py_pid", json!({"nap": 0.3})),
+        call(caller, "py_pid", json!({}))
+    );
+    let after = call(caller, "py_pid", json!({})).await?;
+    let pids = [text(&napping?), text(&quick?), text(&after)];
+    match pids.iter().all(|p| *p == pids[0]) {
+        true => Ok(()),
+        false => Err(format!("the calls reached processes {pids:?}")),
     }
 }
 

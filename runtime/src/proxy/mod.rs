@@ -54,8 +54,9 @@ use std::time::Duration;
 /// call is abandoned (see [`Remote::round_ttl`]).
 pub const DEFAULT_ROUND_TTL: Duration = Duration::from_secs(600);
 
-/// How many proxied calls a 2025-11-25 remote serves at once by default (each on a
-/// connection of its own, see [`Remote::max_connections`]).
+/// How many proxied calls a 2025-11-25 remote reached over HTTP serves at once by default
+/// (each on a session of its own, see [`Remote::max_connections`]). A stdio remote serves
+/// one at a time unless told otherwise: each connection is a process of its own.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 8;
 
 /// Why a [`Remote`] could not be connected or attached.
@@ -76,6 +77,19 @@ pub enum ProxyError {
 /// Opens one more connection to the remote, with the handlers the proxy installs.
 type Connector =
     Arc<dyn Fn(ClientBuilder) -> BoxFuture<'static, Result<Client, ProxyError>> + Send + Sync>;
+
+/// A [`Connector`] connecting over the transports `transport` makes.
+fn connector<T, E, F>(transport: F) -> Connector
+where
+    T: Transport,
+    E: std::fmt::Display,
+    F: Fn() -> Result<T, E> + Send + Sync + 'static,
+{
+    Arc::new(move |builder: ClientBuilder| {
+        let made = transport().map_err(|e| ProxyError::Connect(e.to_string()));
+        Box::pin(async move { Ok(builder.connect(made?).await?) })
+    })
+}
 
 /// A connection to a remote MCP server whose items a tracksuit server serves. Cheap to
 /// clone (an `Arc`).
@@ -125,11 +139,7 @@ impl Remote {
         E: std::fmt::Display,
         F: Fn() -> Result<T, E> + Send + Sync + 'static,
     {
-        let connector: Connector = Arc::new(move |builder: ClientBuilder| {
-            let made = transport().map_err(|e| ProxyError::Connect(e.to_string()));
-            Box::pin(async move { Ok(builder.connect(made?).await?) })
-        });
-        Self::with_connector(builder, connector).await
+        Self::with_connector(builder, connector(transport), DEFAULT_MAX_CONNECTIONS).await
     }
 
     /// A Streamable HTTP server at `url`, in whichever era it speaks ([`Era::Negotiate`]).
@@ -146,8 +156,14 @@ impl Remote {
         Self::connect(builder, move || crate::client::HttpTransport::new(&url)).await
     }
 
-    /// A stdio server: `program` with `args`, run as a child process (one per connection;
-    /// killed when its connection goes), in whichever era it speaks.
+    /// A stdio server: `program` with `args`, run as a child process (killed when its
+    /// connection goes), in whichever era it speaks.
+    ///
+    /// A 2025-11-25 stdio remote serves one proxied call at a time: a question it asks names
+    /// no call, so concurrent calls need connections of their own, and here each one would
+    /// be another process, with state (counters, tools added at run time) of its own.
+    /// [`max_connections`](Remote::max_connections) raises the limit for a server that
+    /// keeps no state. A 2026-07-28 stdio remote serves every call at once on one process.
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), tracksuit::proxy::ProxyError> {
@@ -162,19 +178,20 @@ impl Remote {
         let program = program.to_owned();
         let args: Vec<String> = args.into_iter().map(Into::into).collect();
         let builder = Client::builder().era(Era::Negotiate);
-        Self::connect(builder, move || {
+        let child = connector(move || {
             let mut command = tokio::process::Command::new(&program);
             command.args(&args);
             ChildTransport::spawn(command)
-        })
-        .await
+        });
+        Self::with_connector(builder, child, 1).await
     }
 
     async fn with_connector(
         builder: ClientBuilder,
         connector: Connector,
+        limit: usize,
     ) -> Result<Remote, ProxyError> {
-        let pool = pool::Pool::open(builder, connector).await?;
+        let pool = pool::Pool::open(builder, connector, limit).await?;
         let name = pool.server_name();
         Ok(Remote {
             inner: Arc::new(Inner {
@@ -202,9 +219,11 @@ impl Remote {
         self.inner.pool.primary()
     }
 
-    /// At most `n` calls of a 2025-11-25 remote at once (each holds a connection; default
-    /// [`DEFAULT_MAX_CONNECTIONS`]); later calls wait for one to finish. A 2026-07-28 remote
-    /// serves every call on one connection.
+    /// At most `n` calls of a 2025-11-25 remote at once (each holds a connection: a session
+    /// of its own over HTTP, a process of its own over stdio; default
+    /// [`DEFAULT_MAX_CONNECTIONS`] over HTTP, 1 for [`Remote::stdio`]); later calls wait for
+    /// one to finish. Calls that do not overlap all use the first connection. A 2026-07-28
+    /// remote serves every call on one connection.
     pub fn max_connections(self, n: usize) -> Self {
         self.inner.pool.set_limit(n.max(1));
         self

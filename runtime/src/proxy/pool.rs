@@ -96,6 +96,7 @@ impl Pool {
     pub(super) async fn open(
         builder: ClientBuilder,
         connector: Connector,
+        limit: usize,
     ) -> Result<Pool, ProxyError> {
         let primary = Arc::new(Conn::open(&builder, &connector).await?);
         Ok(Pool {
@@ -103,7 +104,7 @@ impl Pool {
             connector,
             idle: Mutex::new(vec![primary.clone()]),
             primary,
-            permits: Mutex::new(Arc::new(Semaphore::new(super::DEFAULT_MAX_CONNECTIONS))),
+            permits: Mutex::new(Arc::new(Semaphore::new(limit))),
         })
     }
 
@@ -141,7 +142,7 @@ impl Pool {
             .await
             .map_err(|_| ProxyError::Connect("the proxy is shutting down".into()))?;
         let conn = loop {
-            let next = lock(&self.idle).pop();
+            let next = self.idle_conn();
             match next {
                 Some(conn) if conn.client.is_closed() => continue,
                 Some(conn) => break conn,
@@ -154,6 +155,18 @@ impl Pool {
             pool: self,
             _permit: Some(permit),
         })
+    }
+}
+
+impl Pool {
+    /// An idle connection, the first one when it is idle: calls that do not overlap all
+    /// reach the remote on the session (or process) that lists and watches it.
+    fn idle_conn(&self) -> Option<Arc<Conn>> {
+        let mut idle = lock(&self.idle);
+        match idle.iter().position(|c| Arc::ptr_eq(c, &self.primary)) {
+            Some(first) => Some(idle.swap_remove(first)),
+            None => idle.pop(),
+        }
     }
 }
 

@@ -524,3 +524,20 @@ async fn resource_updates_reach_subscribed_callers() {
         );
     }
 }
+
+#[tokio::test]
+async fn calls_that_do_not_overlap_use_the_first_connection() {
+    let upstream = remote_server(Arc::default());
+    let remote = remote(&upstream, Era::Session).await;
+    let pool = &remote.inner.pool;
+    let route = || tokio::sync::mpsc::unbounded_channel().0;
+    let first = pool.lease(route()).await.unwrap();
+    let second = pool.lease(route()).await.unwrap();
+    assert!(std::ptr::eq(first.client(), remote.client()));
+    assert!(!std::ptr::eq(second.client(), remote.client()));
+    // Given back first, then second: the next call still gets the first connection.
+    drop(first);
+    drop(second);
+    let next = pool.lease(route()).await.unwrap();
+    assert!(std::ptr::eq(next.client(), remote.client()));
+}

@@ -2,11 +2,13 @@
 tracksuit's proxy (scripts/proxy.sh, examples/src/bin/proxy_peer.rs).
 
 Tools: `add`, `slow` (progress), `hang` (reports progress once, then waits until cancelled; `cancellations` counts
-the cancellations that reached it), `ask` (elicitation), `sample` (sampling), `grow` (adds
+the cancellations that reached it), `ask` (elicitation), `sample` (sampling), `pid` (the process id, after an optional nap), `grow` (adds
 a tool and sends `notifications/tools/list_changed`), `fail` (raises: an
 `isError` result). Prompts `greet` and `broken` (a JSON-RPC error), a resource and a
 resource template.
 """
+
+import os
 
 import anyio
 from pydantic import BaseModel
@@ -47,6 +49,13 @@ async def hang(ctx: Context) -> str:
         cancelled += 1
         raise
     return "never"
+
+
+@mcp.tool()
+async def pid(nap: float = 0) -> int:
+    """This process's id, after napping `nap` seconds (so calls overlap)."""
+    await anyio.sleep(nap)
+    return os.getpid()
 
 
 @mcp.tool()
