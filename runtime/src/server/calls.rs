@@ -1,6 +1,6 @@
 //! The calls a request makes on the registries: `tools/call` (directly or as a task),
 //! `prompts/get`, `resources/read` and `completion/complete`, with the scope check every
-//! way in shares. Both eras' method tables call these.
+//! way in shares. The method table (`table.rs`) calls these for both eras.
 
 use super::ServerSession;
 use super::answer::Answer;

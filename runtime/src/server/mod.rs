@@ -20,6 +20,7 @@ mod resource;
 mod resume;
 mod scopes;
 mod session;
+mod table;
 mod tool;
 mod traced;
 mod uri_template;

@@ -1,13 +1,13 @@
 //! One connection's server side: the lifecycle (initialize, version negotiation), the
-//! per-session state (client capabilities, log level, subscriptions) and the dispatch of
-//! every MCP request to the server's registries.
+//! per-session state (client capabilities, log level, subscriptions) and a 2025-11-25
+//! request's way to the method table (`table.rs`).
 
 use super::ServerHandle;
 use super::answer::Answer;
-use super::dispatch::{self, Call, MethodTable};
+use super::dispatch::{self, Call, Serving};
 use super::traced::{request_span, traced};
 use crate::caller::Caller;
-use crate::context::{ClientInit, Ctx, SessionScope};
+use crate::context::{ClientInit, SessionScope};
 use crate::peer::sync::{lock, read};
 use crate::peer::{OutboundSender, Peer, Sending};
 use crate::protocol::*;
@@ -246,9 +246,9 @@ impl ServerSession {
             cancel: cancel.clone(),
         };
         let answer = match layers {
-            None => Either::Left(self.clone().session_table(call)),
+            None => Either::Left(self.clone().answer(call, Serving::Session)),
             Some(service) => {
-                let request = call.into_request(self.clone(), MethodTable::Session);
+                let request = call.into_request(self.clone(), Serving::Session);
                 Either::Right(dispatch::through(service, request))
             }
         };
@@ -259,7 +259,7 @@ impl ServerSession {
 
     /// The answer of `initialize`, `ping`, or a refusal before `initialize`: none of them
     /// waits for anything.
-    fn answer_at_once(
+    pub(super) fn answer_at_once(
         &self,
         method: &str,
         params: &mut Option<Value>,
@@ -278,62 +278,6 @@ impl ServerSession {
         } else {
             ErrorObject::invalid_request("the session is not initialized; send `initialize` first")
         }))
-    }
-
-    /// A 2025-11-25 request that came through the server's layers: `initialize`, `ping`
-    /// and refusals are answered here (without layers `handle_request` answers them at
-    /// once), everything else by [`ServerSession::session_table`].
-    pub(super) async fn layered_session_request(
-        self: Arc<Self>,
-        mut call: Call,
-    ) -> Result<Answer, ErrorObject> {
-        match self.answer_at_once(&call.method, &mut call.params) {
-            Some(result) => result.map(Answer::Tree),
-            None => self.session_table(call).await,
-        }
-    }
-
-    /// The 2025-11-25 method table.
-    pub(super) async fn session_table(self: Arc<Self>, call: Call) -> Result<Answer, ErrorObject> {
-        let Call {
-            id,
-            method,
-            params,
-            caller,
-            progress_token,
-            cancel,
-        } = call;
-        let ctx = Ctx::new(self.clone(), id, progress_token, cancel, caller);
-        let tasks = &self.server.inner.tasks;
-        // Whose tasks: taken by the task methods only (an owner is a `String`).
-        let owner = || self.task_owner(ctx.caller());
-        let tree = match method.as_str() {
-            methods::TOOLS_LIST => self.list_tools(ctx.caller(), params),
-            methods::TOOLS_CALL => return self.call_tool(ctx, params).await,
-            // The task methods are boxed: their states are large and rare, and a
-            // call's future (copied whole when its task is boxed) stays small.
-            methods::TASKS_GET => Box::pin(tasks.get(params, owner().as_deref())).await,
-            methods::TASKS_RESULT => {
-                let (id, owner) = (ctx.request_id().clone(), owner());
-                Box::pin(tasks.result(params, &self.peer, id, owner.as_deref())).await
-            }
-            methods::TASKS_CANCEL => Box::pin(tasks.cancel(params, owner().as_deref())).await,
-            methods::TASKS_LIST if tasks.options().list => {
-                let page_size = self.server.inner.options.page_size;
-                Box::pin(tasks.list(params, page_size, owner().as_deref())).await
-            }
-            methods::PROMPTS_LIST => self.list_prompts(ctx.caller(), params),
-            methods::PROMPTS_GET => self.get_prompt(ctx, params).await,
-            methods::RESOURCES_LIST => self.list_resources(ctx.caller(), params),
-            methods::RESOURCES_TEMPLATES_LIST => self.list_templates(ctx.caller(), params),
-            methods::RESOURCES_READ => self.read_resource(ctx, params).await,
-            methods::RESOURCES_SUBSCRIBE => self.subscribe(ctx.caller(), params, true),
-            methods::RESOURCES_UNSUBSCRIBE => self.subscribe(ctx.caller(), params, false),
-            methods::LOGGING_SET_LEVEL => self.set_level(params),
-            methods::COMPLETION_COMPLETE => self.complete(&ctx, params).await,
-            other => self.extension_method(other, params.as_ref()),
-        };
-        tree.map(Answer::Tree)
     }
 
     fn initialize(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
@@ -475,7 +419,7 @@ impl ServerSession {
     /// `resources/subscribe` / `unsubscribe`. Any URI is accepted (a resource may appear
     /// later); one the caller may not see is answered the same but not recorded, so its
     /// updates never reach this session.
-    fn subscribe(
+    pub(super) fn subscribe(
         &self,
         caller: &Caller,
         params: Option<Value>,
@@ -494,7 +438,7 @@ impl ServerSession {
         Ok(json!({}))
     }
 
-    fn set_level(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    pub(super) fn set_level(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
         let p: SetLevelRequestParams = decode(params)?;
         self.log_level
             .store(level_index(p.level), Ordering::Relaxed);

@@ -4,8 +4,9 @@
 //!
 //! A host hands a request to its session's entry for the request's era (a 2025 session's
 //! `handle_from`, a 2026 request's `modern_request` or `call_plain_tool`); that entry
-//! builds a [`Route`] to the method table that answers it. With no layers the table is
-//! called directly: nothing is built or boxed that the request did not already need. With
+//! builds a [`Route`] to the one method table (`server/table.rs`), saying how it is served
+//! ([`Serving`]: 2025 session, 2026 request, 2026 plain tool call). With no layers the
+//! table is called directly: nothing is built or boxed that the request did not already need. With
 //! layers the request becomes an [`McpRequest`], goes through the server's
 //! [`McpService`] (the layers around [`Handlers`]) and comes back an [`McpResponse`].
 
@@ -15,7 +16,7 @@ mod request;
 mod response;
 
 pub use request::{Era, McpRequest};
-pub(crate) use request::{MethodTable, Route};
+pub(crate) use request::{Route, Serving};
 pub use response::McpResponse;
 
 use super::answer::Answer;
@@ -38,7 +39,7 @@ pub type BoxError = tower::BoxError;
 /// (tower's `RateLimit`) in a `Buffer`.
 pub type McpService = tower::util::BoxCloneSyncService<McpRequest, McpResponse, BoxError>;
 
-/// The innermost service: answers a request from its route's method table.
+/// The innermost service: answers a request from the method table, as its route says.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Handlers;
 
@@ -93,7 +94,7 @@ fn layer_error(error: BoxError) -> ErrorObject {
 }
 
 impl McpRequest {
-    /// The handler's answer, from the method table the route names.
+    /// The handler's answer, from the method table, served as the route says.
     fn answer(self) -> BoxFuture<'static, Result<Answer, ErrorObject>> {
         let McpRequest {
             id,
@@ -122,15 +123,11 @@ impl McpRequest {
             progress_token,
             cancel,
         };
-        match table {
-            MethodTable::Session => Box::pin(session.layered_session_request(call)),
-            MethodTable::Stateless => Box::pin(session.stateless_table(call)),
-            MethodTable::PlainTool => Box::pin(session.plain_tool(call)),
-        }
+        Box::pin(session.answer(call, table))
     }
 }
 
-/// What a method table is given: one request, past every layer.
+/// What the method table is given: one request, past every layer.
 pub(crate) struct Call {
     pub(crate) id: crate::protocol::RequestId,
     pub(crate) method: String,

@@ -62,38 +62,36 @@ pub struct McpRequest {
 }
 
 /// Where a request goes once the layers let it through: the session that serves it and
-/// which of its method tables answers.
+/// how the method table ([`ServerSession::answer`]) serves it.
 pub(crate) struct Route {
     pub(super) session: Arc<ServerSession>,
     pub(super) progress_token: Option<ProgressToken>,
     pub(super) cancel: CancellationToken,
-    pub(super) table: MethodTable,
+    pub(super) table: Serving,
 }
 
-/// The method table a request is answered from.
+/// How the one method table serves a request: its era, and a 2026 shortcut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum MethodTable {
-    /// A 2025-11-25 session's.
+pub(crate) enum Serving {
+    /// A 2025-11-25 session's request: handlers ask the client live.
     Session,
-    /// A 2026-07-28 request's (lists, rounds, tasks extension, `server/discover`).
+    /// A 2026-07-28 request: `tools/call`, `prompts/get` and `resources/read` run in
+    /// rounds; lists carry cache hints; `server/discover`, `subscriptions/listen`, the
+    /// tasks extension.
     Stateless,
     /// A 2026-07-28 `tools/call` of a tool that never asks the client, served on the
-    /// HTTP request's own future.
+    /// HTTP request's own future (no rounds to seal).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     PlainTool,
 }
 
 impl super::Call {
-    /// The request as layers see it, to be answered by `session`'s `table` once they let
-    /// it through.
-    pub(crate) fn into_request(
-        self,
-        session: Arc<ServerSession>,
-        table: MethodTable,
-    ) -> McpRequest {
+    /// The request as layers see it, to be answered by `session` as `table` says once
+    /// they let it through.
+    pub(crate) fn into_request(self, session: Arc<ServerSession>, table: Serving) -> McpRequest {
         let era = match table {
-            MethodTable::Session => Era::Session,
-            MethodTable::Stateless | MethodTable::PlainTool => Era::Stateless,
+            Serving::Session => Era::Session,
+            Serving::Stateless | Serving::PlainTool => Era::Stateless,
         };
         McpRequest {
             id: self.id,

@@ -51,7 +51,7 @@ impl Listen {
 
 /// The result a `subscriptions/listen` the server ends itself gets (the spec's "Graceful
 /// Closure"): complete, its subscription id in `_meta`.
-pub(super) fn listen_ended(id: &RequestId) -> Value {
+pub(in crate::server) fn listen_ended(id: &RequestId) -> Value {
     json!({ "_meta": { SUBSCRIPTION_ID: id } })
 }
 
@@ -59,7 +59,7 @@ impl ServerSession {
     /// `subscriptions/listen`: acknowledges the filter, then stays open (its notifications
     /// arrive through the server's broadcasts) until the client closes the stream, or the
     /// server ends it ([`ServerHandle::end_subscriptions`](crate::ServerHandle::end_subscriptions), answered by the caller).
-    pub(super) async fn listen(
+    pub(in crate::server) async fn listen(
         self: &Arc<Self>,
         id: RequestId,
         params: Option<Value>,

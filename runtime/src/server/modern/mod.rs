@@ -5,15 +5,16 @@
 //!
 //! A modern request is served by a [`ServerSession`] of its own, made from the request's
 //! `_meta` and dropped with it: the dispatch, the handlers and the outbound path are the
-//! session engine's. What differs is here: which methods exist, what results carry, and
-//! how questions to the client become rounds (see `context::rounds`).
+//! session engine's, and the method table (`table.rs`) is the one 2025 sessions use. What
+//! differs is here: what results carry, and how questions to the client become rounds
+//! (see `context::rounds`).
 
 mod listen;
 mod meta;
 mod rounds;
 
 pub(crate) use listen::Listen;
-use listen::listen_ended;
+pub(super) use listen::listen_ended;
 pub use meta::MODERN_PROTOCOL_VERSIONS;
 #[cfg(feature = "http")]
 pub(crate) use meta::requested_version;
@@ -22,9 +23,9 @@ use rounds::url_elicitations_as_input;
 
 use super::ServerSession;
 use super::answer::Answer;
-use super::dispatch::{Call, MethodTable};
+use super::dispatch::{Call, Serving};
 use super::session::{level_index, progress_token_of};
-use crate::context::{ClientInit, Ctx};
+use crate::context::ClientInit;
 use crate::peer::Sending;
 use crate::protocol::*;
 use futures::FutureExt as _;
@@ -177,7 +178,7 @@ impl ServerSession {
             caller,
             cancel,
         };
-        let answer = self.dispatch(call, MethodTable::Stateless);
+        let answer = self.dispatch(call, Serving::Stateless);
         let this = self.clone();
         super::traced::traced(span, answer.map(move |outcome| this.modern_result(outcome)))
     }
@@ -186,102 +187,16 @@ impl ServerSession {
     fn dispatch(
         self: &Arc<Self>,
         call: Call,
-        table: MethodTable,
+        table: Serving,
     ) -> impl std::future::Future<Output = Result<Answer, ErrorObject>> + Send + 'static {
         use futures::future::Either;
-        match (&self.server.inner.service, table) {
-            (None, MethodTable::PlainTool) => {
-                Either::Left(Either::Left(self.clone().plain_tool(call)))
-            }
-            (None, _) => Either::Left(Either::Right(self.clone().stateless_table(call))),
-            (Some(service), table) => {
+        match &self.server.inner.service {
+            None => Either::Left(self.clone().answer(call, table)),
+            Some(service) => {
                 let request = call.into_request(self.clone(), table);
                 Either::Right(super::dispatch::through(service, request))
             }
         }
-    }
-
-    /// The 2026-07-28 method table.
-    pub(in crate::server) async fn stateless_table(
-        self: Arc<Self>,
-        call: Call,
-    ) -> Result<Answer, ErrorObject> {
-        let Call {
-            id: request_id,
-            method,
-            params,
-            caller,
-            progress_token,
-            cancel,
-        } = call;
-        let this = &self;
-        let cacheable = |v: Value| Answer::Tree(this.cacheable(v));
-        match method.as_str() {
-            SERVER_DISCOVER => Ok(Answer::Tree(this.discover())),
-            methods::TOOLS_LIST => this.list_tools(&caller, params).map(cacheable),
-            methods::PROMPTS_LIST => this.list_prompts(&caller, params).map(cacheable),
-            methods::RESOURCES_LIST => this.list_resources(&caller, params).map(cacheable),
-            methods::RESOURCES_TEMPLATES_LIST => {
-                this.list_templates(&caller, params).map(cacheable)
-            }
-            methods::COMPLETION_COMPLETE => {
-                let ctx = Ctx::new(this.clone(), request_id, progress_token, cancel, caller);
-                this.complete(&ctx, params).await.map(Answer::Tree)
-            }
-            // Boxed, as the rarer paths with large states: a call's future stays small.
-            SUBSCRIPTIONS_LISTEN => {
-                let end = this.server.inner.subscriptions_end.clone();
-                let id = request_id.clone();
-                let listening = Box::pin(this.listen(request_id, params, &caller));
-                tokio::select! {
-                    listened = listening => listened.map(Answer::Tree),
-                    () = end.cancelled() => Ok(Answer::Tree(listen_ended(&id))),
-                }
-            }
-            crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
-                Box::pin(this.task_method(&method, params, caller.owner()))
-                    .await
-                    .map(Answer::Tree)
-            }
-            methods::TOOLS_CALL | methods::PROMPTS_GET => {
-                this.in_rounds(&method, request_id, progress_token, cancel, params, caller)
-                    .await
-            }
-            methods::RESOURCES_READ => this
-                .in_rounds(&method, request_id, progress_token, cancel, params, caller)
-                .await
-                .map(|answer| match answer {
-                    Answer::Tree(v) if v.get("resultType").is_none() => cacheable(v),
-                    other => other,
-                }),
-            "skills/list" | "skills/get" => this
-                .extension_method(&method, params.as_ref())
-                .map(cacheable),
-            other => this
-                .extension_method(other, params.as_ref())
-                .map(Answer::Tree),
-        }
-    }
-
-    /// A plain tool call's table: the tool, run on the caller's future.
-    pub(in crate::server) async fn plain_tool(
-        self: Arc<Self>,
-        call: Call,
-    ) -> Result<Answer, ErrorObject> {
-        let Call {
-            id,
-            mut params,
-            caller,
-            progress_token,
-            cancel,
-            ..
-        } = call;
-        // The 2025-11-25 `task` param is tolerated and ignored, as in a round.
-        if let Some(map) = params.as_mut().and_then(Value::as_object_mut) {
-            map.remove("task");
-        }
-        let ctx = Ctx::new(self.clone(), id, progress_token, cancel, caller);
-        self.call_tool(ctx, params).await
     }
 
     /// A handler's outcome as a modern result: a URL elicitation the handler required
@@ -332,7 +247,7 @@ impl ServerSession {
             cancel: cancel.clone(),
         };
         let cancel_if_dropped = cancel.drop_guard();
-        let answer = super::traced::traced(span, self.dispatch(call, MethodTable::PlainTool));
+        let answer = super::traced::traced(span, self.dispatch(call, Serving::PlainTool));
         let outcome = std::panic::AssertUnwindSafe(answer).catch_unwind().await;
         cancel_if_dropped.disarm();
         match outcome {
@@ -343,7 +258,7 @@ impl ServerSession {
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` of the tasks extension: `-32021` for a
     /// client that did not declare it.
-    async fn task_method(
+    pub(super) async fn task_method(
         &self,
         method: &str,
         params: Option<Value>,
@@ -369,7 +284,7 @@ impl ServerSession {
     }
 
     /// `server/discover`.
-    fn discover(&self) -> Value {
+    pub(super) fn discover(&self) -> Value {
         let mut result = json!({
             "supportedVersions": MODERN_PROTOCOL_VERSIONS,
             "capabilities": self.modern_capabilities(),
@@ -415,7 +330,7 @@ impl ServerSession {
     /// With visibility rules (or `hide_unauthorized`) what a result holds depends on the
     /// caller, so it is never `public`: a shared cache must not hand one caller's list (or
     /// a resource hidden from others) to another.
-    fn cacheable(&self, mut value: Value) -> Value {
+    pub(super) fn cacheable(&self, mut value: Value) -> Value {
         if let Value::Object(map) = &mut value {
             let mut hint = self.server.inner.options.cache;
             hint.public &= !self.filters();

@@ -21,7 +21,7 @@ impl ServerSession {
     /// Serves `tools/call`, `prompts/get` or `resources/read` as one MRTR round: replays the
     /// handler against the answers so far, and either finishes or answers `input_required`
     /// with the handler's new questions and the sealed state of the call.
-    pub(super) async fn in_rounds(
+    pub(in crate::server) async fn in_rounds(
         self: &Arc<Self>,
         method: &str,
         id: RequestId,

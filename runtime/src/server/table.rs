@@ -1,0 +1,177 @@
+//! The method table: every request of both eras, once past the server's layers, is
+//! answered here, by one `match` on the method. What a method does in each era sits side by
+//! side: a 2025-11-25 session's `tools/call` runs the tool with live server→client
+//! requests, a 2026-07-28 request's runs it in rounds; 2026 lists carry cache hints; each
+//! era has methods the other lacks, which fall through to the extensions (and so answer
+//! `-32601` when nothing claims them).
+
+use super::ServerSession;
+use super::answer::Answer;
+use super::dispatch::{Call, Serving};
+use super::modern::{SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN};
+use crate::context::Ctx;
+use crate::protocol::{ErrorObject, methods};
+use serde_json::Value;
+use std::sync::Arc;
+
+impl ServerSession {
+    /// Answers `call` as its route says: a 2025-11-25 session's request, a 2026-07-28
+    /// request, or a 2026 `tools/call` the host found to be of a tool that never asks.
+    pub(super) async fn answer(
+        self: Arc<Self>,
+        mut call: Call,
+        table: Serving,
+    ) -> Result<Answer, ErrorObject> {
+        let session = table == Serving::Session;
+        // A 2025 session's `initialize`, `ping` and refusals before `initialize` (answered
+        // before the layers when there are none; here when there are).
+        if session && let Some(result) = self.answer_at_once(&call.method, &mut call.params) {
+            return result.map(Answer::Tree);
+        }
+        match call.method.as_str() {
+            methods::TOOLS_LIST
+            | methods::PROMPTS_LIST
+            | methods::RESOURCES_LIST
+            | methods::RESOURCES_TEMPLATES_LIST => self.list(call, session),
+            methods::TOOLS_CALL
+            | methods::PROMPTS_GET
+            | methods::RESOURCES_READ
+            | methods::COMPLETION_COMPLETE => self.run_handler(call, table).await,
+            // Boxed, as the rarer paths with large states: a call's future stays small.
+            _ if session => Box::pin(self.session_only(call)).await.map(Answer::Tree),
+            _ => Box::pin(self.stateless_only(call)).await,
+        }
+    }
+
+    /// A list, in pages, of what the caller may see; cacheable in 2026-07-28 (a hint the
+    /// client may use).
+    fn list(&self, call: Call, session: bool) -> Result<Answer, ErrorObject> {
+        let Call {
+            method,
+            params,
+            caller,
+            ..
+        } = call;
+        let tree = match method.as_str() {
+            methods::TOOLS_LIST => self.list_tools(&caller, params),
+            methods::PROMPTS_LIST => self.list_prompts(&caller, params),
+            methods::RESOURCES_LIST => self.list_resources(&caller, params),
+            _ => self.list_templates(&caller, params),
+        }?;
+        Ok(Answer::Tree(if session {
+            tree
+        } else {
+            self.cacheable(tree)
+        }))
+    }
+
+    /// A method that runs a handler: `tools/call`, `prompts/get`, `resources/read` (in
+    /// rounds for a 2026-07-28 request, unless the host found the tool never asks) and
+    /// `completion/complete`.
+    async fn run_handler(
+        self: Arc<Self>,
+        call: Call,
+        table: Serving,
+    ) -> Result<Answer, ErrorObject> {
+        let Call {
+            id,
+            method,
+            mut params,
+            caller,
+            progress_token,
+            cancel,
+        } = call;
+        let in_rounds = table == Serving::Stateless && method != methods::COMPLETION_COMPLETE;
+        if in_rounds {
+            let answer = self
+                .in_rounds(&method, id, progress_token, cancel, params, caller)
+                .await;
+            return match answer {
+                Ok(Answer::Tree(v))
+                    if method == methods::RESOURCES_READ && v.get("resultType").is_none() =>
+                {
+                    Ok(Answer::Tree(self.cacheable(v)))
+                }
+                other => other,
+            };
+        }
+        if table == Serving::PlainTool
+            && let Some(map) = params.as_mut().and_then(Value::as_object_mut)
+        {
+            // The 2025-11-25 `task` param is tolerated and ignored, as in a round.
+            map.remove("task");
+        }
+        let ctx = Ctx::new(self.clone(), id, progress_token, cancel, caller);
+        match method.as_str() {
+            methods::TOOLS_CALL => self.call_tool(ctx, params).await,
+            methods::PROMPTS_GET => self.get_prompt(ctx, params).await.map(Answer::Tree),
+            methods::RESOURCES_READ => self.read_resource(ctx, params).await.map(Answer::Tree),
+            _ => self.complete(&ctx, params).await.map(Answer::Tree),
+        }
+    }
+
+    /// The methods only a 2025-11-25 session has: tasks, subscriptions, the log level.
+    async fn session_only(&self, call: Call) -> Result<Value, ErrorObject> {
+        let Call {
+            id,
+            method,
+            params,
+            caller,
+            ..
+        } = call;
+        let caller = &caller;
+        let tasks = &self.server.inner.tasks;
+        // Whose tasks: taken by the task methods only (an owner is a `String`).
+        let owner = || self.task_owner(caller);
+        match method.as_str() {
+            methods::TASKS_GET => tasks.get(params, owner().as_deref()).await,
+            methods::TASKS_RESULT => {
+                tasks
+                    .result(params, &self.peer, id, owner().as_deref())
+                    .await
+            }
+            methods::TASKS_CANCEL => tasks.cancel(params, owner().as_deref()).await,
+            methods::TASKS_LIST if tasks.options().list => {
+                let page_size = self.server.inner.options.page_size;
+                tasks.list(params, page_size, owner().as_deref()).await
+            }
+            methods::RESOURCES_SUBSCRIBE => self.subscribe(caller, params, true),
+            methods::RESOURCES_UNSUBSCRIBE => self.subscribe(caller, params, false),
+            methods::LOGGING_SET_LEVEL => self.set_level(params),
+            other => self.extension_method(other, params.as_ref()),
+        }
+    }
+
+    /// The methods only a 2026-07-28 request has: `server/discover`,
+    /// `subscriptions/listen`, the tasks extension; skills lists are cacheable.
+    async fn stateless_only(self: &Arc<Self>, call: Call) -> Result<Answer, ErrorObject> {
+        let Call {
+            id,
+            method,
+            params,
+            caller,
+            ..
+        } = call;
+        let tree = match method.as_str() {
+            SERVER_DISCOVER => Ok(self.discover()),
+            SUBSCRIPTIONS_LISTEN => {
+                let end = self.server.inner.subscriptions_end.clone();
+                let listening = self.listen(id.clone(), params, &caller);
+                tokio::select! {
+                    listened = listening => listened,
+                    () = end.cancelled() => Ok(super::modern::listen_ended(&id)),
+                }
+            }
+            crate::task::TASKS_GET | crate::task::TASKS_UPDATE | crate::task::TASKS_CANCEL => {
+                self.task_method(&method, params, caller.owner()).await
+            }
+            "skills/list" | "skills/get" => {
+                return self
+                    .extension_method(&method, params.as_ref())
+                    .map(|v| Answer::Tree(self.cacheable(v)));
+            }
+            other => self.extension_method(other, params.as_ref()),
+        };
+        tree.map(Answer::Tree)
+    }
+}
