@@ -17,29 +17,39 @@ use std::sync::Arc;
 impl ServerSession {
     /// Answers `call` as its route says: a 2025-11-25 session's request, a 2026-07-28
     /// request, or a 2026 `tools/call` the host found to be of a tool that never asks.
-    pub(super) async fn answer(
+    ///
+    /// Not an `async fn`: what needs no waiting is answered here, so the returned future is
+    /// no larger than the handler's (every request's future is moved, and often boxed).
+    pub(super) fn answer(
         self: Arc<Self>,
         mut call: Call,
         table: Serving,
-    ) -> Result<Answer, ErrorObject> {
+    ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + 'static {
+        use futures::future::{Either, ready};
         let session = table == Serving::Session;
         // A 2025 session's `initialize`, `ping` and refusals before `initialize` (answered
         // before the layers when there are none; here when there are).
         if session && let Some(result) = self.answer_at_once(&call.method, &mut call.params) {
-            return result.map(Answer::Tree);
+            return Either::Left(ready(result.map(Answer::Tree)));
         }
         match call.method.as_str() {
             methods::TOOLS_LIST
             | methods::PROMPTS_LIST
             | methods::RESOURCES_LIST
-            | methods::RESOURCES_TEMPLATES_LIST => self.list(call, session),
+            | methods::RESOURCES_TEMPLATES_LIST => Either::Left(ready(self.list(call, session))),
             methods::TOOLS_CALL
             | methods::PROMPTS_GET
             | methods::RESOURCES_READ
-            | methods::COMPLETION_COMPLETE => self.run_handler(call, table).await,
-            // Boxed, as the rarer paths with large states: a call's future stays small.
-            _ if session => Box::pin(self.session_only(call)).await.map(Answer::Tree),
-            _ => Box::pin(self.stateless_only(call)).await,
+            | methods::COMPLETION_COMPLETE => {
+                Either::Right(Either::Left(self.run_handler(call, table)))
+            }
+            // Boxed, as the rarer paths with large states.
+            _ => Either::Right(Either::Right(Box::pin(async move {
+                match session {
+                    true => self.session_only(call).await.map(Answer::Tree),
+                    false => self.stateless_only(call).await,
+                }
+            }))),
         }
     }
 
@@ -83,9 +93,10 @@ impl ServerSession {
         } = call;
         let in_rounds = table == Serving::Stateless && method != methods::COMPLETION_COMPLETE;
         if in_rounds {
-            let answer = self
-                .in_rounds(&method, id, progress_token, cancel, params, caller)
-                .await;
+            // Boxed: a round's state is three times a plain call's, and every request's
+            // future (a 2025 call's, a 2026 plain tool call's) would carry it.
+            let rounds = self.in_rounds(&method, id, progress_token, cancel, params, caller);
+            let answer = Box::pin(rounds).await;
             return match answer {
                 Ok(Answer::Tree(v))
                     if method == methods::RESOURCES_READ && v.get("resultType").is_none() =>
@@ -104,7 +115,10 @@ impl ServerSession {
         let ctx = Ctx::new(self.clone(), id, progress_token, cancel, caller);
         match method.as_str() {
             methods::TOOLS_CALL => self.call_tool(ctx, params).await,
-            methods::PROMPTS_GET => self.get_prompt(ctx, params).await.map(Answer::Tree),
+            // Boxed: a prompt's state is half again a tool call's, and calls are the many.
+            methods::PROMPTS_GET => Box::pin(self.get_prompt(ctx, params))
+                .await
+                .map(Answer::Tree),
             methods::RESOURCES_READ => self.read_resource(ctx, params).await.map(Answer::Tree),
             _ => self.complete(&ctx, params).await.map(Answer::Tree),
         }
