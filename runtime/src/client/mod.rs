@@ -100,11 +100,14 @@ async fn dispatch(
         JsonRpcMessage::Request(req) => {
             let handlers = handlers.clone();
             let cancel = tokio_util::sync::CancellationToken::new();
-            peer.serve(req.id, cancel, async move {
+            let handled = async move {
                 answer(&handlers, &req.method, req.params)
                     .await
                     .map(ResultPayload::from)
-            });
+            };
+            if let Some(served) = peer.serve(req.id, cancel, handled) {
+                served.spawn();
+            }
         }
     }
 }

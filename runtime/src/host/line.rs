@@ -101,7 +101,12 @@ impl ServerHandle {
             }
             match &mut modern {
                 Some(line) => line.handle(&self, &session, &tx, message, &caller).await,
-                None => session.handle_from(message, caller.clone()).await,
+                // Each request on a task of its own: the reader goes on with the next.
+                None => {
+                    if let Some(served) = session.handle_from(message, caller.clone()).await {
+                        served.spawn();
+                    }
+                }
             }
         }
         // The input ended: every request received is answered (one waiting on the client
@@ -227,7 +232,9 @@ impl ModernLine {
                             in_flight.insert(request.id.clone(), Arc::downgrade(&session));
                         }
                         let request = JsonRpcMessage::Request(request);
-                        session.handle_from(request, caller.clone()).await;
+                        if let Some(served) = session.handle_from(request, caller.clone()).await {
+                            served.spawn();
+                        }
                     }
                 }
             }

@@ -32,13 +32,6 @@ use sync::lock;
 #[must_use = "a message waiting for room is only sent when awaited"]
 pub struct Sending<'a>(Option<futures::future::BoxFuture<'a, ()>>);
 
-impl Sending<'_> {
-    /// Nothing to send (or already sent).
-    pub(crate) fn done() -> Self {
-        Sending(None)
-    }
-}
-
 impl std::fmt::Debug for Sending<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("Sending").field(&self.0.is_some()).finish()
@@ -56,6 +49,36 @@ impl Future for Sending<'_> {
             Some(waiting) => waiting.as_mut().poll(cx),
             None => std::task::Poll::Ready(()),
         }
+    }
+}
+
+/// An incoming request's work, as [`Peer::serve`] started it: the handler, then its answer
+/// sent. Whoever received the request runs it: a line host spawns it (the reader goes on
+/// with the next message), an HTTP host polls it once on the POST's own task first.
+#[must_use = "a request is only served when its `Served` is spawned or polled"]
+pub struct Served(futures::future::BoxFuture<'static, ()>);
+
+impl Served {
+    /// Runs the request on a task of its own.
+    pub fn spawn(self) {
+        tokio::spawn(self.0);
+    }
+
+    /// Polls the request once right here, for a caller that waits for the answer anyway:
+    /// a handler that finishes without waiting is answered with no task of its own; one
+    /// that waits goes on in its own task (polled again there, it registers that task's
+    /// waker for whatever it waits on).
+    #[cfg(feature = "http")]
+    pub fn poll_first(mut self) {
+        if futures::FutureExt::now_or_never(self.0.as_mut()).is_none() {
+            self.spawn();
+        }
+    }
+}
+
+impl std::fmt::Debug for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Served")
     }
 }
 
@@ -153,8 +176,6 @@ pub struct Peer {
     incoming: Mutex<HashMap<RequestId, CancellationToken>>,
     closed: Arc<AtomicBool>,
     shutdown: CancellationToken,
-    /// See [`Peer::poll_handlers_first_inline`].
-    first_poll_inline: AtomicBool,
     /// Set by [`Peer::finish_incoming`]: the other side sends nothing more.
     input_ended: AtomicBool,
     /// Woken when the last incoming request finishes after the input ended.
@@ -181,7 +202,6 @@ impl Peer {
             incoming: Mutex::new(HashMap::new()),
             closed: Arc::new(AtomicBool::new(false)),
             shutdown: CancellationToken::new(),
-            first_poll_inline: AtomicBool::new(false),
             input_ended: AtomicBool::new(false),
             idle: tokio::sync::Notify::new(),
         }
@@ -319,16 +339,20 @@ impl Peer {
         }
     }
 
-    /// Serves an incoming request on its own task. When `handler` finishes its result is sent
-    /// as the response; if the request is cancelled first (`cancel`, which [`Peer::close`]
-    /// cancels too) the future is dropped and nothing is sent. A panic in `handler` becomes
-    /// a `-32603` error response. Once the peer is closed, requests are not served.
+    /// Starts serving an incoming request: the returned [`Served`] is the request's work,
+    /// which the caller spawns (or polls first: [`Served::poll_first`]). When `handler`
+    /// finishes its result is sent as the response; if the request is cancelled first
+    /// (`cancel`, which [`Peer::close`] cancels too) the future is dropped and nothing is
+    /// sent. A panic in `handler` becomes a `-32603` error response. Once the peer is
+    /// closed, requests are not served (`None`); a duplicate id is refused.
+    #[must_use = "a request is only served when its `Served` is spawned or polled"]
     pub fn serve<F>(
         self: &std::sync::Arc<Self>,
         id: RequestId,
         cancel: CancellationToken,
         handler: F,
-    ) where
+    ) -> Option<Served>
+    where
         F: Future<Output = Answered> + Send + 'static,
     {
         let fresh = {
@@ -336,7 +360,7 @@ impl Peer {
             // Checked under the lock `close` drains: a request that slips in after the
             // close is never served (its token would never be cancelled).
             if self.is_closed() {
-                return;
+                return None;
             }
             let fresh = !incoming.contains_key(&id);
             if fresh {
@@ -350,18 +374,17 @@ impl Peer {
                 ErrorObject::quote(&id.to_string())
             ));
             let peer = self.clone();
-            tokio::spawn(async move {
+            return Some(Served(Box::pin(async move {
                 peer.send(JsonRpcMessage::error(Some(id.clone()), error), Some(id))
                     .await;
-            });
-            return;
+            })));
         }
         let peer = self.clone();
         // Boxed before spawning: a handler's state machine is a few KiB, and tokio copies a
         // task's future into its cell on spawn and its stage on completion. The rest of the
         // task stays small (the waiting path of `send` is boxed too).
         let handler = Box::pin(handler);
-        let mut task = Box::pin(async move {
+        let task = Box::pin(async move {
             let outcome = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => None,
@@ -382,23 +405,7 @@ impl Peer {
             };
             peer.send(message, Some(id)).await;
         });
-        // A peer whose caller waits for the answer anyway (a modern HTTP request) polls the
-        // handler once right here: a handler that finishes without waiting is answered
-        // without a task of its own. One that waits goes on in its own task (polled again
-        // there, it registers that task's waker for whatever it waits on).
-        if self.first_poll_inline.load(Ordering::Relaxed)
-            && futures::FutureExt::now_or_never(task.as_mut()).is_some()
-        {
-            return;
-        }
-        tokio::spawn(task);
-    }
-
-    /// Makes [`Peer::serve`] poll each handler once on the caller's task before spawning it
-    /// (for a caller that only waits for the answer: nothing else is held up).
-    #[cfg(feature = "http")]
-    pub(crate) fn poll_handlers_first_inline(&self) {
-        self.first_poll_inline.store(true, Ordering::Relaxed);
+        Some(Served(task))
     }
 
     /// Cancels an incoming request: its handler future is dropped and no response is sent.

@@ -9,7 +9,7 @@ use super::traced::{request_span, traced};
 use crate::caller::Caller;
 use crate::context::{ClientInit, SessionScope};
 use crate::peer::sync::{lock, read};
-use crate::peer::{OutboundSender, Peer, Sending};
+use crate::peer::{OutboundSender, Peer, Sending, Served};
 use crate::protocol::*;
 use base64::Engine as _;
 use futures::TryFutureExt as _;
@@ -183,10 +183,18 @@ impl ServerSession {
     }
 
     /// Handles one decoded message from the client, made by `caller` (a request's handler
-    /// sees it in its `Ctx`).
-    pub(crate) async fn handle_from(self: &Arc<Self>, message: JsonRpcMessage, caller: Caller) {
+    /// sees it in its `Ctx`): a request answered at once is answered when this returns; one
+    /// that runs a handler comes back as its [`Served`] work, for the host to spawn or poll.
+    pub(crate) async fn handle_from(
+        self: &Arc<Self>,
+        message: JsonRpcMessage,
+        caller: Caller,
+    ) -> Option<Served> {
         match message {
-            JsonRpcMessage::Request(req) => self.handle_request(req, caller).await,
+            JsonRpcMessage::Request(req) => match self.handle_request(req, caller) {
+                Either::Left(sending) => sending.await,
+                Either::Right(served) => return served,
+            },
             JsonRpcMessage::Notification(n) => self.handle_notification(n),
             JsonRpcMessage::Response(r) => {
                 self.peer.resolve(&r.id, Ok(r.result));
@@ -198,6 +206,7 @@ impl ServerSession {
                 None => tracing::debug!(error = ?e.error, "client reported an error"),
             },
         }
+        None
     }
 
     /// Answers a message that could not be decoded (`-32700` / `-32600`) with `rejection`,
@@ -216,13 +225,17 @@ impl ServerSession {
     }
 
     /// Answers `initialize`, `ping` and refusals at once (the returned future finishes
-    /// sending the answer), and starts every other request on its own task. Synchronous, so
-    /// the future awaiting it stays small (no handler state inside it). With layers, every
-    /// request goes through them on its own task.
-    fn handle_request(self: &Arc<Self>, req: JsonRpcRequest, caller: Caller) -> Sending<'_> {
+    /// sending the answer), and starts every other request as its [`Served`] work.
+    /// Synchronous, so the future awaiting it stays small (no handler state inside it).
+    /// With layers, every request goes through them as its work.
+    fn handle_request(
+        self: &Arc<Self>,
+        req: JsonRpcRequest,
+        caller: Caller,
+    ) -> Either<Sending<'_>, Option<Served>> {
         let JsonRpcRequest { id, method, params } = req;
         if self.modern {
-            return self.handle_modern(id, method, params, caller);
+            return Either::Right(self.handle_modern(id, method, params, caller));
         }
         let mut params = params;
         let layers = self.server.inner.service.as_ref();
@@ -233,7 +246,7 @@ impl ServerSession {
                 Ok(v) => JsonRpcMessage::response(id.clone(), v),
                 Err(e) => JsonRpcMessage::error(Some(id.clone()), e),
             };
-            return self.peer.send(message, Some(id));
+            return Either::Left(self.peer.send(message, Some(id)));
         }
         let cancel = CancellationToken::new();
         let span = request_span(&method, &id, params.as_ref(), "2025");
@@ -253,8 +266,7 @@ impl ServerSession {
             }
         };
         let fut = answer.map_ok(Answer::into_payload);
-        self.peer.serve(id, cancel, traced(span, fut));
-        Sending::done()
+        Either::Right(self.peer.serve(id, cancel, traced(span, fut)))
     }
 
     /// The answer of `initialize`, `ping`, or a refusal before `initialize`: none of them

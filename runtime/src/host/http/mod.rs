@@ -311,10 +311,6 @@ impl Shared {
         if owner.is_none() {
             engine.bind_tasks_to_session(&id);
         }
-        // Each POST is its own task waiting for its answer: a handler that finishes without
-        // waiting is answered there, with no task of its own (POSTs of one session arrive
-        // on their own connections, so none holds up another).
-        engine.peer().poll_handlers_first_inline();
         let shutdown = engine.peer().shutdown_token().clone();
         let session = Arc::new(HttpSession {
             engine,

@@ -199,7 +199,9 @@ async fn serve_on_session(
 ) -> Response {
     let json_mode = shared.options.json_response;
     let JsonRpcMessage::Request(request) = &message else {
-        session.engine.handle_from(message, caller).await;
+        if let Some(served) = session.engine.handle_from(message, caller).await {
+            served.poll_first();
+        }
         return StatusCode::ACCEPTED.into_response();
     };
     let id = request.id.clone();
@@ -215,7 +217,10 @@ async fn serve_on_session(
             )),
         );
     };
-    session.engine.handle_from(message, caller).await;
+    // This POST's task waits for the answer anyway: the handler is polled here first.
+    if let Some(served) = session.engine.handle_from(message, caller).await {
+        served.poll_first();
+    }
     if json_mode {
         return json_body(rx).await;
     }
@@ -244,7 +249,9 @@ async fn dispatch_stateless(
     caller: Caller,
 ) -> Response {
     let JsonRpcMessage::Request(request) = &message else {
-        engine.handle_from(message, caller).await;
+        if let Some(served) = engine.handle_from(message, caller).await {
+            served.poll_first();
+        }
         return StatusCode::ACCEPTED.into_response();
     };
     let id = request.id.clone();
@@ -256,8 +263,9 @@ async fn dispatch_stateless(
     let closed = engine.peer().closed_flag();
     tokio::spawn(drive(queue, closed, StatelessOutlet { streams, shutdown }));
     // One request, and this task waits for its answer: poll the handler here first.
-    engine.peer().poll_handlers_first_inline();
-    engine.handle_from(message, caller).await;
+    if let Some(served) = engine.handle_from(message, caller).await {
+        served.poll_first();
+    }
     if json_mode {
         json_body(out).await
     } else {

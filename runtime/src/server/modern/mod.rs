@@ -26,7 +26,7 @@ use super::answer::Answer;
 use super::dispatch::{Call, Serving};
 use super::session::{level_index, progress_token_of};
 use crate::context::ClientInit;
-use crate::peer::Sending;
+use crate::peer::Served;
 use crate::protocol::*;
 use futures::FutureExt as _;
 use serde_json::{Value, json};
@@ -142,22 +142,22 @@ impl ServerSession {
         session
     }
 
-    /// Serves one modern request on its own task (the stdio engine, where requests share
-    /// one stream); its result (or error) is shaped for the modern revision.
+    /// Starts one modern request of a line (stdio or in memory, where requests share one
+    /// stream), for the host to spawn; its result (or error) is shaped for the modern
+    /// revision.
     pub(super) fn handle_modern(
         self: &Arc<Self>,
         id: RequestId,
         method: String,
         params: Option<Value>,
         caller: crate::caller::Caller,
-    ) -> Sending<'_> {
+    ) -> Option<Served> {
         let cancel = CancellationToken::new();
         let fut = self.modern_request(id.clone(), method, params, caller, cancel.clone());
-        self.peer.serve(id, cancel, fut);
-        Sending::done()
+        self.peer.serve(id, cancel, fut)
     }
 
-    /// One modern request, served by whoever polls the returned future: the stdio engine
+    /// One modern request, served by whoever polls the returned future: the line host
     /// spawns it ([`ServerSession::handle_modern`]), the HTTP host polls it on the POST's
     /// own future. `cancel` is the token a handler sees cancelled when the request is.
     pub(crate) fn modern_request(
