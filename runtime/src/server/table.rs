@@ -212,7 +212,7 @@ mod tests {
     /// has room for compiler changes, not for another handler's state.
     #[tokio::test]
     async fn a_tool_calls_future_carries_no_other_methods_state() {
-        let server = crate::Server::new(Implementation::new("t", "1"))
+        let server = crate::server::Server::new(Implementation::new("t", "1"))
             .build()
             .unwrap();
         let (tx, _rx) = crate::peer::outbound_queue(4);
