@@ -2,7 +2,6 @@
 //! log of the answers, which is what lets a call be replayed (MCP 2026-07-28 rounds, durable
 //! tasks).
 
-use super::scope::Asking;
 use super::{Ctx, KEYED_ELICITATION_META};
 use crate::peer::RequestError;
 use crate::peer::sync::lock;
@@ -66,14 +65,14 @@ pub struct LoggedExchange {
 /// (or asked) as, turned into a value only when the log is read.
 pub(super) struct KeptExchange {
     /// `sampling/createMessage` or `elicitation/create`.
-    method: &'static str,
+    pub(super) method: &'static str,
     /// JSON text, as serde_json wrote it.
-    params: String,
-    result: KeptResult,
+    pub(super) params: String,
+    pub(super) result: KeptResult,
 }
 
 /// The method a [`KeptExchange`] records, if `method` is one that is logged.
-fn logged_method(method: &str) -> Option<&'static str> {
+pub(super) fn logged_method(method: &str) -> Option<&'static str> {
     [
         methods::SAMPLING_CREATE_MESSAGE,
         methods::ELICITATION_CREATE,
@@ -88,7 +87,10 @@ type KeptResult = Box<serde_json::value::RawValue>;
 /// A request to the client as JSON text, for a modern (2026-07-28) round. 2026-07-28 has no
 /// elicitation ids (the retry itself tells the outcome), and a fresh id per replay would
 /// make the request differ from the one answered: a URL elicitation's id is dropped.
-fn question_text<P: Serialize>(method: &str, params: &P) -> Result<String, RequestError> {
+pub(super) fn question_text<P: Serialize>(
+    method: &str,
+    params: &P,
+) -> Result<String, RequestError> {
     let decode = |e: serde_json::Error| RequestError::Decode(e.to_string());
     let text = json_text(params).map_err(decode)?;
     if method != methods::ELICITATION_CREATE || !text.contains("\"elicitationId\"") {
@@ -103,7 +105,7 @@ fn question_text<P: Serialize>(method: &str, params: &P) -> Result<String, Reque
 
 /// `value` as JSON text, written into a buffer sized for a typical request (growing it
 /// from empty is a reallocation per doubling).
-fn json_text<P: Serialize + ?Sized>(value: &P) -> Result<String, serde_json::Error> {
+pub(super) fn json_text<P: Serialize + ?Sized>(value: &P) -> Result<String, serde_json::Error> {
     let mut out = Vec::with_capacity(256);
     serde_json::to_writer(&mut out, value)?;
     // serde_json writes UTF-8 only.
@@ -112,7 +114,7 @@ fn json_text<P: Serialize + ?Sized>(value: &P) -> Result<String, serde_json::Err
 
 /// The key of a keyed elicitation (`_meta["io.tracksuit/elicitation"].key`), read from
 /// the request's text without building it.
-fn keyed_elicitation(params: &str) -> Option<String> {
+pub(super) fn keyed_elicitation(params: &str) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Params {
         #[serde(rename = "_meta")]
@@ -371,95 +373,13 @@ impl<K> Ctx<K> {
         params: P,
         timeout: Duration,
     ) -> Result<R, RequestError> {
-        if let Some(rounds) = &self.inner.rounds {
-            return self.ask_in_rounds(rounds, method, &params).await;
-        }
-        if !self.inner.session.can_request() {
-            return Err(RequestError::Unsupported);
-        }
-        let mut params =
-            serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
-        // A task waiting on its requestor is `input_required` until the answer arrives.
-        let asking = match &self.inner.task {
-            Some(task) => {
-                task.tag(&mut params);
-                Some(Asking::start(&**task).await)
-            }
-            None => None,
-        };
-        let for_log = logged_method(method).and_then(|m| Some((m, json_text(&params).ok()?)));
-        // Under an `OtelLayer`: the request's span, its context in `_meta` (not in the log).
-        #[cfg(feature = "otel")]
-        let exchange = crate::telemetry::exchange::Exchange::start(method, &mut params);
-        let value = self
+        let (result, kept) = self
             .inner
-            .session
-            .peer()
-            .request(method, Some(params), Some(self.related()), timeout)
-            .await;
-        #[cfg(feature = "otel")]
-        if let Some(exchange) = exchange {
-            exchange.end(
-                value
-                    .as_ref()
-                    .err()
-                    .map(|e| (e.error_type(), e.to_string())),
-            );
-        }
-        if let Some(asking) = asking {
-            asking.answered().await;
-        }
-        let value = value?;
-        if let Some((method, params)) = for_log {
-            lock(&self.inner.log).push(KeptExchange {
-                method,
-                params,
-                result: value
-                    .to_text()
-                    .map_err(|e| RequestError::Decode(e.to_string()))?,
-            });
-        }
-        value
-            .decode()
-            .map_err(|e| RequestError::Decode(e.to_string()))
-    }
-
-    /// A request to the client on a 2026 multi round-trip call: answered from the round's
-    /// answers, or collected as a question (the handler then waits for the next round).
-    async fn ask_in_rounds<P: Serialize, R: DeserializeOwned>(
-        &self,
-        rounds: &super::Rounds,
-        method: &str,
-        params: &P,
-    ) -> Result<R, RequestError> {
-        // Serialised once, straight to JSON text: its digest, its key and (if unanswered)
-        // the question all come from this text, and no value tree is built for an
-        // answered question.
-        let params = question_text(method, &params)?;
-        let keyed = keyed_elicitation(&params);
-        let key = self.flow.key(method, keyed.as_deref());
-        let answer = rounds.ask(&key, method, &params).await;
-        // An answer that is not a result of the request's kind is the client's protocol
-        // error: the whole request fails (-32602) rather than the tool seeing it.
-        let result = match serde_json::from_str::<R>(answer.get()) {
-            Ok(result) => result,
-            Err(_) => {
-                // Reported as a value tree's deserializer words it (no text positions).
-                let error = match serde_json::from_str::<Value>(answer.get()) {
-                    Ok(value) => R::deserialize(&value).err().map(|e| e.to_string()),
-                    Err(e) => Some(e.to_string()),
-                };
-                let error = error.unwrap_or_else(|| "not valid JSON".to_owned());
-                rounds.malformed(&key, method, &error);
-                return std::future::pending().await;
-            }
-        };
-        if let Some(method) = logged_method(method) {
-            lock(&self.inner.log).push(KeptExchange {
-                method,
-                params,
-                result: answer,
-            });
+            .exchange
+            .ask(&self.flow, &self.inner.request_id, method, &params, timeout)
+            .await?;
+        if let Some(kept) = kept {
+            lock(&self.inner.log).push(kept);
         }
         Ok(result)
     }

@@ -3,6 +3,7 @@
 //! roots, ping) that check the client's declared capabilities first.
 
 mod ask;
+mod exchange;
 mod notify;
 mod once;
 mod profile;
@@ -15,6 +16,7 @@ pub use once::{MAX_ONCE_LEN, OnceError};
 pub use profile::SchemaProfile;
 pub use state::MissingState;
 
+pub(crate) use exchange::Exchange;
 pub(crate) use rounds::{Carried, Digest, Question, Rounds, Stuck};
 pub(crate) use scope::{ClientInit, SessionScope, TaskScope};
 pub(crate) use state::AppState;
@@ -24,7 +26,6 @@ use crate::peer::RequestError;
 use crate::peer::sync::lock;
 use crate::protocol::*;
 use ask::KeptExchange;
-use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
@@ -160,10 +161,9 @@ struct CtxInner {
     progress_token: Option<ProgressToken>,
     cancel: CancellationToken,
     log: std::sync::Mutex<Vec<KeptExchange>>,
-    /// The task this call runs as, if it was task-augmented.
-    task: Option<Arc<dyn TaskScope>>,
-    /// On a modern (2026-07-28) request: the answers so far and the questions of this round.
-    rounds: Option<Arc<Rounds>>,
+    /// How its questions are answered and where its notifications go: live on a session,
+    /// as a 2025 task's, or in MRTR rounds.
+    exchange: Exchange,
     /// Who made the request.
     caller: Caller,
     /// The last progress value sent: each must be greater (the spec's MUST).
@@ -179,72 +179,14 @@ impl<K> std::fmt::Debug for Ctx<K> {
 }
 
 impl Ctx {
+    /// The context of request `request_id` on `session`, asking its client through
+    /// `exchange`.
     pub(crate) fn new(
         session: Arc<dyn SessionScope>,
+        exchange: Exchange,
         request_id: RequestId,
         progress_token: Option<ProgressToken>,
         cancel: CancellationToken,
-        caller: Caller,
-    ) -> Self {
-        Self::build(
-            session,
-            request_id,
-            progress_token,
-            cancel,
-            None,
-            None,
-            caller,
-        )
-    }
-
-    /// The context of a modern (MCP 2026-07-28) request: questions to the client become
-    /// MRTR rounds.
-    pub(crate) fn for_rounds(
-        session: Arc<dyn SessionScope>,
-        request_id: RequestId,
-        progress_token: Option<ProgressToken>,
-        cancel: CancellationToken,
-        rounds: Arc<Rounds>,
-        caller: Caller,
-    ) -> Self {
-        Self::build(
-            session,
-            request_id,
-            progress_token,
-            cancel,
-            None,
-            Some(rounds),
-            caller,
-        )
-    }
-
-    /// The context of a call running as a task.
-    pub(crate) fn for_task(
-        session: Arc<dyn SessionScope>,
-        request_id: RequestId,
-        progress_token: Option<ProgressToken>,
-        cancel: CancellationToken,
-        task: Arc<dyn TaskScope>,
-        caller: Caller,
-    ) -> Self {
-        Self::build(
-            session,
-            request_id,
-            progress_token,
-            cancel,
-            Some(task),
-            None,
-            caller,
-        )
-    }
-
-    fn build(
-        session: Arc<dyn SessionScope>,
-        request_id: RequestId,
-        progress_token: Option<ProgressToken>,
-        cancel: CancellationToken,
-        task: Option<Arc<dyn TaskScope>>,
-        rounds: Option<Arc<Rounds>>,
         caller: Caller,
     ) -> Self {
         Ctx {
@@ -254,8 +196,7 @@ impl Ctx {
                 progress_token,
                 cancel,
                 log: std::sync::Mutex::default(),
-                task,
-                rounds,
+                exchange,
                 caller,
                 last_progress: std::sync::Mutex::new(None),
             }),
@@ -319,7 +260,7 @@ impl<K> Ctx<K> {
 
     /// The MRTR rounds of a modern request.
     pub(crate) fn rounds(&self) -> Option<&Arc<Rounds>> {
-        self.inner.rounds.as_ref()
+        self.inner.exchange.in_rounds()
     }
 
     /// Who made the request.
@@ -401,32 +342,7 @@ impl<K> Ctx<K> {
     /// on a modern request the whole request fails with `-32021` naming it, before
     /// anything is asked.
     async fn missing(&self, capability: &'static str) -> RequestError {
-        if let Some(rounds) = &self.inner.rounds {
-            let mut required = serde_json::Map::new();
-            let mut at = &mut required;
-            let mut parts = capability.split('.').peekable();
-            while let Some(part) = parts.next() {
-                let entry = at
-                    .entry(part.to_owned())
-                    .or_insert_with(|| Value::Object(Default::default()));
-                if parts.peek().is_none() {
-                    break;
-                }
-                match entry {
-                    Value::Object(next) => at = next,
-                    _ => break,
-                }
-            }
-            rounds.fail(
-                ErrorObject::new(
-                    MISSING_REQUIRED_CLIENT_CAPABILITY,
-                    format!("this request needs the client capability `{capability}`"),
-                )
-                .with_data(serde_json::json!({ "requiredCapabilities": required })),
-            );
-            std::future::pending::<()>().await;
-        }
-        RequestError::CapabilityMissing(capability)
+        self.inner.exchange.refuse(capability).await
     }
 
     /// The same context without its key set.
@@ -464,19 +380,7 @@ impl<K> Ctx<K> {
     /// # fn main() {}
     /// ```
     pub fn task_id(&self) -> Option<&str> {
-        match &self.inner.task {
-            Some(task) => Some(task.id()),
-            None => self.inner.rounds.as_ref().and_then(|r| r.task_id()),
-        }
-    }
-
-    /// The request this call's messages belong to: the call itself, or for a task the
-    /// pending `tasks/result` that now carries its messages.
-    fn related(&self) -> RequestId {
-        match &self.inner.task {
-            Some(task) => task.route(),
-            None => self.inner.request_id.clone(),
-        }
+        self.inner.exchange.task_id()
     }
 
     /// The progress token the client attached to this request, if any.
@@ -564,7 +468,7 @@ impl<K> Ctx<K> {
     /// # }
     /// ```
     pub async fn become_task(&self) {
-        let Some(rounds) = &self.inner.rounds else {
+        let Some(rounds) = self.rounds() else {
             return;
         };
         if rounds.is_live() {

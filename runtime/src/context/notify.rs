@@ -152,14 +152,10 @@ impl<K> Ctx<K> {
     /// # }
     /// ```
     pub async fn notify(&self, method: &str, params: impl Serialize) {
-        let mut params = serde_json::to_value(params).ok();
-        if let (Some(task), Some(params)) = (&self.inner.task, params.as_mut()) {
-            task.tag(params);
-        }
+        let params = serde_json::to_value(params).ok();
         self.inner
-            .session
-            .peer()
-            .notify(method, params, Some(self.related()))
+            .exchange
+            .notify(&self.inner.request_id, method, params)
             .await;
     }
 
@@ -178,6 +174,6 @@ impl<K> Ctx<K> {
     /// # let _ = tracksuit::Server::new(tracksuit::crate_info!()).tool(long).build().unwrap();
     /// ```
     pub fn close_sse_stream(&self) {
-        self.inner.session.peer().close_stream(self.related());
+        self.inner.exchange.close_stream(&self.inner.request_id);
     }
 }

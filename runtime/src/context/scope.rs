@@ -2,7 +2,6 @@
 //! came on ([`SessionScope`]) and of the task the call runs as ([`TaskScope`]). The server
 //! layer implements them; the context layer never sees the server's types.
 
-use crate::peer::Peer;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, RequestId};
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -25,14 +24,10 @@ pub(crate) struct ClientInit {
 
 /// The session a request is served on, as a handler's context sees it.
 pub(crate) trait SessionScope: Send + Sync + 'static {
-    /// The JSON-RPC engine that carries the request's messages.
-    fn peer(&self) -> &Arc<Peer>;
     /// What the client declared, once known.
     fn client(&self) -> Option<&ClientInit>;
     /// Whether `notifications/message` at `level` reaches the client.
     fn log_enabled(&self, level: LoggingLevel) -> bool;
-    /// Whether the session can carry server→client requests.
-    fn can_request(&self) -> bool;
     /// How long a server→client request may take.
     fn request_timeout(&self) -> Duration;
     /// The server behind the session, for the layer that knows its type.

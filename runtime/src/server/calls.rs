@@ -4,7 +4,7 @@
 
 use super::ServerSession;
 use super::answer::Answer;
-use crate::context::Ctx;
+use crate::context::{Ctx, Exchange};
 use crate::peer::panic_message;
 use crate::peer::sync::read;
 use crate::protocol::*;
@@ -123,7 +123,8 @@ impl ServerSession {
                 ttl,
                 self.task_owner(&caller),
                 move |live, cancel| {
-                    let ctx = Ctx::for_task(session, origin, progress, cancel, live, caller);
+                    let exchange = Exchange::task(session.peer.clone(), live);
+                    let ctx = Ctx::new(session, exchange, origin, progress, cancel, caller);
                     async move { run_tool(tool, ctx, arguments).await.map(Value::from) }
                 },
             )

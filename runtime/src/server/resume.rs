@@ -4,7 +4,7 @@
 
 use super::modern::RequestMeta;
 use super::{ServerHandle, ServerInner, ServerSession};
-use crate::context::{Ctx, Rounds};
+use crate::context::{Ctx, Exchange, Rounds};
 use crate::protocol::{ErrorObject, Implementation, RequestId};
 use crate::seal::StateKeys;
 use futures::future::BoxFuture;
@@ -59,7 +59,8 @@ impl crate::task::Resumer for Resume {
             .get("principal")
             .and_then(crate::caller::Principal::from_record)
             .map_or_else(crate::caller::Caller::default, crate::caller::Caller::of);
-        let ctx = Ctx::for_rounds(session.clone(), id, None, cancel, rounds, caller);
+        let exchange = Exchange::rounds(session.peer.clone(), rounds);
+        let ctx = Ctx::new(session.clone(), exchange, id, None, cancel, caller);
         let params = json!({ "name": name, "arguments": call.get("arguments").cloned().unwrap_or(Value::Null) });
         Some(Box::pin(async move {
             let outcome = session.call_tool(ctx, Some(params)).await;

@@ -151,6 +151,12 @@ impl ServerSession {
         &self.peer
     }
 
+    /// Whether it carries server→client requests (a stateless 2025 HTTP request's does
+    /// not).
+    pub(super) fn can_request(&self) -> bool {
+        !self.stateless
+    }
+
     /// Whether it serves one 2026-07-28 request (not a 2025 session).
     pub(super) fn is_modern(&self) -> bool {
         self.modern
@@ -459,20 +465,12 @@ impl ServerSession {
 }
 
 impl SessionScope for ServerSession {
-    fn peer(&self) -> &Arc<Peer> {
-        &self.peer
-    }
-
     fn client(&self) -> Option<&ClientInit> {
         self.init.get()
     }
 
     fn log_enabled(&self, level: LoggingLevel) -> bool {
         level_index(level) >= self.log_level.load(Ordering::Relaxed)
-    }
-
-    fn can_request(&self) -> bool {
-        !self.stateless
     }
 
     fn request_timeout(&self) -> std::time::Duration {
@@ -505,9 +503,6 @@ pub(super) fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
         })
 }
 
-/// The span a request's handler runs in: `mcp.request` with the method, the request id, the
-/// protocol era and, for `tools/call` / `prompts/get` / `resources/read`, the tool, prompt
-/// or resource. DEBUG level, so it costs nothing unless a subscriber wants it.
 /// The progress token a request's `_meta` carries, if any.
 pub(super) fn progress_token_of(params: Option<&Value>) -> Option<ProgressToken> {
     params

@@ -9,7 +9,7 @@ use super::ServerSession;
 use super::answer::Answer;
 use super::dispatch::{Call, Serving};
 use super::modern::{SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN};
-use crate::context::Ctx;
+use crate::context::{Ctx, Exchange};
 use crate::protocol::{ErrorObject, methods};
 use serde_json::Value;
 use std::sync::Arc;
@@ -112,7 +112,8 @@ impl ServerSession {
             // The 2025-11-25 `task` param is tolerated and ignored, as in a round.
             map.remove("task");
         }
-        let ctx = Ctx::new(self.clone(), id, progress_token, cancel, caller);
+        let exchange = Exchange::live(self.peer.clone(), self.can_request());
+        let ctx = Ctx::new(self.clone(), exchange, id, progress_token, cancel, caller);
         match method.as_str() {
             methods::TOOLS_CALL => self.call_tool(ctx, params).await,
             // Boxed: a prompt's state is half again a tool call's, and calls are the many.

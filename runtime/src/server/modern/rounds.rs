@@ -3,7 +3,7 @@
 //! finishing or answering `input_required` with new questions and the sealed state.
 
 use super::str_param;
-use crate::context::{Carried, Ctx, Question, Rounds, Stuck};
+use crate::context::{Carried, Ctx, Exchange, Question, Rounds, Stuck};
 use crate::protocol::{
     ErrorObject, JsonObject, ProgressToken, RequestId, TaskSupport, URL_ELICITATION_REQUIRED,
     UrlElicitationRequiredData, methods,
@@ -67,12 +67,13 @@ impl ServerSession {
         let cancel = as_task.map_or(cancel, |_| CancellationToken::new());
         // What a replay of the task needs to rebuild the call in another process.
         let call = as_task.map(|_| self.replayable_call(&name, &params, &caller));
-        let ctx = Ctx::for_rounds(
+        let exchange = Exchange::rounds(self.peer.clone(), rounds.clone());
+        let ctx = Ctx::new(
             self.clone(),
+            exchange,
             id,
             progress_token,
             cancel.clone(),
-            rounds.clone(),
             caller,
         );
         let (this, method) = (self.clone(), method.to_owned());
