@@ -782,4 +782,29 @@ async fn a_line_whose_first_message_is_modern_serves_modern_requests_and_cancels
     let after = next().await;
     assert_eq!(after["id"], json!(4), "{after}");
     assert!(after["result"]["supportedVersions"].is_array(), "{after}");
+    // An id still in flight is not served twice: the second request is refused (-32600)
+    // and the first still answers to its id (here: is cancelled by it).
+    let dropped = LINGER_DROPPED.load(Ordering::SeqCst);
+    let call = line_request(5, "tools/call", json!({"name": "linger", "arguments": {}}));
+    to_server.send(call).await.expect("send");
+    to_server
+        .send(line_request(5, "server/discover", json!({})))
+        .await
+        .expect("send");
+    let duplicate = next().await;
+    assert_eq!(
+        (duplicate["id"].clone(), duplicate["error"]["code"].clone()),
+        (json!(5), json!(-32600)),
+        "{duplicate}"
+    );
+    let cancel = serde_json::from_value(json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5},
+    }))
+    .expect("a notification");
+    to_server.send(cancel).await.expect("send");
+    wait_until(
+        || LINGER_DROPPED.load(Ordering::SeqCst) > dropped,
+        "the first request with the id is the one cancelled",
+    )
+    .await;
 }

@@ -171,31 +171,6 @@ impl PhaseCtx {
     }
 }
 
-/// A handoff call's replayable record: the sealed state and the answers `client` received.
-///
-/// ```
-/// use serde_json::json;
-/// use tracksuit::{LoggedExchange, handoff::HandoffRecord};
-/// let record = HandoffRecord {
-///     state: json!({"text": "One fact about Rust?"}),
-///     log: vec![LoggedExchange {
-///         method: "sampling/createMessage".into(),
-///         params: json!({"messages": [], "maxTokens": 1024}),
-///         result: json!({"role": "assistant", "model": "m", "content": {"type": "text", "text": "…"}}),
-///     }],
-/// };
-/// // Sealed between rounds and replayed later: it must survive a serde round trip.
-/// let sealed = serde_json::to_string(&record).unwrap();
-/// assert_eq!(serde_json::from_str::<HandoffRecord>(&sealed).unwrap(), record);
-/// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct HandoffRecord {
-    /// `before`'s state, serialised.
-    pub state: serde_json::Value,
-    /// The answers `client` received, in order.
-    pub log: Vec<LoggedExchange>,
-}
-
 /// What a handoff tool's `State` (from `before`) and `Out` (from `client`) must be: kept
 /// between rounds as JSON, so `Serialize + DeserializeOwned`. Implemented for every such
 /// type; there is nothing to implement.

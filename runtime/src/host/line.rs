@@ -2,15 +2,10 @@
 
 use crate::caller::{Caller, Principal};
 use crate::client::{Client, ClientBuilder};
-use crate::peer::OutboundSender;
-use crate::peer::RequestError;
-use crate::peer::outbound_queue;
-use crate::peer::sync::lock;
-use crate::protocol::{ClientMeta, JsonRpcMessage, RequestId, methods};
-use crate::server::{Server, ServerHandle, ServerSession, admit, is_modern};
+use crate::peer::{RequestError, outbound_queue};
+use crate::protocol::JsonRpcMessage;
+use crate::server::{Server, ServerHandle, ServerSession, is_modern};
 use crate::transport::{MessageStream, SinkOutlet, Transport, drive, memory};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
 
 impl Server {
     /// Builds the server and serves one connection over `transport` until the peer closes
@@ -83,7 +78,7 @@ impl ServerHandle {
         ));
         // The first message picks the era: a modern (2026-07-28) request makes this a
         // connection of independent modern requests; anything else, a 2025 session.
-        let mut modern: Option<ModernLine> = None;
+        let mut modern = false;
         let mut first = true;
         while let Some(message) = stream.next().await {
             let message = match message {
@@ -97,24 +92,20 @@ impl ServerHandle {
                 && let JsonRpcMessage::Request(r) = &message
                 && is_modern(&r.method, r.params.as_ref())
             {
-                modern = Some(ModernLine::default());
+                modern = true;
             }
-            match &mut modern {
-                Some(line) => line.handle(&self, &session, &tx, message, &caller).await,
-                // Each request on a task of its own: the reader goes on with the next.
-                None => {
-                    if let Some(served) = session.handle_from(message, caller.clone()).await {
-                        served.spawn();
-                    }
-                }
+            let served = match modern {
+                true => session.handle_modern_from(message, caller.clone()).await,
+                false => session.handle_from(message, caller.clone()).await,
+            };
+            // Each request on a task of its own: the reader goes on with the next.
+            if let Some(served) = served {
+                served.spawn();
             }
         }
         // The input ended: every request received is answered (one waiting on the client
         // fails at once, as nothing can answer it any more), then the session closes and
         // what was queued is written before the writer stops.
-        if let Some(line) = &modern {
-            line.finish().await;
-        }
         session.peer().finish_incoming().await;
         session.close();
         drop(session);
@@ -194,76 +185,4 @@ pub async fn connect_in_memory_as(
     let (server_end, client_end) = memory::pair();
     tokio::spawn(server.serve_as(server_end, principal));
     builder.connect(client_end).await
-}
-
-/// A line connection of modern requests: each is served on a session of its own, sharing
-/// the line's outbound queue; `notifications/cancelled` finds it by request id.
-#[derive(Default)]
-struct ModernLine {
-    in_flight: Mutex<HashMap<RequestId, Weak<ServerSession>>>,
-}
-
-impl ModernLine {
-    async fn handle(
-        &self,
-        server: &ServerHandle,
-        line: &Arc<ServerSession>,
-        tx: &OutboundSender,
-        message: JsonRpcMessage,
-        caller: &Caller,
-    ) {
-        match message {
-            JsonRpcMessage::Request(request) => {
-                match admit(
-                    server,
-                    &request.method,
-                    request.params.as_ref(),
-                    ClientMeta::default(),
-                ) {
-                    Err(error) => {
-                        let reply = JsonRpcMessage::error(Some(request.id.clone()), error);
-                        line.peer().send(reply, None).await;
-                    }
-                    Ok(meta) => {
-                        let session = ServerSession::new_modern(server.clone(), tx.clone(), meta);
-                        {
-                            let mut in_flight = lock(&self.in_flight);
-                            in_flight.retain(|_, s| s.strong_count() > 0);
-                            in_flight.insert(request.id.clone(), Arc::downgrade(&session));
-                        }
-                        let request = JsonRpcMessage::Request(request);
-                        if let Some(served) = session.handle_from(request, caller.clone()).await {
-                            served.spawn();
-                        }
-                    }
-                }
-            }
-            JsonRpcMessage::Notification(n) if n.method == methods::CANCELLED => {
-                let id = n
-                    .params
-                    .as_ref()
-                    .and_then(|p| p.get("requestId"))
-                    .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-                let session = id.and_then(|id| lock(&self.in_flight).remove(&id));
-                // Its handler is cancelled; the line (and its driver) go on serving.
-                if let Some(session) = session.and_then(|s| s.upgrade()) {
-                    session.peer().close_undriven();
-                }
-            }
-            // No other notification exists on a modern line, and the server sends no
-            // requests there, so a response answers nothing.
-            _ => {}
-        }
-    }
-
-    /// The input ended: waits for every request still running to be answered.
-    async fn finish(&self) {
-        let running: Vec<_> = lock(&self.in_flight)
-            .drain()
-            .filter_map(|(_, s)| s.upgrade())
-            .collect();
-        for session in running {
-            session.peer().finish_incoming().await;
-        }
-    }
 }

@@ -207,6 +207,16 @@ impl Peer {
         }
     }
 
+    /// A peer with no transport: whatever it sends is dropped, a request it makes fails at
+    /// once, and it serves nothing. For work whose messages have no client to go to (a task
+    /// resumed in another process) or that sends none (a plain tool call).
+    pub(crate) fn detached() -> Self {
+        let (tx, _) = outbound_queue(1);
+        let peer = Peer::new(tx);
+        peer.close();
+        peer
+    }
+
     /// This peer's id, unique in the process (request ids are only unique within a peer).
     pub fn id(&self) -> u64 {
         self.id
@@ -471,25 +481,12 @@ impl Peer {
 
     /// The connection is gone: fail pending requests and cancel every handler.
     pub fn close(&self) {
-        self.close_and_wake(true);
-    }
-
-    /// [`Peer::close`] for a peer whose queue no driver of its own reads: the server's
-    /// discarding one, or a line's that the line's other requests share (a 2026 request on
-    /// stdio). No `Shutdown` is queued: it would stop the driver every other request uses.
-    pub(crate) fn close_undriven(&self) {
-        self.close_and_wake(false);
-    }
-
-    fn close_and_wake(&self, wake_driver: bool) {
         if self.closed.swap(true, Ordering::AcqRel) {
             return;
         }
         // Wakes a driver waiting on an empty queue; a full queue means it is busy and
         // checks the shutdown token after each message.
-        if wake_driver {
-            let _ = self.tx.try_send(Outbound::Shutdown);
-        }
+        let _ = self.tx.try_send(Outbound::Shutdown);
         lock(&self.outgoing).clear();
         for (_, token) in lock(&self.incoming).drain() {
             token.cancel();

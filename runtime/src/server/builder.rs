@@ -99,7 +99,7 @@ impl Server {
                 #[cfg(feature = "http")]
                 mirrored_headers: std::sync::atomic::AtomicBool::new(false),
                 scoped_items: std::sync::atomic::AtomicBool::new(false),
-                discarding: std::sync::OnceLock::new(),
+                detached: Arc::new(crate::peer::Peer::detached()),
                 bus: None,
                 rounds_store: Arc::new(crate::idempotency::MemoryIdempotencyStore::new()),
                 subscriptions_end: tokio_util::sync::CancellationToken::new(),

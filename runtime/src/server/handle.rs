@@ -172,20 +172,6 @@ impl ServerHandle {
         Some(entry.task_support())
     }
 
-    /// A sender on an outbound queue whose messages go nowhere (drained and dropped by a
-    /// task of its own, spawned on first use): for a session whose messages have no client
-    /// to go to, or that sends none. Needs a tokio runtime.
-    pub(crate) fn discarding_outbound(&self) -> crate::peer::OutboundSender {
-        self.inner
-            .discarding
-            .get_or_init(|| {
-                let (tx, mut rx) = crate::peer::outbound_queue(16);
-                tokio::spawn(async move { while rx.recv().await.is_some() {} });
-                tx
-            })
-            .clone()
-    }
-
     /// The keys sealing modern requests' `requestState`.
     pub(crate) fn state_keys(&self) -> crate::seal::StateKeys {
         self.inner.state_keys.clone()

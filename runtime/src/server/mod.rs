@@ -31,9 +31,9 @@ pub use handle::ServerHandle;
 #[cfg(feature = "http")]
 use handle::mirrored_in;
 pub use modern::CacheHint;
-pub(crate) use modern::{MODERN_PROTOCOL_VERSIONS, admit, is_modern};
+pub(crate) use modern::{MODERN_PROTOCOL_VERSIONS, is_modern};
 #[cfg(feature = "http")]
-pub(crate) use modern::{RequestMeta, requested_version};
+pub(crate) use modern::{RequestMeta, admit, requested_version};
 pub use mount::Mount;
 pub use options::{ProfileChooser, ServerOptions};
 pub use prompt::{PromptFn, PromptHandler};
@@ -115,8 +115,9 @@ pub(crate) struct ServerInner {
     /// Whether any item registered so far requires scopes: most servers have none, and
     /// then no request needs its item looked up for them.
     scoped_items: std::sync::atomic::AtomicBool,
-    /// An outbound queue nobody reads: what is sent on it is drained and dropped.
-    discarding: std::sync::OnceLock<crate::peer::OutboundSender>,
+    /// The engine of requests whose messages have no client to go to, or that send none
+    /// (`Peer::detached`).
+    pub(crate) detached: Arc<crate::peer::Peer>,
     /// The bus shared with the other replicas, if any.
     pub(crate) bus: Option<events::Bus>,
     /// Where later MRTR rounds are claimed and their outcomes kept for re-sends.

@@ -46,9 +46,9 @@ impl crate::task::Resumer for Resume {
                 .map(std::sync::Arc::new),
             log_level: None,
         };
-        // Its messages have no client to go to: they are drained and dropped.
-        let tx = server.discarding_outbound();
-        let session = ServerSession::new_modern(server, tx, meta);
+        // Its messages have no client to go to: they are dropped.
+        let detached = server.inner.detached.clone();
+        let session = ServerSession::new_modern(server, detached, meta);
         // Its tool was visible to the caller that started the task.
         session
             .unfiltered
@@ -63,9 +63,10 @@ impl crate::task::Resumer for Resume {
         let ctx = Ctx::new(session.clone(), exchange, id, None, cancel, caller);
         let params = json!({ "name": name, "arguments": call.get("arguments").cloned().unwrap_or(Value::Null) });
         Some(Box::pin(async move {
-            let outcome = session.call_tool(ctx, Some(params)).await;
-            session.close();
-            outcome.map(super::answer::Answer::into_value)
+            session
+                .call_tool(ctx, Some(params))
+                .await
+                .map(super::answer::Answer::into_value)
         }))
     }
 }

@@ -96,7 +96,7 @@ impl ServerSession {
     }
 
     fn build(server: ServerHandle, tx: OutboundSender, stateless: bool) -> Arc<Self> {
-        let session = Self::unregistered(server.clone(), tx, stateless, false);
+        let session = Self::unregistered(server.clone(), Arc::new(Peer::new(tx)), stateless, false);
         server.register_session(&session);
         session
     }
@@ -104,13 +104,13 @@ impl ServerSession {
     /// A session the server does not broadcast to (a modern request's).
     pub(super) fn unregistered(
         server: ServerHandle,
-        tx: OutboundSender,
+        peer: Arc<Peer>,
         stateless: bool,
         modern: bool,
     ) -> Arc<Self> {
         Arc::new(ServerSession {
             server,
-            peer: Arc::new(Peer::new(tx)),
+            peer,
             init: OnceLock::new(),
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(0),
@@ -240,9 +240,6 @@ impl ServerSession {
         caller: Caller,
     ) -> Either<Sending<'_>, Option<Served>> {
         let JsonRpcRequest { id, method, params } = req;
-        if self.modern {
-            return Either::Right(self.handle_modern(id, method, params, caller));
-        }
         let mut params = params;
         let layers = self.server.inner.service.as_ref();
         if layers.is_none()

@@ -4,13 +4,13 @@
 //! its result; a closed response stream cancels the request.
 
 use super::{header_str, rpc_error};
-use crate::peer::{Outbound, OutboundReceiver, outbound_queue};
+use crate::peer::{Outbound, OutboundReceiver, Peer, outbound_queue};
 use crate::protocol::{
     ClientMeta, ErrorObject, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, JsonRpcMessage,
     JsonRpcRequest, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION, methods,
 };
-use crate::server::{RequestMeta, ServerHandle, ServerSession, admit, requested_version};
+use crate::server::{RequestMeta, ServerHandle, admit, requested_version};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderName, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -22,7 +22,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio_util::sync::CancellationToken;
 
 /// `MCP-Protocol-Version`
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -52,40 +51,23 @@ pub(super) async fn post(
     // A call that cannot ask or notify anything is answered by one JSON body: it runs
     // right here, with no answer queue of its own between the tool and the response.
     if server.is_plain_tool_call(&request, &meta.capabilities) {
-        let engine = ServerSession::new_modern(server.clone(), server.discarding_outbound(), meta);
-        let id = request.id.clone();
-        let outcome = engine.call_plain_tool(request, caller).await;
-        // No driver reads the discarding queue: closing queues nothing to wake one (a
-        // dropped future needs no close at all: nothing else holds the session).
-        engine.peer().close_undriven();
-        return match outcome {
-            Ok(result) => json_message(StatusCode::OK, &JsonRpcMessage::response(id, result)),
-            Err(error) => json_message(status_of(&error), &JsonRpcMessage::error(Some(id), error)),
-        };
+        let answer = server.serve_modern(request, meta, caller, None).await;
+        return json_message(status_of_message(&answer), &answer);
     }
     // Any other request runs on this future too, its answer queue read beside it: the
     // response is one JSON body if the answer comes first, else an SSE stream.
     let (tx, queue) = outbound_queue(max_queue);
-    let engine = ServerSession::new_modern(server.clone(), tx, meta);
-    let JsonRpcRequest { id, method, params } = request;
-    let cancel = CancellationToken::new();
-    let work = engine.modern_request(id.clone(), method, params, caller, cancel.clone());
-    let work = Box::pin(async move {
-        use futures::FutureExt as _;
-        // Dropped unfinished (the client closed the stream), the request is cancelled.
-        let cancel_if_dropped = cancel.drop_guard();
-        let outcome = std::panic::AssertUnwindSafe(work).catch_unwind().await;
-        cancel_if_dropped.disarm();
-        match outcome {
-            Ok(Ok(result)) => JsonRpcMessage::response(id, result),
-            Ok(Err(error)) => JsonRpcMessage::error(Some(id), error),
-            Err(panic) => JsonRpcMessage::error(
-                Some(id),
-                crate::protocol::ErrorObject::internal(crate::peer::panic_message(&panic)),
-            ),
-        }
-    });
-    answer(work, Outgoing(queue), CloseOnDrop(engine)).await
+    let outlet = Arc::new(Peer::new(tx));
+    let work = Box::pin(server.serve_modern(request, meta, caller, Some(outlet.clone())));
+    answer(work, Outgoing(queue), CloseOnDrop(outlet)).await
+}
+
+/// The status of a response carrying `answer`.
+fn status_of_message(answer: &JsonRpcMessage) -> StatusCode {
+    match answer {
+        JsonRpcMessage::Error(e) => status_of(&e.error),
+        _ => StatusCode::OK,
+    }
 }
 
 /// Checks what the transport must check before anything runs: the mirrored headers, the
@@ -289,13 +271,13 @@ impl Outgoing {
 type Work = Pin<Box<dyn Future<Output = JsonRpcMessage> + Send>>;
 
 /// Closes the request's engine when the response is dropped: the client closed the
-/// stream, or the answer is complete. Nothing drives its queue but the response itself:
-/// closing queues nothing.
-struct CloseOnDrop(Arc<ServerSession>);
+/// stream, or the answer is complete. Work the request left running (a task of the tasks
+/// extension) then sends nothing more to the response.
+struct CloseOnDrop(Arc<Peer>);
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        self.0.peer().close_undriven();
+        self.0.close();
     }
 }
 
@@ -327,12 +309,8 @@ async fn answer(mut work: Work, mut messages: Outgoing, guard: CloseOnDrop) -> R
     .await;
     let (first, answer) = match first {
         First::Answer(answer) => {
-            let status = match &answer {
-                JsonRpcMessage::Error(e) => status_of(&e.error),
-                _ => StatusCode::OK,
-            };
             drop(guard);
-            return json_message(status, &answer);
+            return json_message(status_of_message(&answer), &answer);
         }
         First::Ended => {
             return super::http_error(

@@ -111,10 +111,12 @@ impl CacheHint {
 }
 
 impl ServerSession {
-    /// The one-request session of a modern request whose `_meta` said `meta`.
+    /// The one-request session of a modern request whose `_meta` said `meta`, its messages
+    /// sent by `peer`: the line's (stdio, in memory), the HTTP response's, or a detached one
+    /// for a request that sends none.
     pub(crate) fn new_modern(
         server: super::ServerHandle,
-        tx: crate::peer::OutboundSender,
+        peer: Arc<crate::peer::Peer>,
         meta: RequestMeta,
     ) -> Arc<Self> {
         let client_info = meta.client_info.unwrap_or_else(|| {
@@ -124,7 +126,7 @@ impl ServerSession {
         });
         let options = &server.inner.options;
         let schema_profile = options.profile_for(&client_info, &meta.capabilities);
-        let session = Self::unregistered(server, tx, true, true);
+        let session = Self::unregistered(server, peer, true, true);
         let _ = session.init.set(ClientInit {
             protocol_version: meta.version,
             capabilities: meta.capabilities,
@@ -142,10 +144,44 @@ impl ServerSession {
         session
     }
 
-    /// Starts one modern request of a line (stdio or in memory, where requests share one
-    /// stream), for the host to spawn; its result (or error) is shaped for the modern
-    /// revision.
-    pub(super) fn handle_modern(
+    /// Handles one message of a line of modern requests (stdio or in memory), `self` being
+    /// the line's session: a request is served on a one-request session of its own that
+    /// sends through the line's engine (so `notifications/cancelled` and the end of the
+    /// input reach it as they reach a 2025 request), and comes back as its [`Served`]
+    /// work for the host to spawn. No other message means anything on such a line.
+    pub(crate) async fn handle_modern_from(
+        self: &Arc<Self>,
+        message: JsonRpcMessage,
+        caller: crate::caller::Caller,
+    ) -> Option<Served> {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                let JsonRpcRequest { id, method, params } = request;
+                let client = ClientMeta::default();
+                match admit(&self.server, &method, params.as_ref(), client) {
+                    Ok(meta) => {
+                        let one = Self::new_modern(self.server.clone(), self.peer.clone(), meta);
+                        one.handle_modern(id, method, params, caller)
+                    }
+                    Err(error) => {
+                        let reply = JsonRpcMessage::error(Some(id), error);
+                        self.peer.send(reply, None).await;
+                        None
+                    }
+                }
+            }
+            JsonRpcMessage::Notification(n) if n.method == methods::CANCELLED => {
+                self.peer.on_cancelled(n.params);
+                None
+            }
+            // The server sends no requests on a modern line: a response answers nothing.
+            _ => None,
+        }
+    }
+
+    /// Starts one modern request of a line, for the host to spawn; its result (or error) is
+    /// shaped for the modern revision.
+    fn handle_modern(
         self: &Arc<Self>,
         id: RequestId,
         method: String,
@@ -160,7 +196,7 @@ impl ServerSession {
     /// One modern request, served by whoever polls the returned future: the line host
     /// spawns it ([`ServerSession::handle_modern`]), the HTTP host polls it on the POST's
     /// own future. `cancel` is the token a handler sees cancelled when the request is.
-    pub(crate) fn modern_request(
+    fn modern_request(
         self: &Arc<Self>,
         id: RequestId,
         method: String,
@@ -230,7 +266,7 @@ impl ServerSession {
     /// closed the stream) cancels the call: the handler is dropped and its cancellation
     /// token fires.
     #[cfg(feature = "http")]
-    pub(crate) async fn call_plain_tool(
+    async fn call_plain_tool(
         self: &Arc<Self>,
         request: JsonRpcRequest,
         caller: crate::caller::Caller,
@@ -359,6 +395,46 @@ impl ServerSession {
 }
 
 impl super::ServerHandle {
+    /// Serves one modern request of Streamable HTTP whose `_meta` said `meta`, on the
+    /// caller's future: its answer as the message to send. A plain tool call (see
+    /// [`ServerHandle::is_plain_tool_call`]) sends nothing else and needs no `outlet`; any
+    /// other request sends its notifications on `outlet`, which the host closes when the
+    /// response is over. Dropping the future (the client closed the stream) cancels the
+    /// request.
+    #[cfg(feature = "http")]
+    pub(crate) fn serve_modern(
+        &self,
+        request: JsonRpcRequest,
+        meta: RequestMeta,
+        caller: crate::caller::Caller,
+        outlet: Option<Arc<crate::peer::Peer>>,
+    ) -> impl std::future::Future<Output = JsonRpcMessage> + Send + 'static {
+        use futures::future::Either;
+        let id = request.id.clone();
+        let Some(outlet) = outlet else {
+            let session =
+                ServerSession::new_modern(self.clone(), self.inner.detached.clone(), meta);
+            return Either::Left(async move {
+                let outcome = session.call_plain_tool(request, caller).await;
+                answer_message(id, outcome)
+            });
+        };
+        let session = ServerSession::new_modern(self.clone(), outlet, meta);
+        let JsonRpcRequest { method, params, .. } = request;
+        Either::Right(async move {
+            let cancel = CancellationToken::new();
+            let work = session.modern_request(id.clone(), method, params, caller, cancel.clone());
+            // Dropped unfinished (the client closed the stream), the request is cancelled.
+            let cancel_if_dropped = cancel.drop_guard();
+            let outcome = std::panic::AssertUnwindSafe(work).catch_unwind().await;
+            cancel_if_dropped.disarm();
+            let outcome = outcome.unwrap_or_else(|panic| {
+                Err(ErrorObject::internal(crate::peer::panic_message(&panic)))
+            });
+            answer_message(id, outcome)
+        })
+    }
+
     /// Whether `request`, from a client declaring `capabilities`, is a plain tool call:
     /// `tools/call` of a tool that cannot ask the client anything (no `Ctx` parameter), in
     /// a first round (no `inputResponses` or `requestState`), that does not become a task
@@ -388,6 +464,15 @@ impl super::ServerHandle {
             Some(TaskSupport::Optional) => !crate::task::extension_declared(capabilities),
             Some(TaskSupport::Required) | None => false,
         }
+    }
+}
+
+/// A request's outcome as the message that answers it.
+#[cfg(feature = "http")]
+fn answer_message(id: RequestId, outcome: Result<ResultPayload, ErrorObject>) -> JsonRpcMessage {
+    match outcome {
+        Ok(result) => JsonRpcMessage::response(id, result),
+        Err(error) => JsonRpcMessage::error(Some(id), error),
     }
 }
 
