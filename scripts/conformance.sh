@@ -121,6 +121,36 @@ run_extension 0.2.0-alpha.12 tasks
 run_extension 0.2.0-alpha.12 sep-2640-skills
 run_extension 0.2.0-alpha.12 sep-2640-skills --spec-version 2025-11-25 --force
 
+# A stateless endpoint (no sessions; each 2025-11-25 POST served on its own): every
+# scenario that needs nothing of a session — no server→client request (elicitation,
+# sampling), no subscription, no GET stream or session lifecycle.
+stateless_port=$((port + 2))
+"$root/target/debug/conformance" --port "$stateless_port" --stateless >"$out/server-stateless.log" 2>&1 &
+stateless_server=$!
+trap 'kill $server $stateless_server 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$stateless_port") 2>/dev/null; then break; fi
+    sleep 0.1
+done
+stateless_dir="$out/stateless"; rm -rf "$stateless_dir"; mkdir -p "$stateless_dir"
+stateless_scenarios="server-initialize ping logging-set-level completion-complete json-schema-2020-12
+tools-list tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
+tools-call-mixed-content tools-call-error tools-call-with-logging tools-call-with-progress
+resources-list resources-read-text resources-read-binary resources-templates-read prompts-list
+prompts-get-simple prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image
+dns-rebinding-protection"
+echo "--- conformance 0.2.0-alpha.12 server --scenario <each of $(echo "$stateless_scenarios" | wc -w) scenarios> --spec-version 2025-11-25, stateless endpoint"
+stateless_rc=0
+for scenario in $stateless_scenarios; do
+    set +e
+    suite 0.2.0-alpha.12 server --url "http://127.0.0.1:$stateless_port/mcp" --scenario "$scenario" \
+        --spec-version 2025-11-25 -o "$stateless_dir/results" >"$stateless_dir/$scenario.txt" 2>&1
+    one=$?
+    set -e
+    [ "$one" -eq 0 ] || { stateless_rc=$one; echo "  $scenario: exit $one"; }
+done
+tally "0.2.0-alpha.12 2025-11-25 stateless" "$stateless_dir/results" "$stateless_rc"
+
 if [ -n "${CONFORMANCE_NEXT:-}" ]; then
     if [ ! -f "$tools/conformance-next/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
         npm_install "$tools/conformance-next" "@modelcontextprotocol/conformance@$CONFORMANCE_NEXT"
@@ -128,7 +158,7 @@ if [ -n "${CONFORMANCE_NEXT:-}" ]; then
     next_port=$((port + 1))
     "$root/target/debug/conformance" --port "$next_port" --scope-challenge >"$out/server-next.log" 2>&1 &
     next_server=$!
-    trap 'kill $server $next_server 2>/dev/null || true' EXIT
+    trap 'kill $server $stateless_server $next_server 2>/dev/null || true' EXIT
     for _ in $(seq 1 100); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$next_port") 2>/dev/null; then break; fi
         sleep 0.1

@@ -211,6 +211,47 @@ async fn json_response_and_stateless_modes() {
 }
 
 #[tokio::test]
+async fn a_stateless_endpoint_streams_what_a_call_sends_before_its_answer() {
+    let app = StreamableHttp::new(server(), HttpOptions::default().stateless(true)).router("/mcp");
+    let call = json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"hello","arguments":{}}});
+    let resp = send(&app, post(&call.to_string(), None)).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(!resp.headers().contains_key("mcp-session-id"));
+    assert_eq!(resp.headers()["content-type"], "text/event-stream");
+    let messages: Vec<Value> = sse_events(resp, 2)
+        .await
+        .into_iter()
+        .filter(|(_, data)| !data.is_empty())
+        .map(|(_, data)| serde_json::from_str(&data).expect("JSON"))
+        .collect();
+    assert_eq!(
+        messages[0]["method"], "notifications/message",
+        "the log rides the call's stream, before the answer: {messages:?}"
+    );
+    assert_eq!(messages[1]["id"], 4);
+    assert_eq!(messages[1]["result"]["content"][0]["text"], "hello");
+    // An answer with nothing before it is one JSON body.
+    let ping = json!({"jsonrpc":"2.0","id":5,"method":"ping"});
+    let resp = send(&app, post(&ping.to_string(), None)).await;
+    assert_eq!(resp.headers()["content-type"], "application/json");
+    assert_eq!(
+        body_json(resp).await,
+        json!({"jsonrpc":"2.0","id":5,"result":{}})
+    );
+    // A notification means nothing without a session: accepted, and the endpoint goes on.
+    let note = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    let resp = send(&app, post(&note.to_string(), None)).await;
+    assert_eq!(resp.status(), StatusCode::ACCEPTED);
+    let unknown = json!({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nope","arguments":{}}});
+    let v = body_json(send(&app, post(&unknown.to_string(), None)).await).await;
+    assert_eq!(
+        (v["id"].clone(), v["error"]["code"].clone()),
+        (json!(6), json!(-32602)),
+        "{v}"
+    );
+}
+
+#[tokio::test]
 async fn bad_http_input_gets_the_right_status_and_the_server_keeps_serving() {
     let app =
         StreamableHttp::new(server(), HttpOptions::default().max_body_size(1024)).router("/mcp");

@@ -5,6 +5,7 @@
 //! ```text
 //! cargo run -p tracksuit-examples --bin conformance -- --port 8001   # Streamable HTTP
 //! cargo run -p tracksuit-examples --bin conformance -- --stdio       # stdio
+//! cargo run -p tracksuit-examples --bin conformance -- --stateless   # HTTP without sessions
 //! cargo run -p tracksuit-examples --bin conformance -- --scope-challenge  # conformance#481
 //! ```
 
@@ -23,6 +24,10 @@ struct Args {
     /// Answer POSTs with JSON bodies instead of SSE streams.
     #[arg(long)]
     json_response: bool,
+    /// Serve Streamable HTTP without sessions (2025-11-25 stateless mode; the 2026 wire is
+    /// the same): each POST is served on its own.
+    #[arg(long)]
+    stateless: bool,
     /// Serve the scope-challenge instance (`sep-2350-server-scope-challenge`): every
     /// request needs the token `mcp-conformance-scope-low` or `-full`.
     #[arg(long)]
@@ -45,7 +50,8 @@ async fn main() -> std::io::Result<()> {
         return server.serve_stdio().await;
     }
     eprintln!("tracksuit conformance server on {url}");
-    let options = conformance::http_options(&fixtures, args.json_response);
+    let options =
+        conformance::http_options(&fixtures, args.json_response).stateless(args.stateless);
     server
         .serve_http_with(("127.0.0.1", args.port), options)
         .await

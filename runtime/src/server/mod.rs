@@ -20,6 +20,8 @@ mod resource;
 mod resume;
 mod scopes;
 mod session;
+#[cfg(feature = "http")]
+mod stateless;
 mod table;
 mod tool;
 mod traced;

@@ -20,6 +20,13 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio_util::sync::CancellationToken;
 
+/// What a request comes to: an answer at once, or the work that answers it and the token
+/// that cancels it.
+pub(super) enum Work<F> {
+    AtOnce(Result<Value, ErrorObject>),
+    Later(CancellationToken, F),
+}
+
 /// The server side of one connection.
 pub struct ServerSession {
     pub(super) server: ServerHandle,
@@ -71,32 +78,11 @@ pub(super) fn level_index(level: LoggingLevel) -> u8 {
 impl ServerSession {
     /// A session of `server` writing to `tx`.
     pub fn new(server: ServerHandle, tx: OutboundSender) -> Arc<Self> {
-        Self::build(server, tx, false)
+        Self::build(server, Arc::new(Peer::new(tx)), false)
     }
 
-    #[cfg(feature = "http")]
-    /// A session that needs no `initialize` (stateless HTTP): it serves one request with
-    /// default client capabilities, so it can make no server→client requests.
-    pub fn new_stateless(server: ServerHandle, tx: OutboundSender) -> Arc<Self> {
-        let session = Self::build(server, tx, true);
-        let info = Implementation::new("stateless-client", "0");
-        let profile = session
-            .server
-            .inner
-            .options
-            .profile_for(&info, &Default::default());
-        let _ = session.init.set(ClientInit {
-            protocol_version: LATEST_PROTOCOL_VERSION,
-            capabilities: Arc::default(),
-            client_info: Arc::new(info),
-            schema_profile: profile,
-        });
-        session.initialized.store(true, Ordering::Release);
-        session
-    }
-
-    fn build(server: ServerHandle, tx: OutboundSender, stateless: bool) -> Arc<Self> {
-        let session = Self::unregistered(server.clone(), Arc::new(Peer::new(tx)), stateless, false);
+    pub(super) fn build(server: ServerHandle, peer: Arc<Peer>, stateless: bool) -> Arc<Self> {
+        let session = Self::unregistered(server.clone(), peer, stateless, false);
         server.register_session(&session);
         session
     }
@@ -233,26 +219,44 @@ impl ServerSession {
     /// Answers `initialize`, `ping` and refusals at once (the returned future finishes
     /// sending the answer), and starts every other request as its [`Served`] work.
     /// Synchronous, so the future awaiting it stays small (no handler state inside it).
-    /// With layers, every request goes through them as its work.
     fn handle_request(
         self: &Arc<Self>,
         req: JsonRpcRequest,
         caller: Caller,
     ) -> Either<Sending<'_>, Option<Served>> {
         let JsonRpcRequest { id, method, params } = req;
+        match self.work_of(&id, method, params, caller) {
+            Work::AtOnce(result) => {
+                let message = match result {
+                    Ok(v) => JsonRpcMessage::response(id.clone(), v),
+                    Err(e) => JsonRpcMessage::error(Some(id.clone()), e),
+                };
+                Either::Left(self.peer.send(message, Some(id)))
+            }
+            Work::Later(cancel, work) => Either::Right(self.peer.serve(id, cancel, work)),
+        }
+    }
+
+    /// What a 2025 request comes to: `initialize`, `ping` and refusals answered at once
+    /// (when there are no layers), anything else the work that answers it, through the
+    /// layers to the method table, with the token that cancels it.
+    pub(super) fn work_of(
+        self: &Arc<Self>,
+        id: &RequestId,
+        method: String,
+        params: Option<Value>,
+        caller: Caller,
+    ) -> Work<impl std::future::Future<Output = Result<ResultPayload, ErrorObject>> + Send + 'static>
+    {
         let mut params = params;
         let layers = self.server.inner.service.as_ref();
         if layers.is_none()
             && let Some(result) = self.answer_at_once(&method, &mut params)
         {
-            let message = match result {
-                Ok(v) => JsonRpcMessage::response(id.clone(), v),
-                Err(e) => JsonRpcMessage::error(Some(id.clone()), e),
-            };
-            return Either::Left(self.peer.send(message, Some(id)));
+            return Work::AtOnce(result);
         }
         let cancel = CancellationToken::new();
-        let span = request_span(&method, &id, params.as_ref(), "2025");
+        let span = request_span(&method, id, params.as_ref(), "2025");
         let call = Call {
             id: id.clone(),
             progress_token: progress_token_of(params.as_ref()),
@@ -268,8 +272,7 @@ impl ServerSession {
                 Either::Right(dispatch::through(service, request))
             }
         };
-        let fut = answer.map_ok(Answer::into_payload);
-        Either::Right(self.peer.serve(id, cancel, traced(span, fut)))
+        Work::Later(cancel, traced(span, answer.map_ok(Answer::into_payload)))
     }
 
     /// The answer of `initialize`, `ping`, or a refusal before `initialize`: none of them

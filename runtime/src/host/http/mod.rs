@@ -29,6 +29,7 @@ mod connections;
 mod headers;
 mod memory;
 mod modern;
+mod one_request;
 mod options;
 mod outlets;
 mod post;

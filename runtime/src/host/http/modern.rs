@@ -3,25 +3,21 @@
 //! answered with one JSON body, or with an SSE stream when it sends notifications before
 //! its result; a closed response stream cancels the request.
 
+use super::one_request::{self, Shape, json_message};
 use super::{header_str, rpc_error};
-use crate::peer::{Outbound, OutboundReceiver, Peer, outbound_queue};
+use crate::peer::{Peer, outbound_queue};
 use crate::protocol::{
     ClientMeta, ErrorObject, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, JsonRpcMessage,
     JsonRpcRequest, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION, methods,
 };
 use crate::server::{RequestMeta, ServerHandle, admit, requested_version};
-use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderName, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderName, StatusCode};
+use axum::response::Response;
 use base64::Engine as _;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 /// `MCP-Protocol-Version`
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -29,8 +25,6 @@ const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version
 const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
 /// `Mcp-Name`
 const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
-/// How long a modern SSE stream may stay silent before it gets a keep-alive comment.
-const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
 /// The prefix of the headers mirroring `x-mcp-header` tool parameters.
 const PARAM_HEADER_PREFIX: &str = "mcp-param-";
 
@@ -59,7 +53,11 @@ pub(super) async fn post(
     let (tx, queue) = outbound_queue(max_queue);
     let outlet = Arc::new(Peer::new(tx));
     let work = Box::pin(server.serve_modern(request, meta, caller, Some(outlet.clone())));
-    answer(work, Outgoing(queue), CloseOnDrop(outlet)).await
+    let shape = Shape {
+        json_only: false,
+        status: status_of_message,
+    };
+    one_request::answer(work, outlet, queue, shape).await
 }
 
 /// The status of a response carrying `answer`.
@@ -245,181 +243,6 @@ fn status_of(error: &ErrorObject) -> StatusCode {
         | PARSE_ERROR => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
-}
-
-/// A modern request's outbound queue, drained by its own response: the response is the
-/// request's outlet (one request, one stream, nothing to route), so no driver task sits
-/// between them.
-struct Outgoing(OutboundReceiver);
-
-impl Outgoing {
-    /// The next message for the client; `None` once the engine shut down.
-    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<JsonRpcMessage>> {
-        loop {
-            match std::task::ready!(self.0.poll_recv(cx)) {
-                Some(Outbound::Message { message, .. }) => return Poll::Ready(Some(message)),
-                None | Some(Outbound::Abandoned(_) | Outbound::Shutdown) => {
-                    return Poll::Ready(None);
-                }
-                Some(Outbound::CloseStream(_)) => {}
-            }
-        }
-    }
-}
-
-/// A modern request's handler, run by its response: its answer, as the message to send.
-type Work = Pin<Box<dyn Future<Output = JsonRpcMessage> + Send>>;
-
-/// Closes the request's engine when the response is dropped: the client closed the
-/// stream, or the answer is complete. Work the request left running (a task of the tasks
-/// extension) then sends nothing more to the response.
-struct CloseOnDrop(Arc<Peer>);
-
-impl Drop for CloseOnDrop {
-    fn drop(&mut self) {
-        self.0.close();
-    }
-}
-
-/// What a request's handler produced first.
-enum First {
-    /// Its answer, with nothing queued before it.
-    Answer(JsonRpcMessage),
-    /// A message it queued, and its answer if it has one already.
-    Message(JsonRpcMessage, Option<JsonRpcMessage>),
-    /// The engine shut down (the server is closing) before it answered.
-    Ended,
-}
-
-/// The response: one JSON body when the answer comes first, else an SSE stream of what
-/// the handler queues and then its answer. The handler is polled here, then by the stream.
-async fn answer(mut work: Work, mut messages: Outgoing, guard: CloseOnDrop) -> Response {
-    let first = std::future::poll_fn(|cx| {
-        let answer = match work.as_mut().poll(cx) {
-            Poll::Ready(answer) => Some(answer),
-            Poll::Pending => None,
-        };
-        // What the handler queued (even while finishing) goes out before its answer.
-        match messages.poll_next(cx) {
-            Poll::Ready(Some(message)) => Poll::Ready(First::Message(message, answer)),
-            Poll::Ready(None) => Poll::Ready(answer.map_or(First::Ended, First::Answer)),
-            Poll::Pending => answer.map_or(Poll::Pending, |a| Poll::Ready(First::Answer(a))),
-        }
-    })
-    .await;
-    let (first, answer) = match first {
-        First::Answer(answer) => {
-            drop(guard);
-            return json_message(status_of_message(&answer), &answer);
-        }
-        First::Ended => {
-            return super::http_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "the request ended without a response",
-            );
-        }
-        First::Message(first, answer) => (first, answer),
-    };
-    let stream = Streamed {
-        first: Some(first),
-        work: answer.is_none().then_some(work),
-        answer,
-        messages,
-        keep_alive: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
-        guard: Some(guard),
-    };
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .header("x-accel-buffering", "no")
-        .body(Body::from_stream(stream))
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-}
-
-/// The SSE body of a request whose handler queued a message before its answer: the
-/// messages as events, then the answer. It drives the handler (dropping it cancels the
-/// request). A quiet stream (a long call, a `subscriptions/listen`) gets an SSE comment
-/// now and then, so intermediaries and client timeouts keep it open.
-struct Streamed {
-    first: Option<JsonRpcMessage>,
-    /// The handler, until it answers.
-    work: Option<Work>,
-    /// Its answer, sent once everything it queued before is out.
-    answer: Option<JsonRpcMessage>,
-    messages: Outgoing,
-    keep_alive: Pin<Box<tokio::time::Sleep>>,
-    /// `None` once the answer is sent (the engine closed): the stream has ended.
-    guard: Option<CloseOnDrop>,
-}
-
-impl Streamed {
-    fn emit(&mut self, message: &JsonRpcMessage) -> Poll<Option<Result<Bytes, Infallible>>> {
-        let deadline = tokio::time::Instant::now() + KEEP_ALIVE;
-        self.keep_alive.as_mut().reset(deadline);
-        Poll::Ready(Some(Ok(event(message))))
-    }
-}
-
-impl futures::Stream for Streamed {
-    type Item = Result<Bytes, Infallible>;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
-        if this.guard.is_none() {
-            return Poll::Ready(None);
-        }
-        if let Some(first) = this.first.take() {
-            return this.emit(&first);
-        }
-        if let Some(work) = this.work.as_mut()
-            && let Poll::Ready(answer) = work.as_mut().poll(cx)
-        {
-            this.work = None;
-            this.answer = Some(answer);
-        }
-        match this.messages.poll_next(cx) {
-            Poll::Ready(Some(message)) => return this.emit(&message),
-            Poll::Ready(None) if this.answer.is_none() => {
-                // The engine shut down: the stream ends without an answer.
-                this.work = None;
-                this.guard = None;
-                return Poll::Ready(None);
-            }
-            Poll::Ready(None) | Poll::Pending => {}
-        }
-        if let Some(answer) = this.answer.take() {
-            let sent = this.emit(&answer);
-            this.guard = None;
-            return sent;
-        }
-        if this.keep_alive.as_mut().poll(cx).is_ready() {
-            let deadline = tokio::time::Instant::now() + KEEP_ALIVE;
-            this.keep_alive.as_mut().reset(deadline);
-            return Poll::Ready(Some(Ok(Bytes::from_static(b":\n\n"))));
-        }
-        Poll::Pending
-    }
-}
-
-/// A response of one JSON body: `message`, with `status`.
-fn json_message(status: StatusCode, message: &JsonRpcMessage) -> Response {
-    let mut response = (
-        [(header::CONTENT_TYPE, "application/json")],
-        Bytes::from(message.to_vec()),
-    )
-        .into_response();
-    *response.status_mut() = status;
-    response
-}
-
-/// One SSE event without an id (the modern revision has no resumption).
-fn event(message: &JsonRpcMessage) -> Bytes {
-    let mut out = Vec::with_capacity(message.encoded_len_hint(232) + 24);
-    out.extend_from_slice(b"event: message\ndata: ");
-    let _ = serde_json::to_writer(&mut out, message);
-    out.extend_from_slice(b"\n\n");
-    Bytes::from(out)
 }
 
 /// Whether a GET or DELETE names a modern protocol version (those methods do not exist

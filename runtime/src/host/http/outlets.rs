@@ -35,20 +35,6 @@ impl Outlet for SessionOutlet {
     }
 }
 
-/// The [`Outlet`] of a stateless request: its own streams, nobody else's.
-pub(super) struct StatelessOutlet {
-    pub(super) streams: Streams,
-    pub(super) shutdown: CancellationToken,
-}
-
-impl Outlet for StatelessOutlet {
-    async fn deliver(&mut self, out: Outbound) -> Result<(), Gone> {
-        let delivery = route(&mut self.streams, out);
-        hand_over(delivery, &self.shutdown).await;
-        Ok(())
-    }
-}
-
 /// Applies one outbound item to a session's streams; returns what to send, if anything.
 pub(super) fn route(streams: &mut Streams, out: Outbound) -> Option<Delivery> {
     match out {

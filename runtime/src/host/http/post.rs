@@ -7,18 +7,17 @@ use super::body::{
 };
 use super::caller::{caller_of, scope_refusal};
 use super::headers::{accepts, header_str, names_modern_version};
-use super::outlets::StatelessOutlet;
+use super::one_request::{self, Shape};
 use super::{HttpOptions, HttpSession, SESSION_HEADER, Shared, VERSION_HEADER, modern};
 use crate::caller::Caller;
-use crate::peer::outbound_queue;
 use crate::peer::sync::lock;
+use crate::peer::{Peer, outbound_queue};
 use crate::protocol::{
     ClientMetaParams, ErrorObject, INVALID_REQUEST, JsonRpcMessage, JsonRpcNotification,
     JsonRpcRequest, RequestId, SUPPORTED_PROTOCOL_VERSIONS, methods,
 };
-use crate::server::ServerSession;
-use crate::transport::drive;
-use crate::transport::sse::{Mode, Streams, live_channel, priming};
+use crate::server::ServerHandle;
+use crate::transport::sse::{Mode, live_channel, priming};
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -78,9 +77,7 @@ pub(super) async fn post(
         return refused;
     }
     if shared.options.stateless {
-        let (tx, rx) = outbound_queue(shared.server.options().outbound_queue);
-        let engine = ServerSession::new_stateless(shared.server.clone(), tx);
-        return dispatch_stateless(engine, rx, message, json_mode, caller).await;
+        return stateless(&shared.server, message, json_mode, caller).await;
     }
     let is_initialize =
         matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
@@ -241,34 +238,24 @@ async fn serve_on_session(
     sse_body(first, rx)
 }
 
-async fn dispatch_stateless(
-    engine: Arc<ServerSession>,
-    queue: crate::peer::OutboundReceiver,
+/// A message to a stateless endpoint: a request is served on this future, its response
+/// its outlet; anything else means nothing without a session (`202`).
+async fn stateless(
+    server: &ServerHandle,
     message: JsonRpcMessage,
     json_mode: bool,
     caller: Caller,
 ) -> Response {
-    let JsonRpcMessage::Request(request) = &message else {
-        if let Some(served) = engine.handle_from(message, caller).await {
-            served.poll_first();
-        }
+    let JsonRpcMessage::Request(request) = message else {
         return StatusCode::ACCEPTED.into_response();
     };
-    let id = request.id.clone();
-    let (live, out) = live_channel();
-    let mut streams = Streams::new(1);
-    let mode = if json_mode { Mode::Json } else { Mode::Sse };
-    streams.open(id, mode, live);
-    let shutdown = engine.peer().shutdown_token().clone();
-    let closed = engine.peer().closed_flag();
-    tokio::spawn(drive(queue, closed, StatelessOutlet { streams, shutdown }));
-    // One request, and this task waits for its answer: poll the handler here first.
-    if let Some(served) = engine.handle_from(message, caller).await {
-        served.poll_first();
-    }
-    if json_mode {
-        json_body(out).await
-    } else {
-        sse_body(None, out)
-    }
+    let (tx, queue) = outbound_queue(server.options().outbound_queue);
+    let outlet = Arc::new(Peer::new(tx));
+    let work = Box::pin(server.serve_stateless(request, caller, outlet.clone()));
+    let shape = Shape {
+        json_only: json_mode,
+        // A JSON-RPC error is an answer like any other: 200.
+        status: |_| StatusCode::OK,
+    };
+    one_request::answer(work, outlet, queue, shape).await
 }

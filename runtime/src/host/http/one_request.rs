@@ -1,0 +1,225 @@
+//! A request served on its POST's own future, whose response is its only outlet: a 2026
+//! request, or a 2025 one on a stateless endpoint. The handler is polled beside the
+//! request's outbound queue; the response is one JSON body if the answer comes first, else
+//! an SSE stream of what the handler queues and then its answer. No task is spawned and
+//! no driver sits between handler and response; dropping the response (the client closed
+//! the stream) drops the handler.
+
+use crate::peer::{Outbound, OutboundReceiver, Peer};
+use crate::protocol::JsonRpcMessage;
+use axum::body::{Body, Bytes};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// How long an SSE stream may stay silent before it gets a keep-alive comment.
+const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// A request's outbound queue, drained by its own response: the response is the request's
+/// outlet (one request, one stream, nothing to route), so no driver task sits between them.
+struct Outgoing(OutboundReceiver);
+
+impl Outgoing {
+    /// The next message for the client; `None` once the engine shut down.
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<JsonRpcMessage>> {
+        loop {
+            match std::task::ready!(self.0.poll_recv(cx)) {
+                Some(Outbound::Message { message, .. }) => return Poll::Ready(Some(message)),
+                None | Some(Outbound::Abandoned(_) | Outbound::Shutdown) => {
+                    return Poll::Ready(None);
+                }
+                Some(Outbound::CloseStream(_)) => {}
+            }
+        }
+    }
+}
+
+/// A request's handler, run by its response: its answer, as the message to send.
+pub(super) type Work = Pin<Box<dyn Future<Output = JsonRpcMessage> + Send>>;
+
+/// Closes the request's engine when the response is dropped: the client closed the
+/// stream, or the answer is complete. Work the request left running (a task of the tasks
+/// extension) then sends nothing more to the response.
+struct CloseOnDrop(Arc<Peer>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+/// What a request's handler produced first.
+enum First {
+    /// Its answer, with nothing queued before it.
+    Answer(JsonRpcMessage),
+    /// A message it queued, and its answer if it has one already.
+    Message(JsonRpcMessage, Option<JsonRpcMessage>),
+    /// The engine shut down (the server is closing) before it answered.
+    Ended,
+}
+
+/// How a response is written.
+#[derive(Clone, Copy)]
+pub(super) struct Shape {
+    /// One JSON body whatever the handler queues first (what it queues is dropped): an
+    /// endpoint in JSON response mode.
+    pub(super) json_only: bool,
+    /// The HTTP status of a response carrying an answer.
+    pub(super) status: fn(&JsonRpcMessage) -> StatusCode,
+}
+
+/// Serves one request on the caller's future: `work` computes its answer and queues what
+/// comes before it on `queue`, through `outlet`, which is closed when the response is over
+/// (work the request left running, a task, then sends nothing more there). The response
+/// is one JSON body when the answer comes first, else an SSE stream of what the handler
+/// queues and then its answer. The handler is polled here, then by the stream.
+pub(super) async fn answer(
+    mut work: Work,
+    outlet: Arc<Peer>,
+    queue: OutboundReceiver,
+    shape: Shape,
+) -> Response {
+    let guard = CloseOnDrop(outlet);
+    let mut messages = Outgoing(queue);
+    let first = std::future::poll_fn(|cx| {
+        let answer = match work.as_mut().poll(cx) {
+            Poll::Ready(answer) => Some(answer),
+            Poll::Pending => None,
+        };
+        // What the handler queued (even while finishing) goes out before its answer.
+        loop {
+            match messages.poll_next(cx) {
+                // In JSON mode the answer is all the client gets.
+                Poll::Ready(Some(_)) if shape.json_only => continue,
+                polled => break first_of(polled, answer),
+            }
+        }
+    })
+    .await;
+    let (first, answer) = match first {
+        First::Answer(answer) => {
+            drop(guard);
+            return json_message((shape.status)(&answer), &answer);
+        }
+        First::Ended => {
+            return super::http_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the request ended without a response",
+            );
+        }
+        First::Message(first, answer) => (first, answer),
+    };
+    let stream = Streamed {
+        first: Some(first),
+        work: answer.is_none().then_some(work),
+        answer,
+        messages,
+        keep_alive: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
+        guard: Some(guard),
+    };
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .header("x-accel-buffering", "no")
+        .body(Body::from_stream(stream))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// What comes first, from the queue's state and the handler's answer if it has one.
+fn first_of(polled: Poll<Option<JsonRpcMessage>>, answer: Option<JsonRpcMessage>) -> Poll<First> {
+    match polled {
+        Poll::Ready(Some(message)) => Poll::Ready(First::Message(message, answer)),
+        Poll::Ready(None) => Poll::Ready(answer.map_or(First::Ended, First::Answer)),
+        Poll::Pending => answer.map_or(Poll::Pending, |a| Poll::Ready(First::Answer(a))),
+    }
+}
+
+/// The SSE body of a request whose handler queued a message before its answer: the
+/// messages as events, then the answer. It drives the handler (dropping it cancels the
+/// request). A quiet stream (a long call, a `subscriptions/listen`) gets an SSE comment
+/// now and then, so intermediaries and client timeouts keep it open.
+struct Streamed {
+    first: Option<JsonRpcMessage>,
+    /// The handler, until it answers.
+    work: Option<Work>,
+    /// Its answer, sent once everything it queued before is out.
+    answer: Option<JsonRpcMessage>,
+    messages: Outgoing,
+    keep_alive: Pin<Box<tokio::time::Sleep>>,
+    /// `None` once the answer is sent (the engine closed): the stream has ended.
+    guard: Option<CloseOnDrop>,
+}
+
+impl Streamed {
+    fn emit(&mut self, message: &JsonRpcMessage) -> Poll<Option<Result<Bytes, Infallible>>> {
+        let deadline = tokio::time::Instant::now() + KEEP_ALIVE;
+        self.keep_alive.as_mut().reset(deadline);
+        Poll::Ready(Some(Ok(event(message))))
+    }
+}
+
+impl futures::Stream for Streamed {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.guard.is_none() {
+            return Poll::Ready(None);
+        }
+        if let Some(first) = this.first.take() {
+            return this.emit(&first);
+        }
+        if let Some(work) = this.work.as_mut()
+            && let Poll::Ready(answer) = work.as_mut().poll(cx)
+        {
+            this.work = None;
+            this.answer = Some(answer);
+        }
+        match this.messages.poll_next(cx) {
+            Poll::Ready(Some(message)) => return this.emit(&message),
+            Poll::Ready(None) if this.answer.is_none() => {
+                // The engine shut down: the stream ends without an answer.
+                this.work = None;
+                this.guard = None;
+                return Poll::Ready(None);
+            }
+            Poll::Ready(None) | Poll::Pending => {}
+        }
+        if let Some(answer) = this.answer.take() {
+            let sent = this.emit(&answer);
+            this.guard = None;
+            return sent;
+        }
+        if this.keep_alive.as_mut().poll(cx).is_ready() {
+            let deadline = tokio::time::Instant::now() + KEEP_ALIVE;
+            this.keep_alive.as_mut().reset(deadline);
+            return Poll::Ready(Some(Ok(Bytes::from_static(b":\n\n"))));
+        }
+        Poll::Pending
+    }
+}
+
+/// A response of one JSON body: `message`, with `status`.
+pub(super) fn json_message(status: StatusCode, message: &JsonRpcMessage) -> Response {
+    let mut response = (
+        [(header::CONTENT_TYPE, "application/json")],
+        Bytes::from(message.to_vec()),
+    )
+        .into_response();
+    *response.status_mut() = status;
+    response
+}
+
+/// One SSE event without an id (a request served this way cannot be resumed).
+fn event(message: &JsonRpcMessage) -> Bytes {
+    let mut out = Vec::with_capacity(message.encoded_len_hint(232) + 24);
+    out.extend_from_slice(b"event: message\ndata: ");
+    let _ = serde_json::to_writer(&mut out, message);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
