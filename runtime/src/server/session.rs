@@ -37,9 +37,9 @@ pub struct ServerSession {
     /// `u8::MAX` = none (a modern request that did not ask for logs).
     pub(super) log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
-    stateless: bool,
-    /// Serves one modern (2026-07-28) request rather than a 2025 session.
-    modern: bool,
+    /// Made for one request (a 2025 POST to a stateless endpoint, or a 2026 request): no
+    /// `initialize` came before it, and it carries no server→client request.
+    one_request: bool,
     /// A modern `subscriptions/listen` request: what it listens for.
     pub(super) listen: OnceLock<super::modern::Listen>,
     /// Sees every item whatever the visibility rules say: a resumed task's call, whose
@@ -81,8 +81,8 @@ impl ServerSession {
         Self::build(server, Arc::new(Peer::new(tx)), false)
     }
 
-    pub(super) fn build(server: ServerHandle, peer: Arc<Peer>, stateless: bool) -> Arc<Self> {
-        let session = Self::unregistered(server.clone(), peer, stateless, false);
+    pub(super) fn build(server: ServerHandle, peer: Arc<Peer>, one_request: bool) -> Arc<Self> {
+        let session = Self::unregistered(server.clone(), peer, one_request);
         server.register_session(&session);
         session
     }
@@ -91,8 +91,7 @@ impl ServerSession {
     pub(super) fn unregistered(
         server: ServerHandle,
         peer: Arc<Peer>,
-        stateless: bool,
-        modern: bool,
+        one_request: bool,
     ) -> Arc<Self> {
         Arc::new(ServerSession {
             server,
@@ -101,8 +100,7 @@ impl ServerSession {
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::new(HashSet::new()),
-            stateless,
-            modern,
+            one_request,
             listen: OnceLock::new(),
             unfiltered: AtomicBool::new(false),
             anonymous_owner: OnceLock::new(),
@@ -137,15 +135,16 @@ impl ServerSession {
         &self.peer
     }
 
-    /// Whether it carries server→client requests (a stateless 2025 HTTP request's does
-    /// not).
+    /// Whether it carries server→client requests (one made for one request does not).
     pub(super) fn can_request(&self) -> bool {
-        !self.stateless
+        !self.one_request
     }
 
-    /// Whether it serves one 2026-07-28 request (not a 2025 session).
+    /// Whether it serves a 2026-07-28 request (not a 2025 one): what its client said.
     pub(super) fn is_modern(&self) -> bool {
-        self.modern
+        self.init.get().is_some_and(|init| {
+            super::modern::MODERN_PROTOCOL_VERSIONS.contains(&init.protocol_version)
+        })
     }
 
     /// Whether the client has sent `notifications/initialized` (always true for a stateless
@@ -312,7 +311,7 @@ impl ServerSession {
             capabilities: Arc::new(p.capabilities),
             client_info: Arc::new(p.client_info),
         };
-        if self.init.set(init).is_err() && !self.stateless {
+        if self.init.set(init).is_err() && !self.one_request {
             return Err(ErrorObject::invalid_request(
                 "the session is already initialized",
             ));

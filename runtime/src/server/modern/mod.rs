@@ -126,7 +126,7 @@ impl ServerSession {
         });
         let options = &server.inner.options;
         let schema_profile = options.profile_for(&client_info, &meta.capabilities);
-        let session = Self::unregistered(server, peer, true, true);
+        let session = Self::unregistered(server, peer, true);
         let _ = session.init.set(ClientInit {
             protocol_version: meta.version,
             capabilities: meta.capabilities,
