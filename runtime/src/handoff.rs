@@ -7,9 +7,9 @@
 //! 3. `after(State, Out, &PhaseCtx) -> R` — shapes the final result (`R: IntoToolResult`).
 //!
 //! `State` and `Out` are `Serialize + DeserializeOwned`, and every sampling / elicitation
-//! answer of the call is kept in [`Ctx::exchange_log`](crate::Ctx::exchange_log). Together
-//! they are a [`HandoffRecord`]: the live engine just holds it, but a stateless engine (MCP
-//! 2026-07-28 MRTR, durable tasks) can seal the state and replay `client` from the log.
+//! answer of the call is kept in [`Ctx::exchange_log`](crate::Ctx::exchange_log). A live
+//! session just holds them; MCP 2026-07-28 rounds and durable tasks seal the state with the
+//! answers and replay `client` from them.
 //! **`client` must therefore be deterministic given its state and the answers it receives**
 //! (no clocks, randomness or I/O there — do those in `before`).
 //!

@@ -12,6 +12,8 @@ mod known_client;
 mod listing;
 mod modern;
 mod mount;
+#[cfg(feature = "http")]
+mod on_post;
 mod options;
 mod prompt;
 mod register;
@@ -20,8 +22,7 @@ mod resource;
 mod resume;
 mod scopes;
 mod session;
-#[cfg(feature = "http")]
-mod stateless;
+
 mod table;
 mod tool;
 mod traced;
@@ -37,6 +38,8 @@ pub(crate) use modern::{MODERN_PROTOCOL_VERSIONS, is_modern};
 #[cfg(feature = "http")]
 pub(crate) use modern::{RequestMeta, admit, requested_version};
 pub use mount::Mount;
+#[cfg(feature = "http")]
+pub(crate) use on_post::{OnPost, Streamed};
 pub use options::{ProfileChooser, ServerOptions};
 pub use prompt::{PromptFn, PromptHandler};
 pub use register::{

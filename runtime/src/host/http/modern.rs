@@ -5,19 +5,17 @@
 
 use super::one_request::{self, Shape, json_message};
 use super::{header_str, rpc_error};
-use crate::peer::{Peer, outbound_queue};
 use crate::protocol::{
     ClientMeta, ErrorObject, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, JsonRpcMessage,
     JsonRpcRequest, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION, methods,
 };
-use crate::server::{RequestMeta, ServerHandle, admit, requested_version};
+use crate::server::{OnPost, RequestMeta, ServerHandle, admit, requested_version};
 use axum::http::{HeaderMap, HeaderName, StatusCode};
 use axum::response::Response;
 use base64::Engine as _;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::sync::Arc;
 
 /// `MCP-Protocol-Version`
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -34,7 +32,6 @@ pub(super) async fn post(
     headers: &HeaderMap,
     request: JsonRpcRequest,
     client: ClientMeta<'_>,
-    max_queue: usize,
     caller: crate::caller::Caller,
 ) -> Response {
     let id = Some(request.id.clone());
@@ -42,22 +39,23 @@ pub(super) async fn post(
         Ok(meta) => meta,
         Err(error) => return rpc_error(status_of(&error), id, error),
     };
-    // A call that cannot ask or notify anything is answered by one JSON body: it runs
-    // right here, with no answer queue of its own between the tool and the response.
-    if server.is_plain_tool_call(&request, &meta.capabilities) {
-        let answer = server.serve_modern(request, meta, caller, None).await;
-        return json_message(status_of_message(&answer), &answer);
+    match server.serve_modern(request, meta, caller) {
+        // A call that cannot ask or notify anything is answered by one JSON body: it runs
+        // right here, with no answer queue of its own between the tool and the response.
+        OnPost::Answer(answer) => {
+            let answer = answer.await;
+            json_message(status_of_message(&answer), &answer)
+        }
+        // Any other request runs on this future too, its answer queue read beside it: the
+        // response is one JSON body if the answer comes first, else an SSE stream.
+        OnPost::Streamed(streamed) => {
+            let shape = Shape {
+                json_only: false,
+                status: status_of_message,
+            };
+            one_request::answer(streamed, shape).await
+        }
     }
-    // Any other request runs on this future too, its answer queue read beside it: the
-    // response is one JSON body if the answer comes first, else an SSE stream.
-    let (tx, queue) = outbound_queue(max_queue);
-    let outlet = Arc::new(Peer::new(tx));
-    let work = Box::pin(server.serve_modern(request, meta, caller, Some(outlet.clone())));
-    let shape = Shape {
-        json_only: false,
-        status: status_of_message,
-    };
-    one_request::answer(work, outlet, queue, shape).await
 }
 
 /// The status of a response carrying `answer`.

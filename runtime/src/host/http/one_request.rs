@@ -7,6 +7,7 @@
 
 use crate::peer::{Outbound, OutboundReceiver, Peer};
 use crate::protocol::JsonRpcMessage;
+use crate::server::Streamed;
 use axum::body::{Body, Bytes};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -72,17 +73,21 @@ pub(super) struct Shape {
     pub(super) status: fn(&JsonRpcMessage) -> StatusCode,
 }
 
-/// Serves one request on the caller's future: `work` computes its answer and queues what
-/// comes before it on `queue`, through `outlet`, which is closed when the response is over
-/// (work the request left running, a task, then sends nothing more there). The response
-/// is one JSON body when the answer comes first, else an SSE stream of what the handler
-/// queues and then its answer. The handler is polled here, then by the stream.
+/// Serves one request on the caller's future, its [`Streamed`] work and queue: the
+/// response is one JSON body when the answer comes first, else an SSE stream of what the
+/// handler queues and then its answer. The handler is polled here, then by the stream;
+/// the request's engine is closed when the response is over.
 pub(super) async fn answer(
-    mut work: Work,
-    outlet: Arc<Peer>,
-    queue: OutboundReceiver,
+    streamed: Streamed<impl Future<Output = JsonRpcMessage> + Send + 'static>,
     shape: Shape,
 ) -> Response {
+    let Streamed {
+        work,
+        outlet,
+        queue,
+    } = streamed;
+    // Boxed: the stream takes it along if the answer does not come first.
+    let mut work: Work = Box::pin(work);
     let guard = CloseOnDrop(outlet);
     let mut messages = Outgoing(queue);
     let first = std::future::poll_fn(|cx| {
@@ -113,7 +118,7 @@ pub(super) async fn answer(
         }
         First::Message(first, answer) => (first, answer),
     };
-    let stream = Streamed {
+    let stream = SseBody {
         first: Some(first),
         work: answer.is_none().then_some(work),
         answer,
@@ -143,7 +148,7 @@ fn first_of(polled: Poll<Option<JsonRpcMessage>>, answer: Option<JsonRpcMessage>
 /// messages as events, then the answer. It drives the handler (dropping it cancels the
 /// request). A quiet stream (a long call, a `subscriptions/listen`) gets an SSE comment
 /// now and then, so intermediaries and client timeouts keep it open.
-struct Streamed {
+struct SseBody {
     first: Option<JsonRpcMessage>,
     /// The handler, until it answers.
     work: Option<Work>,
@@ -155,7 +160,7 @@ struct Streamed {
     guard: Option<CloseOnDrop>,
 }
 
-impl Streamed {
+impl SseBody {
     fn emit(&mut self, message: &JsonRpcMessage) -> Poll<Option<Result<Bytes, Infallible>>> {
         let deadline = tokio::time::Instant::now() + KEEP_ALIVE;
         self.keep_alive.as_mut().reset(deadline);
@@ -163,7 +168,7 @@ impl Streamed {
     }
 }
 
-impl futures::Stream for Streamed {
+impl futures::Stream for SseBody {
     type Item = Result<Bytes, Infallible>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {

@@ -11,7 +11,6 @@ use super::one_request::{self, Shape};
 use super::{HttpOptions, HttpSession, SESSION_HEADER, Shared, VERSION_HEADER, modern};
 use crate::caller::Caller;
 use crate::peer::sync::lock;
-use crate::peer::{Peer, outbound_queue};
 use crate::protocol::{
     ClientMetaParams, ErrorObject, INVALID_REQUEST, JsonRpcMessage, JsonRpcNotification,
     JsonRpcRequest, RequestId, SUPPORTED_PROTOCOL_VERSIONS, methods,
@@ -57,8 +56,7 @@ pub(super) async fn post(
                 || crate::server::is_modern(&request.method, request.params.as_ref())
                 || names_modern_version(headers, &request.method) =>
         {
-            let queue = shared.server.options().outbound_queue;
-            return modern::post(&shared.server, headers, request, client, queue, caller).await;
+            return modern::post(&shared.server, headers, request, client, caller).await;
         }
         mut other => {
             if let JsonRpcMessage::Request(JsonRpcRequest { params, .. })
@@ -249,13 +247,11 @@ async fn stateless(
     let JsonRpcMessage::Request(request) = message else {
         return StatusCode::ACCEPTED.into_response();
     };
-    let (tx, queue) = outbound_queue(server.options().outbound_queue);
-    let outlet = Arc::new(Peer::new(tx));
-    let work = Box::pin(server.serve_stateless(request, caller, outlet.clone()));
+    let streamed = server.serve_stateless(request, caller);
     let shape = Shape {
         json_only: json_mode,
         // A JSON-RPC error is an answer like any other: 200.
         status: |_| StatusCode::OK,
     };
-    one_request::answer(work, outlet, queue, shape).await
+    one_request::answer(streamed, shape).await
 }

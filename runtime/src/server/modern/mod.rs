@@ -196,7 +196,7 @@ impl ServerSession {
     /// One modern request, served by whoever polls the returned future: the line host
     /// spawns it ([`ServerSession::handle_modern`]), the HTTP host polls it on the POST's
     /// own future. `cancel` is the token a handler sees cancelled when the request is.
-    fn modern_request(
+    pub(super) fn modern_request(
         self: &Arc<Self>,
         id: RequestId,
         method: String,
@@ -266,7 +266,7 @@ impl ServerSession {
     /// closed the stream) cancels the call: the handler is dropped and its cancellation
     /// token fires.
     #[cfg(feature = "http")]
-    async fn call_plain_tool(
+    pub(super) async fn call_plain_tool(
         self: &Arc<Self>,
         request: JsonRpcRequest,
         caller: crate::caller::Caller,
@@ -391,88 +391,6 @@ impl ServerSession {
             }
         }
         value
-    }
-}
-
-impl super::ServerHandle {
-    /// Serves one modern request of Streamable HTTP whose `_meta` said `meta`, on the
-    /// caller's future: its answer as the message to send. A plain tool call (see
-    /// [`ServerHandle::is_plain_tool_call`]) sends nothing else and needs no `outlet`; any
-    /// other request sends its notifications on `outlet`, which the host closes when the
-    /// response is over. Dropping the future (the client closed the stream) cancels the
-    /// request.
-    #[cfg(feature = "http")]
-    pub(crate) fn serve_modern(
-        &self,
-        request: JsonRpcRequest,
-        meta: RequestMeta,
-        caller: crate::caller::Caller,
-        outlet: Option<Arc<crate::peer::Peer>>,
-    ) -> impl std::future::Future<Output = JsonRpcMessage> + Send + 'static {
-        use futures::future::Either;
-        let id = request.id.clone();
-        let Some(outlet) = outlet else {
-            let session =
-                ServerSession::new_modern(self.clone(), self.inner.detached.clone(), meta);
-            return Either::Left(async move {
-                let outcome = session.call_plain_tool(request, caller).await;
-                answer_message(id, outcome)
-            });
-        };
-        let session = ServerSession::new_modern(self.clone(), outlet, meta);
-        let JsonRpcRequest { method, params, .. } = request;
-        Either::Right(async move {
-            let cancel = CancellationToken::new();
-            let work = session.modern_request(id.clone(), method, params, caller, cancel.clone());
-            // Dropped unfinished (the client closed the stream), the request is cancelled.
-            let cancel_if_dropped = cancel.drop_guard();
-            let outcome = std::panic::AssertUnwindSafe(work).catch_unwind().await;
-            cancel_if_dropped.disarm();
-            let outcome = outcome.unwrap_or_else(|panic| {
-                Err(ErrorObject::internal(crate::peer::panic_message(&panic)))
-            });
-            answer_message(id, outcome)
-        })
-    }
-
-    /// Whether `request`, from a client declaring `capabilities`, is a plain tool call:
-    /// `tools/call` of a tool that cannot ask the client anything (no `Ctx` parameter), in
-    /// a first round (no `inputResponses` or `requestState`), that does not become a task
-    /// of the tasks extension here. Such a call needs none of what rounds, tasks or a
-    /// handler on a task of its own bring, sends the client nothing but its result, and is
-    /// served by [`ServerSession::call_plain_tool`].
-    #[cfg(feature = "http")]
-    pub(crate) fn is_plain_tool_call(
-        &self,
-        request: &JsonRpcRequest,
-        capabilities: &ClientCapabilities,
-    ) -> bool {
-        if request.method != methods::TOOLS_CALL {
-            return false;
-        }
-        let Some(params) = request.params.as_ref().and_then(Value::as_object) else {
-            return false;
-        };
-        let Some(Value::String(name)) = params.get("name") else {
-            return false;
-        };
-        if params.contains_key("inputResponses") || params.contains_key("requestState") {
-            return false;
-        }
-        match self.plain_tool(name) {
-            Some(TaskSupport::Forbidden) => true,
-            Some(TaskSupport::Optional) => !crate::task::extension_declared(capabilities),
-            Some(TaskSupport::Required) | None => false,
-        }
-    }
-}
-
-/// A request's outcome as the message that answers it.
-#[cfg(feature = "http")]
-fn answer_message(id: RequestId, outcome: Result<ResultPayload, ErrorObject>) -> JsonRpcMessage {
-    match outcome {
-        Ok(result) => JsonRpcMessage::response(id, result),
-        Err(error) => JsonRpcMessage::error(Some(id), error),
     }
 }
 
