@@ -4,7 +4,9 @@
 Each top-level module (`src/foo.rs`, `src/foo/`, or `mod foo;` in lib.rs) must be in LAYERS
 below, and may reference only modules of its own layer or lower (lib.rs alone is exempt).
 Module references must not form cycles, within a layer or across layers. `client` may use
-only protocol, peer, transport and the support (layer 0) modules. Outside lib.rs,
+only protocol, peer, transport and the support (layer 0) modules. `host` may name only the
+server's host interface (HOST_MAY_USE: what serves a connection, a session or a POST).
+Outside lib.rs,
 `crate::Name` where Name is not a module (a root re-export like `crate::Server`) is refused.
 
 References are `crate::` / `$crate::` paths (each top-level name of a grouped
@@ -40,6 +42,13 @@ LAYERS = {
     "guide": 8,                                  # rustdoc guides (no code)
 }
 CLIENT_MAY_USE = {"protocol", "peer", "transport"} | {m for m, n in LAYERS.items() if n == 0}
+# The server's host interface: the only `crate::server::*` items a host names. A host serves
+# a connection through a session (ServerSession), a POST through the handle (ServerHandle:
+# serve_modern / serve_stateless, answering OnPost / Streamed), after the era checks that
+# need the request's headers (admit, requested_version, is_modern, RequestMeta).
+HOST_MAY_USE = {"Server", "ServerHandle", "ServerSession", "OnPost", "Streamed", "RequestMeta",
+                "admit", "requested_version", "is_modern", "MODERN_PROTOCOL_VERSIONS"}
+SERVER_PATH = re.compile(r"(?<![\w$])\$?crate\s*::\s*server\s*::\s*")
 
 RAW_STR = re.compile(r'(?<!\w)b?r(#*)"')
 TOKEN = re.compile(r"(?P<mod>\bmod\s+\w+\s*\{)|[{}]|(?<![\w$])\$?crate\s*::\s*"
@@ -125,6 +134,7 @@ def references(src):
 def check(root, shown="runtime/src"):
     """Return (violations, number of modules, references checked) for the crate at `root`."""
     root, errors, edges, count = pathlib.Path(root), [], {}, 0
+    host_lines = set()                                     # (file, line) checked for host
 
     def where(f, line=None):
         return f"{shown}/{f.relative_to(root).as_posix()}" + (f":{line}" if line else "")
@@ -161,11 +171,24 @@ def check(root, shown="runtime/src"):
                 continue                                   # reported as unknown above
             edges.setdefault(top, {}).setdefault(name, where(f, line))
             bad_client = top == "client" and name not in CLIENT_MAY_USE
+            if top == "host" and name == "server" and (f, line) not in host_lines:
+                host_lines.add((f, line))                  # every path of the line at once
+                errors += [f"{where(f, line)}: module host names crate::server::{item}, which "
+                           "is not in the server's host interface (HOST_MAY_USE)"
+                           for item in server_items(f.read_text(), line)
+                           if item not in HOST_MAY_USE]
             if b > a or bad_client:
                 errors.append(f"{where(f, line)}: module {top} (layer {a}) imports {name} "
                               f"(layer {b})" + (" — client may only import " + ", ".join(
                                   sorted(CLIENT_MAY_USE)) if bad_client else ""))
     return errors + cycles(edges), len(found), count
+
+
+def server_items(src, line):
+    """The top-level names after each `crate::server::` on `line` of `src`."""
+    text = strip(src)
+    return [name for m in SERVER_PATH.finditer(text) if text.count("\n", 0, m.start()) + 1 == line
+            for _, name, _ in parse_tree(text, m.end())[0]]
 
 
 def components(edges):
@@ -250,6 +273,11 @@ def self_test():
          "src/widgets.rs: module widgets is not in the layer table"),
         ("root re-export from a module", {"task/mod.rs": "use crate::Server;\n"},
          "src/task/mod.rs:1: module task references crate::Server, which is not a module"),
+        ("host past the server's interface",
+         {"host/http.rs": "use crate::server::{ServerHandle, table::answer};\n"
+                          "fn f() { crate::server::admit(); crate::server::Registry::new() }\n"},
+         "src/host/http.rs:1: module host names crate::server::table",
+         "src/host/http.rs:2: module host names crate::server::Registry"),
     ]
     failed = 0
     for name, files, *expect in cases:
