@@ -27,8 +27,8 @@ use std::time::Duration;
 /// How one request's questions and notifications reach its client.
 pub(crate) struct Exchange {
     /// Where its messages go: the session's engine, or the one-request stream of a modern
-    /// request.
-    outlet: Arc<Peer>,
+    /// request; `None` for a request that sends nothing.
+    outlet: Option<Arc<Peer>>,
     way: Way,
 }
 
@@ -46,7 +46,7 @@ impl Exchange {
     /// Live on a session; `can_request` is whether it carries server→client requests.
     pub(crate) fn live(outlet: Arc<Peer>, can_request: bool) -> Self {
         Exchange {
-            outlet,
+            outlet: Some(outlet),
             way: Way::Live { can_request },
         }
     }
@@ -54,7 +54,7 @@ impl Exchange {
     /// Live as a 2025 task's.
     pub(crate) fn task(outlet: Arc<Peer>, task: Arc<dyn TaskScope>) -> Self {
         Exchange {
-            outlet,
+            outlet: Some(outlet),
             way: Way::Task(task),
         }
     }
@@ -62,8 +62,17 @@ impl Exchange {
     /// In rounds; notifications go to `outlet`.
     pub(crate) fn rounds(outlet: Arc<Peer>, rounds: Arc<Rounds>) -> Self {
         Exchange {
-            outlet,
+            outlet: Some(outlet),
             way: Way::Rounds(rounds),
+        }
+    }
+
+    /// For a request that can send nothing (a plain tool call: no `Ctx` parameter): a
+    /// question is refused, a notification goes nowhere. It holds no engine.
+    pub(crate) fn silent() -> Self {
+        Exchange {
+            outlet: None,
+            way: Way::Live { can_request: false },
         }
     }
 
@@ -100,13 +109,17 @@ impl Exchange {
         if let (Way::Task(task), Some(params)) = (&self.way, params.as_mut()) {
             task.tag(params);
         }
-        let related = self.related(request);
-        self.outlet.notify(method, params, Some(related)).await;
+        if let Some(outlet) = &self.outlet {
+            let related = self.related(request);
+            outlet.notify(method, params, Some(related)).await;
+        }
     }
 
     /// Closes the request's SSE stream (Streamable HTTP; ignored elsewhere).
     pub(super) fn close_stream(&self, request: &RequestId) {
-        self.outlet.close_stream(self.related(request));
+        if let Some(outlet) = &self.outlet {
+            outlet.close_stream(self.related(request));
+        }
     }
 
     /// The error for a question the client declared no capability for: returned on a
@@ -150,6 +163,9 @@ impl Exchange {
         params: &P,
         timeout: Duration,
     ) -> Result<(R, Option<KeptExchange>), RequestError> {
+        let Some(outlet) = &self.outlet else {
+            return Err(RequestError::Unsupported);
+        };
         let mut params =
             serde_json::to_value(params).map_err(|e| RequestError::Decode(e.to_string()))?;
         // A task waiting on its requestor is `input_required` until the answer arrives.
@@ -165,8 +181,7 @@ impl Exchange {
         #[cfg(feature = "otel")]
         let span = crate::telemetry::exchange::Exchange::start(method, &mut params);
         let related = self.related(request);
-        let value = self
-            .outlet
+        let value = outlet
             .request(method, Some(params), Some(related), timeout)
             .await;
         #[cfg(feature = "otel")]

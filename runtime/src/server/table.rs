@@ -112,7 +112,11 @@ impl ServerSession {
             // The 2025-11-25 `task` param is tolerated and ignored, as in a round.
             map.remove("task");
         }
-        let exchange = Exchange::live(self.peer.clone(), self.can_request());
+        let exchange = match table {
+            // It has no `Ctx` parameter: nothing it runs can ask or notify.
+            Serving::PlainTool => Exchange::silent(),
+            _ => Exchange::live(self.peer.clone(), self.can_request()),
+        };
         let ctx = Ctx::new(self.clone(), exchange, id, progress_token, cancel, caller);
         match method.as_str() {
             methods::TOOLS_CALL => self.call_tool(ctx, params).await,

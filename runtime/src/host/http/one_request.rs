@@ -25,6 +25,11 @@ const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
 struct Outgoing(OutboundReceiver);
 
 impl Outgoing {
+    /// Takes nothing more: what is sent from now on is dropped at once.
+    fn close(&mut self) {
+        self.0.close();
+    }
+
     /// The next message for the client; `None` once the engine shut down.
     fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<JsonRpcMessage>> {
         loop {
@@ -107,6 +112,9 @@ pub(super) async fn answer(
     .await;
     let (first, answer) = match first {
         First::Answer(answer) => {
+            // Nothing is read any more: closing the engine then queues nothing (and wakes
+            // nobody).
+            messages.close();
             drop(guard);
             return json_message((shape.status)(&answer), &answer);
         }
@@ -197,6 +205,7 @@ impl futures::Stream for SseBody {
         }
         if let Some(answer) = this.answer.take() {
             let sent = this.emit(&answer);
+            this.messages.close();
             this.guard = None;
             return sent;
         }
