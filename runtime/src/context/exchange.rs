@@ -1,6 +1,6 @@
 //! The seam between a handler and its client: how the requests a [`Ctx`](super::Ctx)
 //! makes (sampling, elicitation, roots, ping, any request) are answered and where its
-//! notifications go. One type, three ways, chosen when the request is served:
+//! notifications go. One type, chosen when the request is served:
 //!
 //! - **live** — a 2025-11-25 session: each question is a server→client request on the
 //!   session's JSON-RPC engine, answered while the handler waits;
@@ -9,9 +9,11 @@
 //!   task is `input_required` while a question is outstanding;
 //! - **rounds** — a 2026-07-28 request (or a task of the tasks extension): a question is
 //!   answered from the answers the client already gave, or becomes one of the
-//!   `input_required` round's questions ([`Rounds`]).
+//!   `input_required` round's questions ([`Rounds`]);
+//! - **silent** — a request that can send nothing (a plain tool call, which has no `Ctx`
+//!   parameter): it holds no engine at all.
 //!
-//! A handler's code is the same on all three; only this module knows which it runs on.
+//! A handler's code is the same on every way; only this module knows which it runs on.
 
 use super::ask::{KeptExchange, json_text, keyed_elicitation, logged_method, question_text};
 use super::scope::{Asking, TaskScope};
