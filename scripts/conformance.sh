@@ -37,13 +37,16 @@ for v in "${versions[@]}"; do
 done
 
 cargo build --quiet -p tracksuit-examples --bin conformance
+wait_port() { # port: until the server listens (at most 10 s)
+    for _ in $(seq 1 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then break; fi
+        sleep 0.1
+    done
+}
 "$root/target/debug/conformance" --port "$port" >"$out/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-    sleep 0.1
-done
+wait_port "$port"
 
 status=0
 suite() { # version args... (runs the suite's CLI)
@@ -128,10 +131,7 @@ stateless_port=$((port + 2))
 "$root/target/debug/conformance" --port "$stateless_port" --stateless >"$out/server-stateless.log" 2>&1 &
 stateless_server=$!
 trap 'kill $server $stateless_server 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$stateless_port") 2>/dev/null; then break; fi
-    sleep 0.1
-done
+wait_port "$stateless_port"
 stateless_dir="$out/stateless"; rm -rf "$stateless_dir"; mkdir -p "$stateless_dir"
 stateless_scenarios="server-initialize ping logging-set-level completion-complete json-schema-2020-12
 tools-list tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
@@ -159,10 +159,7 @@ if [ -n "${CONFORMANCE_NEXT:-}" ]; then
     "$root/target/debug/conformance" --port "$next_port" --scope-challenge >"$out/server-next.log" 2>&1 &
     next_server=$!
     trap 'kill $server $stateless_server $next_server 2>/dev/null || true' EXIT
-    for _ in $(seq 1 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$next_port") 2>/dev/null; then break; fi
-        sleep 0.1
-    done
+    wait_port "$next_port"
     for scenario in json-rpc-batch-rejection cancellation progress-notifications; do
         dir="$out/next-$scenario"; rm -rf "$dir"; mkdir -p "$dir"
         set +e

@@ -282,14 +282,9 @@ impl ServerSession {
             caller,
             cancel: cancel.clone(),
         };
-        let cancel_if_dropped = cancel.drop_guard();
         let answer = super::traced::traced(span, self.dispatch(call, Serving::PlainTool));
-        let outcome = std::panic::AssertUnwindSafe(answer).catch_unwind().await;
-        cancel_if_dropped.disarm();
-        match outcome {
-            Ok(outcome) => self.modern_result(outcome),
-            Err(panic) => Err(ErrorObject::internal(crate::peer::panic_message(&panic))),
-        }
+        super::on_post::unless_dropped(cancel, answer.map(|outcome| self.modern_result(outcome)))
+            .await
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` of the tasks extension: `-32021` for a
