@@ -42,12 +42,14 @@ LAYERS = {
     "guide": 8,                                  # rustdoc guides (no code)
 }
 CLIENT_MAY_USE = {"protocol", "peer", "transport"} | {m for m, n in LAYERS.items() if n == 0}
-# The server's host interface: the only `crate::server::*` items a host names. A host serves
-# a connection through a session (ServerSession), a POST through the handle (ServerHandle:
-# serve_modern / serve_stateless, answering OnPost / Streamed), after the era checks that
-# need the request's headers (admit, requested_version, is_modern, RequestMeta).
-HOST_MAY_USE = {"Server", "ServerHandle", "ServerSession", "OnPost", "Streamed", "RequestMeta",
-                "admit", "requested_version", "is_modern", "MODERN_PROTOCOL_VERSIONS"}
+# The server's host interface: the only `crate::server::*` items a host names. Every message
+# reaches the server through one function, `serve` (where it came from: a `Scope`; what the
+# host has left to do: `Served`, a POST's `Streamed`), after the era checks that need the
+# request's headers (admit, requested_version, is_modern, RequestMeta). A host makes a
+# connection's session (ServerSession) and holds the server (Server, ServerHandle).
+HOST_MAY_USE = {"Server", "ServerHandle", "ServerSession", "serve", "Scope", "Served", "Streamed",
+                "RequestMeta", "admit", "requested_version", "is_modern",
+                "MODERN_PROTOCOL_VERSIONS"}
 SERVER_PATH = re.compile(r"(?<![\w$])\$?crate\s*::\s*server\s*::\s*")
 
 RAW_STR = re.compile(r'(?<!\w)b?r(#*)"')

@@ -9,7 +9,7 @@
 //! host (a DNS name, or an IP address against the certificate's IP SANs).
 
 use crate::peer::RequestError;
-use crate::protocol::{ErrorObject, INTERNAL_ERROR};
+use crate::protocol::ErrorObject;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::client::legacy::Client as HyperClient;
@@ -206,7 +206,7 @@ impl SendError {
     /// The error a failed request is answered with: `context: message`, the
     /// [`ConnectError`] in its `data`.
     pub(crate) fn into_error(self, context: &str) -> ErrorObject {
-        let error = ErrorObject::new(INTERNAL_ERROR, format!("{context}: {}", self.message));
+        let error = ErrorObject::internal(format!("{context}: {}", self.message));
         match self.connect.and_then(|c| serde_json::to_value(c).ok()) {
             Some(connect) => error.with_data(serde_json::json!({ DATA_KEY: connect })),
             None => error,

@@ -516,8 +516,7 @@ impl Shared {
 
     /// Fails request `id` with a transport error.
     async fn fail(&self, id: RequestId, why: String) {
-        self.fail_with(id, ErrorObject::new(INTERNAL_ERROR, why))
-            .await
+        self.fail_with(id, ErrorObject::internal(why)).await
     }
 
     /// Fails request `id` with `error`.

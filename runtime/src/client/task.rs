@@ -348,14 +348,14 @@ impl<'c> TaskHandle<'c> {
                 TaskStatus::Completed => return self.completed(state).await,
                 TaskStatus::Failed => {
                     return Err(RequestError::Peer(state.error.unwrap_or_else(|| {
-                        ErrorObject::new(INTERNAL_ERROR, "the task failed without an error")
+                        ErrorObject::internal("the task failed without an error")
                     })));
                 }
                 TaskStatus::Cancelled => {
                     let message = format!("task {} was cancelled", self.id());
                     let data = json!({ "taskId": self.id(), "status": "cancelled" });
                     return Err(RequestError::Peer(
-                        ErrorObject::new(INVALID_PARAMS, message).with_data(data),
+                        ErrorObject::invalid_params(message).with_data(data),
                     ));
                 }
             }

@@ -272,11 +272,10 @@ fn missing_capability(capability: &str) -> ErrorObject {
             _ => break,
         }
     }
-    ErrorObject::new(
-        MISSING_REQUIRED_CLIENT_CAPABILITY,
+    ErrorObject::missing_capability(
         format!("this request needs the client capability `{capability}`"),
+        serde_json::Value::Object(required),
     )
-    .with_data(serde_json::json!({ "requiredCapabilities": required }))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 //! continues where it stopped instead of being replayed.
 
 use crate::peer::sync::lock;
-use crate::protocol::{ErrorObject, INTERNAL_ERROR, JsonObject};
+use crate::protocol::{ErrorObject, JsonObject};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -513,13 +513,10 @@ impl Rounds {
     }
 
     fn diverged(&self, key: &str) -> ErrorObject {
-        ErrorObject::new(
-            INTERNAL_ERROR,
-            format!(
-                "`{}` is not deterministic: replaying it asked a different request at `{key}` than the one the client answered (keep clocks, randomness and I/O out of code that asks the client)",
-                self.target
-            ),
-        )
+        ErrorObject::internal(format!(
+            "`{}` is not deterministic: replaying it asked a different request at `{key}` than the one the client answered (keep clocks, randomness and I/O out of code that asks the client)",
+            self.target
+        ))
     }
 
     /// Asks `method` with `params` under `key`: the logged answer if there is one (and it

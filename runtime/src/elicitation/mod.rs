@@ -621,11 +621,7 @@ pub fn url_elicitation_required(elicitations: Vec<(&str, &str)>) -> crate::autho
             })
             .collect(),
     };
-    crate::authoring::ToolError::Protocol(
-        ErrorObject::new(
-            URL_ELICITATION_REQUIRED,
-            "This request requires the user to complete an elicitation first",
-        )
-        .with_data(serde_json::to_value(data).unwrap_or(Value::Null)),
-    )
+    crate::authoring::ToolError::Protocol(ErrorObject::url_elicitation_required(
+        serde_json::to_value(data).unwrap_or(Value::Null),
+    ))
 }

@@ -4,7 +4,7 @@ use crate::caller::{Caller, Principal};
 use crate::client::{Client, ClientBuilder};
 use crate::peer::{RequestError, outbound_queue};
 use crate::protocol::JsonRpcMessage;
-use crate::server::{Server, ServerHandle, ServerSession, is_modern};
+use crate::server::{Scope, Served, Server, ServerHandle, ServerSession, is_modern, serve};
 use crate::transport::{MessageStream, SinkOutlet, Transport, drive, memory};
 
 impl Server {
@@ -94,13 +94,13 @@ impl ServerHandle {
             {
                 modern = true;
             }
-            let served = match modern {
-                true => session.handle_modern_from(message, caller.clone()).await,
-                false => session.handle_from(message, caller.clone()).await,
+            let scope = match modern {
+                true => Scope::Line(&session),
+                false => Scope::Session(&session),
             };
             // Each request on a task of its own: the reader goes on with the next.
-            if let Some(served) = served {
-                served.spawn();
+            if let Served::Work(work) = serve(&self, message, scope, caller.clone()).await {
+                work.spawn();
             }
         }
         // The input ended: every request received is answered (one waiting on the client

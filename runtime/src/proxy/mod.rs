@@ -43,7 +43,7 @@ pub use sync::{Attach, Attached};
 
 use crate::client::{ChildTransport, Client, ClientBuilder, Era};
 use crate::peer::RequestError;
-use crate::protocol::{ErrorObject, INTERNAL_ERROR};
+use crate::protocol::ErrorObject;
 use crate::server::{ServerError, ServerHandle};
 use crate::transport::Transport;
 use futures::future::BoxFuture;
@@ -261,5 +261,5 @@ pub(crate) fn remote_error(remote: &str, error: RequestError) -> ErrorObject {
         }
         other => format!("the remote MCP server `{remote}` failed: {other}"),
     };
-    ErrorObject::new(INTERNAL_ERROR, message)
+    ErrorObject::internal(message)
 }

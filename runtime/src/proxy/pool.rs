@@ -9,7 +9,7 @@
 use super::{Connector, ProxyError, relay::Event};
 use crate::client::{Client, ClientBuilder, Era};
 use crate::peer::sync::lock;
-use crate::protocol::{ErrorObject, METHOD_NOT_FOUND, methods};
+use crate::protocol::{ErrorObject, methods};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::sync::{Arc, Mutex};
@@ -57,10 +57,9 @@ async fn ask<P: Serialize, R: DeserializeOwned>(
 ) -> Result<R, ErrorObject> {
     let route = ROUTE.try_with(Clone::clone).ok();
     let Some(route) = route.or_else(|| lock(&slot).clone()) else {
-        return Err(ErrorObject::new(
-            METHOD_NOT_FOUND,
-            format!("`{method}` outside a proxied call: no caller to ask"),
-        ));
+        return Err(ErrorObject::unavailable(format!(
+            "`{method}` outside a proxied call: no caller to ask"
+        )));
     };
     let params = serde_json::to_value(params).map_err(ErrorObject::internal)?;
     let (reply, answer) = oneshot::channel();

@@ -79,21 +79,17 @@ impl ServerSession {
         let required = scopes.of(|| Cow::Borrowed(&arguments))?;
         check_scopes(&ctx, "tool", &p.name, &required)?;
         match (p.task, support) {
-            (Some(_), TaskSupport::Forbidden) => Err(ErrorObject::new(
-                METHOD_NOT_FOUND,
-                format!(
-                    "tool `{}` cannot run as a task (its execution.taskSupport is \"forbidden\"); call it without `task`",
-                    p.name
-                ),
-            )),
+            (Some(_), TaskSupport::Forbidden) => Err(ErrorObject::unavailable(format!(
+                "tool `{}` cannot run as a task (its execution.taskSupport is \"forbidden\"); call it without `task`",
+                p.name
+            ))),
             // A modern request checked the tasks extension itself.
-            (None, TaskSupport::Required) if ctx.rounds().is_none() => Err(ErrorObject::new(
-                METHOD_NOT_FOUND,
-                format!(
+            (None, TaskSupport::Required) if ctx.rounds().is_none() => {
+                Err(ErrorObject::unavailable(format!(
                     "tool `{}` must run as a task (its execution.taskSupport is \"required\"); add `task` to the params",
                     p.name
-                ),
-            )),
+                )))
+            }
             // Boxed: the task path's state would otherwise enlarge every call's future.
             (Some(task), _) => Box::pin(self.start_tool_task(tool, ctx, arguments, task.ttl)).await,
             (None, _) => run_tool(tool, ctx, arguments).await.map(Answer::Tool),
@@ -197,11 +193,7 @@ impl ServerSession {
                 check_scopes(&ctx, "resource", &p.uri, &required)?;
                 encode(template.read(ctx, &p.uri, vars).await?)
             }
-            None => Err(ErrorObject::new(
-                RESOURCE_NOT_FOUND,
-                format!("Resource not found: {}", ErrorObject::quote(&p.uri)),
-            )
-            .with_data(json!({ "uri": p.uri }))),
+            None => Err(ErrorObject::resource_not_found(&p.uri)),
         }
     }
 

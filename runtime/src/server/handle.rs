@@ -165,7 +165,6 @@ impl ServerHandle {
 
     /// The task support of the tool `name` if it cannot ask the client anything (no
     /// `Ctx` parameter); `None` for a tool that can, or no such tool.
-    #[cfg(feature = "http")]
     pub(crate) fn plain_tool(&self, name: &str) -> Option<crate::protocol::TaskSupport> {
         let tools = read(&self.inner.tools);
         let entry = tools.get(name).filter(|entry| !entry.item.asks_client())?;

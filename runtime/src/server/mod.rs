@@ -12,8 +12,6 @@ mod known_client;
 mod listing;
 mod modern;
 mod mount;
-#[cfg(feature = "http")]
-mod on_post;
 mod options;
 mod prompt;
 mod register;
@@ -21,8 +19,8 @@ mod registry;
 mod resource;
 mod resume;
 mod scopes;
+mod serve;
 mod session;
-
 mod table;
 mod tool;
 mod traced;
@@ -38,8 +36,6 @@ pub(crate) use modern::{MODERN_PROTOCOL_VERSIONS, is_modern};
 #[cfg(feature = "http")]
 pub(crate) use modern::{RequestMeta, admit, requested_version};
 pub use mount::Mount;
-#[cfg(feature = "http")]
-pub(crate) use on_post::{OnPost, Streamed};
 pub use options::{ProfileChooser, ServerOptions};
 pub use prompt::{PromptFn, PromptHandler};
 pub use register::{
@@ -48,6 +44,9 @@ pub use register::{
 };
 pub use resource::{ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler};
 pub use scopes::ScopeRule;
+#[cfg(feature = "http")]
+pub(crate) use serve::Streamed;
+pub(crate) use serve::{Scope, Served, serve};
 pub(crate) use session::ServerSession;
 pub use tool::{ServerParts, ServerTools, ToolFn, ToolHandler, ToolSet};
 pub use uri_template::UriTemplate;

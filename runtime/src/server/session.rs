@@ -176,7 +176,7 @@ impl ServerSession {
     /// Handles one decoded message from the client, made by `caller` (a request's handler
     /// sees it in its `Ctx`): a request answered at once is answered when this returns; one
     /// that runs a handler comes back as its [`Served`] work, for the host to spawn or poll.
-    pub(crate) async fn handle_from(
+    pub(super) async fn handle_from(
         self: &Arc<Self>,
         message: JsonRpcMessage,
         caller: Caller,

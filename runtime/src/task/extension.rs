@@ -31,7 +31,6 @@ use crate::protocol::*;
 use crate::seal::{Binding, StateKeys, digest_json};
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use requests::not_found;
 use serde_json::{Value, json};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -109,13 +108,10 @@ pub(crate) fn declared(capabilities: &ClientCapabilities) -> bool {
 
 /// `-32021` naming the extension, for a client that did not declare it.
 pub(crate) fn missing_extension(what: &str) -> ErrorObject {
-    ErrorObject::new(
-        MISSING_REQUIRED_CLIENT_CAPABILITY,
+    ErrorObject::missing_capability(
         format!("Missing required client capability: {what} needs the {TASKS_EXTENSION} extension"),
+        json!({ "extensions": { TASKS_EXTENSION: {} } }),
     )
-    .with_data(json!({
-        "requiredCapabilities": { "extensions": { TASKS_EXTENSION: {} } }
-    }))
 }
 
 /// A task of the extension running in this process.
@@ -614,7 +610,7 @@ impl TaskEngine {
             Found::Stored(record) | Found::Elsewhere(record) => record.owner.clone(),
         };
         if task_owner.as_deref() != owner {
-            return Err(not_found(id));
+            return Err(ErrorObject::task_not_found(id));
         }
         Ok(found)
     }
@@ -637,9 +633,9 @@ impl TaskEngine {
             .get(id)
             .await
             .map_err(ErrorObject::internal)?
-            .ok_or_else(|| not_found(id))?;
+            .ok_or_else(|| ErrorObject::task_not_found(id))?;
         if record.is_expired(now_ms()) {
-            return Err(not_found(id));
+            return Err(ErrorObject::task_not_found(id));
         }
         if record.is_terminal() {
             return Ok(Found::Stored(Box::new(record)));

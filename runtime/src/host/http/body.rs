@@ -1,10 +1,9 @@
-//! Response bodies: SSE streams (events coalesced into chunks), a single JSON body, and
-//! the JSON-RPC error responses the host sends itself.
+//! Response bodies: SSE streams (events coalesced into chunks) and a single JSON body.
 
-use crate::protocol::{ErrorObject, JsonRpcMessage, RequestId};
+use super::errors::http_error;
 use crate::transport::sse::LiveReceiver;
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use std::convert::Infallible;
 use std::time::Duration;
@@ -59,32 +58,4 @@ pub(super) async fn json_body(mut rx: LiveReceiver) -> Response {
             "the session closed before the response",
         ),
     }
-}
-
-/// A refusal before the body is read: a JSON-RPC error with `"id": null`.
-pub(super) fn http_error(status: StatusCode, message: &str) -> Response {
-    rpc_error(
-        status,
-        None,
-        ErrorObject::new(crate::protocol::INVALID_REQUEST, message),
-    )
-}
-
-/// `status` with a JSON-RPC error body: `id` is the request's when it could be read, else
-/// `None` (written as `"id": null`).
-pub(super) fn rpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
-    let body = JsonRpcMessage::error(id, error).to_vec();
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
-}
-
-/// `408 Request Timeout` for a body that did not arrive in time; the connection closes.
-pub(super) fn body_timeout(after: Duration) -> Response {
-    let mut response = http_error(
-        StatusCode::REQUEST_TIMEOUT,
-        &format!("Request Timeout: the body did not arrive within {after:?}"),
-    );
-    response
-        .headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
 }

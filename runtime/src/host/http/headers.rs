@@ -1,7 +1,8 @@
 //! What the host reads from request headers: the `Host` / `Origin` allow-list, `Accept`,
 //! and whether a sessionless request names a modern protocol version.
 
-use super::{HttpOptions, Rejection, SESSION_HEADER, VERSION_HEADER};
+use super::errors::Rejection;
+use super::{HttpOptions, SESSION_HEADER, VERSION_HEADER};
 use crate::protocol::methods;
 use axum::http::{HeaderMap, HeaderName, StatusCode, header};
 

@@ -26,6 +26,7 @@ mod body;
 mod caller;
 mod challenge;
 mod connections;
+mod errors;
 mod headers;
 mod memory;
 mod modern;
@@ -52,8 +53,9 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
-use body::{http_error, rpc_error, sse_body};
+use body::sse_body;
 use caller::owner_of;
+use errors::{Rejection, http_error, rpc_error};
 use headers::{accepts, check_host, header_str};
 use memory::BurstWatch;
 use outlets::SessionOutlet;
@@ -61,9 +63,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
-
-/// An HTTP status and message for a refused request.
-type Rejection = (StatusCode, &'static str);
 
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");

@@ -3,14 +3,11 @@
 //! answered with one JSON body, or with an SSE stream when it sends notifications before
 //! its result; a closed response stream cancels the request.
 
-use super::one_request::{self, Shape, json_message};
-use super::{header_str, rpc_error};
-use crate::protocol::{
-    ClientMeta, ErrorObject, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, JsonRpcMessage,
-    JsonRpcRequest, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR,
-    UNSUPPORTED_PROTOCOL_VERSION, methods,
-};
-use crate::server::{OnPost, RequestMeta, ServerHandle, admit, requested_version};
+use super::errors::{modern_status, rpc_error};
+use super::header_str;
+use super::one_request::{self, Shape};
+use crate::protocol::{ClientMeta, ErrorObject, JsonRpcMessage, JsonRpcRequest, methods};
+use crate::server::{RequestMeta, Scope, ServerHandle, admit, requested_version, serve};
 use axum::http::{HeaderMap, HeaderName, StatusCode};
 use axum::response::Response;
 use base64::Engine as _;
@@ -37,31 +34,29 @@ pub(super) async fn post(
     let id = Some(request.id.clone());
     let meta = match check(server, headers, &request, client, &caller) {
         Ok(meta) => meta,
-        Err(error) => return rpc_error(status_of(&error), id, error),
+        Err(error) => return rpc_error(modern_status(&error), id, error),
     };
-    match server.serve_modern(request, meta, caller) {
-        // A call that cannot ask or notify anything is answered by one JSON body: it runs
-        // right here, with no answer queue of its own between the tool and the response.
-        OnPost::Answer(answer) => {
-            let answer = answer.await;
-            json_message(status_of_message(&answer), &answer)
-        }
-        // Any other request runs on this future too, its answer queue read beside it: the
-        // response is one JSON body if the answer comes first, else an SSE stream.
-        OnPost::Streamed(streamed) => {
-            let shape = Shape {
-                json_only: false,
-                status: status_of_message,
-            };
-            one_request::answer(streamed, shape).await
-        }
-    }
+    // A call that cannot ask or notify anything is answered by one JSON body, with no
+    // answer queue of its own between the tool and the response. Any other request runs
+    // on this future too, its answer queue read beside it: the response is one JSON body
+    // if the answer comes first, else an SSE stream.
+    let shape = Shape {
+        json_only: false,
+        status: status_of_message,
+    };
+    let served = serve(
+        server,
+        JsonRpcMessage::Request(request),
+        Scope::Post(meta),
+        caller,
+    );
+    one_request::respond(served.await, shape).await
 }
 
 /// The status of a response carrying `answer`.
 fn status_of_message(answer: &JsonRpcMessage) -> StatusCode {
     match answer {
-        JsonRpcMessage::Error(e) => status_of(&e.error),
+        JsonRpcMessage::Error(e) => modern_status(&e.error),
         _ => StatusCode::OK,
     }
 }
@@ -76,17 +71,16 @@ fn check(
     caller: &crate::caller::Caller,
 ) -> Result<RequestMeta, ErrorObject> {
     let params = request.params.as_ref();
-    let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, message);
     let body_version = requested_version(params, &client);
     match (headers.get(VERSION_HEADER), body_version) {
         (None, _) => {
-            return Err(mismatch(
-                "Header mismatch: the MCP-Protocol-Version header is required".into(),
+            return Err(ErrorObject::header_mismatch(
+                "the MCP-Protocol-Version header is required",
             ));
         }
         (Some(h), Some(v)) if h.to_str().ok() != Some(v) => {
-            return Err(mismatch(format!(
-                "Header mismatch: MCP-Protocol-Version header {} does not match the body's {}",
+            return Err(ErrorObject::header_mismatch(format!(
+                "MCP-Protocol-Version header {} does not match the body's {}",
                 ErrorObject::quote(h.to_str().unwrap_or("(not text)")),
                 ErrorObject::quote(v)
             )));
@@ -95,14 +89,14 @@ fn check(
     }
     match headers.get(METHOD_HEADER).map(|h| h.to_str()) {
         None => {
-            return Err(mismatch(
-                "Header mismatch: the Mcp-Method header is required".into(),
+            return Err(ErrorObject::header_mismatch(
+                "the Mcp-Method header is required",
             ));
         }
         Some(Ok(m)) if m == request.method => {}
         Some(m) => {
-            return Err(mismatch(format!(
-                "Header mismatch: Mcp-Method header {} does not match the body's {}",
+            return Err(ErrorObject::header_mismatch(format!(
+                "Mcp-Method header {} does not match the body's {}",
                 ErrorObject::quote(m.unwrap_or("(not text)")),
                 ErrorObject::quote(&request.method)
             )));
@@ -121,17 +115,17 @@ fn check(
         let body = params.and_then(|p| p.get(field)).and_then(Value::as_str);
         match (headers.get(NAME_HEADER), body) {
             (None, _) => {
-                return Err(mismatch(
-                    "Header mismatch: the Mcp-Name header is required".into(),
+                return Err(ErrorObject::header_mismatch(
+                    "the Mcp-Name header is required",
                 ));
             }
             (Some(h), Some(body)) => {
                 let decoded = decode_header(h.as_bytes()).ok_or_else(|| {
-                    mismatch("Header mismatch: the Mcp-Name header is not a valid value".into())
+                    ErrorObject::header_mismatch("the Mcp-Name header is not a valid value")
                 })?;
                 if decoded != body {
-                    return Err(mismatch(format!(
-                        "Header mismatch: Mcp-Name header {} does not match the body's {}",
+                    return Err(ErrorObject::header_mismatch(format!(
+                        "Mcp-Name header {} does not match the body's {}",
                         ErrorObject::quote(&decoded),
                         ErrorObject::quote(body)
                     )));
@@ -188,13 +182,10 @@ fn check_param_headers(
             }),
         };
         if !matches {
-            return Err(ErrorObject::new(
-                HEADER_MISMATCH,
-                format!(
-                    "Header mismatch: Mcp-Param-{header_name} does not match the argument `{}`",
-                    path.join(".")
-                ),
-            ));
+            return Err(ErrorObject::header_mismatch(format!(
+                "Mcp-Param-{header_name} does not match the argument `{}`",
+                path.join(".")
+            )));
         }
     }
     Ok(())
@@ -224,23 +215,6 @@ pub(crate) fn decode_header(raw: &[u8]) -> Option<Cow<'_, str>> {
     text.bytes()
         .all(|b| b == b'\t' || (0x20..=0x7e).contains(&b))
         .then_some(Cow::Borrowed(text))
-}
-
-/// The HTTP status of a modern error response: the statuses the revision names for its
-/// errors (400 for a bad request, its headers or `_meta`, a missing capability or an
-/// unsupported version; 404 for an unknown method), else 200 with the JSON-RPC error (a
-/// failed handler is not a failed transport, and clients read error bodies on 200/400).
-fn status_of(error: &ErrorObject) -> StatusCode {
-    match error.code {
-        METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-        HEADER_MISMATCH
-        | UNSUPPORTED_PROTOCOL_VERSION
-        | MISSING_REQUIRED_CLIENT_CAPABILITY
-        | INVALID_PARAMS
-        | INVALID_REQUEST
-        | PARSE_ERROR => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
-    }
 }
 
 /// Whether a GET or DELETE names a modern protocol version (those methods do not exist

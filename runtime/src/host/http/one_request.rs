@@ -7,7 +7,7 @@
 
 use crate::peer::{Outbound, OutboundReceiver, Peer};
 use crate::protocol::JsonRpcMessage;
-use crate::server::Streamed;
+use crate::server::{Served, Streamed};
 use axum::body::{Body, Bytes};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -78,11 +78,38 @@ pub(super) struct Shape {
     pub(super) status: fn(&JsonRpcMessage) -> StatusCode,
 }
 
+/// The response to a POST served on its own future, from what the server made of its
+/// message ([`crate::server::serve`] for a `Scope::Post` or `Scope::Stateless`): the
+/// answer alone is one JSON body; a request that may send before its answer is
+/// [`streamed`]; a notification or a response is accepted (`202`).
+pub(super) async fn respond(
+    served: Served<
+        impl Future<Output = JsonRpcMessage> + Send + 'static,
+        impl Future<Output = JsonRpcMessage> + Send + 'static,
+    >,
+    shape: Shape,
+) -> Response {
+    match served {
+        // It runs right here, with no queue between the handler and the response.
+        Served::Answer(answer) => {
+            let answer = answer.await;
+            json_message((shape.status)(&answer), &answer)
+        }
+        Served::Streamed(work) => streamed(work, shape).await,
+        Served::Done => StatusCode::ACCEPTED.into_response(),
+        // What a session's request comes to (its answer goes out on the session's engine).
+        Served::Work(work) => {
+            work.spawn();
+            StatusCode::ACCEPTED.into_response()
+        }
+    }
+}
+
 /// Serves one request on the caller's future, its [`Streamed`] work and queue: the
 /// response is one JSON body when the answer comes first, else an SSE stream of what the
 /// handler queues and then its answer. The handler is polled here, then by the stream;
 /// the request's engine is closed when the response is over.
-pub(super) async fn answer(
+async fn streamed(
     streamed: Streamed<impl Future<Output = JsonRpcMessage> + Send + 'static>,
     shape: Shape,
 ) -> Response {
@@ -219,7 +246,7 @@ impl futures::Stream for SseBody {
 }
 
 /// A response of one JSON body: `message`, with `status`.
-pub(super) fn json_message(status: StatusCode, message: &JsonRpcMessage) -> Response {
+fn json_message(status: StatusCode, message: &JsonRpcMessage) -> Response {
     let mut response = (
         [(header::CONTENT_TYPE, "application/json")],
         Bytes::from(message.to_vec()),

@@ -2,20 +2,19 @@
 //! `modern`, a 2025 one to its session (or, stateless, to a session of its own), and the
 //! answer comes back as an SSE stream or one JSON body.
 
-use super::body::{
-    SSE_COALESCE, body_timeout, coalesce, http_error, json_body, rpc_error, sse_body,
-};
+use super::body::{SSE_COALESCE, coalesce, json_body, sse_body};
 use super::caller::{caller_of, scope_refusal};
+use super::errors::{body_timeout, http_error, rpc_error};
 use super::headers::{accepts, header_str, names_modern_version};
 use super::one_request::{self, Shape};
 use super::{HttpOptions, HttpSession, SESSION_HEADER, Shared, VERSION_HEADER, modern};
 use crate::caller::Caller;
 use crate::peer::sync::lock;
 use crate::protocol::{
-    ClientMetaParams, ErrorObject, INVALID_REQUEST, JsonRpcMessage, JsonRpcNotification,
-    JsonRpcRequest, RequestId, SUPPORTED_PROTOCOL_VERSIONS, methods,
+    ClientMetaParams, ErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId,
+    SUPPORTED_PROTOCOL_VERSIONS, methods,
 };
-use crate::server::ServerHandle;
+use crate::server::{Scope, Served, ServerHandle, serve};
 use crate::transport::sse::{Mode, live_channel, priming};
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -167,7 +166,7 @@ fn session_for(
     is_initialize: bool,
     caller: &Caller,
 ) -> Result<(Option<String>, Arc<HttpSession>), (StatusCode, ErrorObject)> {
-    let refused = |(status, message)| (status, ErrorObject::new(INVALID_REQUEST, message));
+    let refused = |(status, message)| (status, ErrorObject::invalid_request(message));
     if !is_initialize {
         return shared
             .session(headers, caller.owner().as_deref())
@@ -193,9 +192,10 @@ async fn serve_on_session(
     caller: Caller,
 ) -> Response {
     let json_mode = shared.options.json_response;
+    let scope = Scope::Session(&session.engine);
     let JsonRpcMessage::Request(request) = &message else {
-        if let Some(served) = session.engine.handle_from(message, caller).await {
-            served.poll_first();
+        if let Served::Work(work) = serve(&shared.server, message, scope, caller).await {
+            work.poll_first();
         }
         return StatusCode::ACCEPTED.into_response();
     };
@@ -213,8 +213,8 @@ async fn serve_on_session(
         );
     };
     // This POST's task waits for the answer anyway: the handler is polled here first.
-    if let Some(served) = session.engine.handle_from(message, caller).await {
-        served.poll_first();
+    if let Served::Work(work) = serve(&shared.server, message, scope, caller).await {
+        work.poll_first();
     }
     if json_mode {
         return json_body(rx).await;
@@ -244,14 +244,15 @@ async fn stateless(
     json_mode: bool,
     caller: Caller,
 ) -> Response {
-    let JsonRpcMessage::Request(request) = message else {
-        return StatusCode::ACCEPTED.into_response();
-    };
-    let streamed = server.serve_stateless(request, caller);
     let shape = Shape {
         json_only: json_mode,
         // A JSON-RPC error is an answer like any other: 200.
         status: |_| StatusCode::OK,
     };
-    one_request::answer(streamed, shape).await
+    // A notification or a response means nothing without a session: `202`.
+    one_request::respond(
+        serve(server, message, Scope::Stateless, caller).await,
+        shape,
+    )
+    .await
 }

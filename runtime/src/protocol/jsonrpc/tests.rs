@@ -1,4 +1,5 @@
 use super::*;
+use crate::protocol::error::*;
 use serde_json::json;
 
 #[test]

@@ -2,9 +2,9 @@
 //! through here, so this is where [`Server::layer`](crate::Server::layer) wraps tower
 //! middleware around the handlers.
 //!
-//! A host hands a request to its session's entry for the request's era (a 2025 session's
-//! `handle_from`, a 2026 request's `modern_request` or `call_plain_tool`); that entry
-//! builds a [`Route`] to the one method table (`server/table.rs`), saying how it is served
+//! A host hands every message to `server::serve` (`server/serve.rs`), which takes it to its
+//! era's entry (a 2025 request's `work_of`, a 2026 request's `modern_request` or
+//! `call_plain_tool`); that entry builds a [`Route`] to the one method table (`server/table.rs`), saying how it is served
 //! ([`Serving`]: 2025 session, 2026 request, 2026 plain tool call). With no layers the
 //! table is called directly: nothing is built or boxed that the request did not already need. With
 //! layers the request becomes an [`McpRequest`], goes through the server's
@@ -20,7 +20,7 @@ pub(crate) use request::{Route, Serving};
 pub use response::McpResponse;
 
 use super::answer::Answer;
-use crate::protocol::{ErrorObject, INTERNAL_ERROR};
+use crate::protocol::ErrorObject;
 use futures::FutureExt as _;
 use futures::future::BoxFuture;
 use std::future::Future;
@@ -83,13 +83,12 @@ fn layer_error(error: BoxError) -> ErrorObject {
     match error.downcast::<ErrorObject>() {
         Ok(error) => *error,
         Err(error) if error.is::<tower::timeout::error::Elapsed>() => {
-            ErrorObject::new(crate::protocol::REQUEST_TIMEOUT, "request timed out")
+            ErrorObject::request_timeout()
         }
-        Err(error) if error.is::<tower::load_shed::error::Overloaded>() => ErrorObject::new(
-            crate::protocol::SERVER_OVERLOADED,
-            "server overloaded; try again later",
-        ),
-        Err(error) => ErrorObject::new(INTERNAL_ERROR, error.to_string()),
+        Err(error) if error.is::<tower::load_shed::error::Overloaded>() => {
+            ErrorObject::overloaded()
+        }
+        Err(error) => ErrorObject::internal(error),
     }
 }
 
@@ -151,6 +150,9 @@ mod tests {
         let shed = layer_error(Box::new(tower::load_shed::error::Overloaded::new()));
         assert_eq!(shed.code, crate::protocol::SERVER_OVERLOADED);
         let other = layer_error("no".into());
-        assert_eq!((other.code, other.message.as_str()), (INTERNAL_ERROR, "no"));
+        assert_eq!(
+            (other.code, other.message.as_str()),
+            (crate::protocol::INTERNAL_ERROR, "Internal error: no")
+        );
     }
 }

@@ -4,10 +4,9 @@
 use super::{METHODS, SERVER_DISCOVER};
 use crate::protocol::{
     ClientCapabilities, ClientMeta, ErrorObject, Implementation, JsonObject, LoggingLevel,
-    UNSUPPORTED_PROTOCOL_VERSION,
 };
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// The modern protocol revisions this crate serves, newest first.
@@ -187,16 +186,5 @@ pub(crate) fn admit(
 
 /// `-32022` for a request naming `requested`.
 pub(crate) fn unsupported_version(requested: &str) -> ErrorObject {
-    ErrorObject::new(
-        UNSUPPORTED_PROTOCOL_VERSION,
-        format!(
-            "unsupported protocol version {} (supported: {})",
-            ErrorObject::quote(requested),
-            MODERN_PROTOCOL_VERSIONS.join(", ")
-        ),
-    )
-    .with_data(json!({
-        "supported": MODERN_PROTOCOL_VERSIONS,
-        "requested": requested,
-    }))
+    ErrorObject::unsupported_version(requested, MODERN_PROTOCOL_VERSIONS)
 }

@@ -149,7 +149,7 @@ impl ServerSession {
     /// sends through the line's engine (so `notifications/cancelled` and the end of the
     /// input reach it as they reach a 2025 request), and comes back as its [`Served`]
     /// work for the host to spawn. No other message means anything on such a line.
-    pub(crate) async fn handle_modern_from(
+    pub(super) async fn handle_modern_from(
         self: &Arc<Self>,
         message: JsonRpcMessage,
         caller: crate::caller::Caller,
@@ -265,7 +265,6 @@ impl ServerSession {
     /// result or error, shaped as every modern result is. Dropping the future (the client
     /// closed the stream) cancels the call: the handler is dropped and its cancellation
     /// token fires.
-    #[cfg(feature = "http")]
     pub(super) async fn call_plain_tool(
         self: &Arc<Self>,
         request: JsonRpcRequest,
@@ -283,7 +282,7 @@ impl ServerSession {
             cancel: cancel.clone(),
         };
         let answer = super::traced::traced(span, self.dispatch(call, Serving::PlainTool));
-        super::on_post::unless_dropped(cancel, answer.map(|outcome| self.modern_result(outcome)))
+        super::serve::unless_dropped(cancel, answer.map(|outcome| self.modern_result(outcome)))
             .await
     }
 

@@ -15,13 +15,6 @@ use serde_json::{Value, json};
 
 pub(super) const CURSOR_PREFIX: &str = "tracksuit-task:";
 
-pub(super) fn not_found(id: &str) -> ErrorObject {
-    ErrorObject::invalid_params(format!(
-        "Failed to retrieve task {}: Task not found",
-        ErrorObject::quote(id)
-    ))
-}
-
 impl TaskEngine {
     /// The stored record of `id` as `owner` may see it: not found if unknown, expired or
     /// created by another principal; a task that was running when a previous server process
@@ -31,7 +24,7 @@ impl TaskEngine {
             // Running here: what this process knows is the truth (and may be ahead of the
             // store while a terminal write is retried).
             if live.owner.as_deref() != owner {
-                return Err(not_found(id));
+                return Err(ErrorObject::task_not_found(id));
             }
             return Ok(live.snapshot().await);
         }
@@ -42,7 +35,7 @@ impl TaskEngine {
             .await
             .map_err(store_error)?
             .filter(|r| r.owner.as_deref() == owner)
-            .ok_or_else(|| not_found(id))?;
+            .ok_or_else(|| ErrorObject::task_not_found(id))?;
         if record.is_expired(now_ms()) {
             return Err(ErrorObject::invalid_params(format!(
                 "Failed to retrieve task {id}: Task has expired"
@@ -162,7 +155,7 @@ impl TaskEngine {
             return Err(refuse(record.task.status));
         }
         let Some(live) = self.live(&p.task_id) else {
-            return Err(not_found(&p.task_id));
+            return Err(ErrorObject::task_not_found(&p.task_id));
         };
         let changed = self
             .transition(

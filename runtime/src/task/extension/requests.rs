@@ -18,13 +18,6 @@ pub(super) fn task_id_param(params: &Option<Value>) -> Result<String, ErrorObjec
         .ok_or_else(|| ErrorObject::invalid_params("`taskId` (a string) is required"))
 }
 
-pub(super) fn not_found(id: &str) -> ErrorObject {
-    ErrorObject::invalid_params(format!(
-        "Failed to retrieve task {}: Task not found",
-        ErrorObject::quote(id)
-    ))
-}
-
 impl TaskEngine {
     /// Waits (a bounded time) until the task `id`, which another replica runs, no longer
     /// waits on any of `keys`: its holder took the answers posted for it. Wakes on the

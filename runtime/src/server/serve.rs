@@ -1,8 +1,9 @@
-//! How the HTTP host reaches the server with a request served on its POST's own future:
-//! a 2026 request ([`ServerHandle::serve_modern`]) or a 2025 one on a stateless endpoint
-//! (`ServerHandle::serve_stateless`). The server says what the request needs: a plain
-//! tool call is its answer alone; anything else also sends what comes before its answer
-//! through an engine of its own, whose queue the host's response reads.
+//! How a host hands the server a message: one function, [`serve`], for both eras and every
+//! host. The host says where the message came from ([`Scope`]); the server says what the
+//! host has left to do ([`Served`]). Past this point every request takes the same way: to
+//! its era's entry (a 2025 request's `ServerSession::work_of`, a 2026 request's
+//! `modern_request` or `call_plain_tool`), through the server's layers (`dispatch`), to the
+//! one method table (`table.rs`).
 
 use super::modern::RequestMeta;
 use super::session::Work;
@@ -12,18 +13,79 @@ use crate::context::ClientInit;
 use crate::peer::{OutboundReceiver, Peer, outbound_queue};
 use crate::protocol::*;
 use futures::FutureExt as _;
+use futures::future::Either;
 use serde_json::Value;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use tokio_util::sync::CancellationToken;
 
-/// A request served on the host's future, as the server starts it.
-pub(crate) enum OnPost<P, S> {
-    /// It sends nothing but its answer, which `P` computes.
-    Answer(P),
-    /// It may send messages before its answer.
+/// Where a message reaches the server from.
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // only the HTTP host POSTs
+pub(crate) enum Scope<'a> {
+    /// A 2025-11-25 session: a line's (stdio, in memory) or an HTTP session's. Answers and
+    /// what comes before them go out on the session's engine.
+    Session(&'a Arc<ServerSession>),
+    /// A line of 2026-07-28 requests (stdio, in memory), whose engine is `line`'s: each
+    /// request is served apart, its messages written on the line.
+    Line(&'a Arc<ServerSession>),
+    /// An HTTP POST carrying a 2026-07-28 request, whose `_meta` said this (the host
+    /// checked its headers against it): served on the POST's own future.
+    Post(RequestMeta),
+    /// An HTTP POST to a stateless endpoint carrying a 2025-11-25 request: served on the
+    /// POST's own future, with no session before or after it.
+    Stateless,
+}
+
+/// What a host has left to do with a message [`serve`] took.
+#[must_use = "a request is only served when the host runs what `serve` returns"]
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // only the HTTP host POSTs
+pub(crate) enum Served<A, S> {
+    /// Nothing: the message was a notification or a response, or its answer was sent on
+    /// the scope's engine (or, for a POST, it needs none: `202`).
+    Done,
+    /// The request's work, which sends its answer on the scope's engine: the host spawns it
+    /// or polls it first ([`crate::peer::Served`]).
+    Work(crate::peer::Served),
+    /// A POST's answer alone (a plain tool call): polling `A` computes it.
+    Answer(A),
+    /// A POST's answer and what comes before it.
     Streamed(Streamed<S>),
+}
+
+/// Serves one message that reached the server from `scope`, made by `caller` (the
+/// principal a request's handler sees in its `Ctx`). The only way a host reaches the
+/// server's requests: see the module docs.
+pub(crate) async fn serve(
+    server: &ServerHandle,
+    message: JsonRpcMessage,
+    scope: Scope<'_>,
+    caller: Caller,
+) -> Served<
+    impl Future<Output = JsonRpcMessage> + Send + 'static,
+    impl Future<Output = JsonRpcMessage> + Send + 'static,
+> {
+    let work = match scope {
+        Scope::Session(session) => session.handle_from(message, caller).await,
+        Scope::Line(line) => line.handle_modern_from(message, caller).await,
+        Scope::Post(meta) => {
+            let JsonRpcMessage::Request(request) = message else {
+                return Served::Done;
+            };
+            return match server.serve_modern(request, meta, caller) {
+                Either::Left(answer) => Served::Answer(answer),
+                Either::Right(streamed) => Served::Streamed(streamed.map(Either::Left)),
+            };
+        }
+        Scope::Stateless => {
+            let JsonRpcMessage::Request(request) = message else {
+                return Served::Done;
+            };
+            let streamed = server.serve_stateless(request, caller);
+            return Served::Streamed(streamed.map(Either::Right));
+        }
+    };
+    work.map_or(Served::Done, Served::Work)
 }
 
 /// A request that may send messages before its answer: `work` computes the answer, what
@@ -35,24 +97,35 @@ pub(crate) struct Streamed<S> {
     pub(crate) queue: OutboundReceiver,
 }
 
+impl<S> Streamed<S> {
+    fn map<T>(self, f: impl FnOnce(S) -> T) -> Streamed<T> {
+        Streamed {
+            work: f(self.work),
+            outlet: self.outlet,
+            queue: self.queue,
+        }
+    }
+}
+
 impl ServerHandle {
     /// Serves one 2026 request of Streamable HTTP whose `_meta` said `meta`. A plain tool
-    /// call ([`ServerHandle::is_plain_tool_call`]) is its answer alone, any other request
-    /// streams. Dropping a future (the client closed the stream) cancels the request.
-    pub(crate) fn serve_modern(
+    /// call ([`ServerHandle::is_plain_tool_call`]) is its answer alone (`Left`), any other
+    /// request streams (`Right`). Dropping a future (the client closed the stream) cancels
+    /// the request.
+    fn serve_modern(
         &self,
         request: JsonRpcRequest,
         meta: RequestMeta,
         caller: Caller,
-    ) -> OnPost<
+    ) -> Either<
         impl Future<Output = JsonRpcMessage> + Send + 'static,
-        impl Future<Output = JsonRpcMessage> + Send + 'static,
+        Streamed<impl Future<Output = JsonRpcMessage> + Send + 'static>,
     > {
         let id = request.id.clone();
         if self.is_plain_tool_call(&request, &meta.capabilities) {
             let session =
                 ServerSession::new_modern(self.clone(), self.inner.detached.clone(), meta);
-            return OnPost::Answer(async move {
+            return Either::Left(async move {
                 let outcome = session.call_plain_tool(request, caller).await;
                 answer_message(id, outcome)
             });
@@ -66,7 +139,7 @@ impl ServerHandle {
             let work = session.modern_request(id.clone(), method, params, caller, cancel.clone());
             answer_message(id, unless_dropped(cancel, work).await)
         };
-        OnPost::Streamed(Streamed {
+        Either::Right(Streamed {
             work,
             outlet,
             queue,
@@ -107,7 +180,7 @@ impl ServerHandle {
     /// it and none will follow, so it runs on a session of its own with default client
     /// capabilities (it can ask the client nothing). Dropping the future (the client closed
     /// the stream) cancels the request.
-    pub(crate) fn serve_stateless(
+    fn serve_stateless(
         &self,
         request: JsonRpcRequest,
         caller: Caller,
