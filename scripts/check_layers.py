@@ -44,10 +44,11 @@ LAYERS = {
 CLIENT_MAY_USE = {"protocol", "peer", "transport"} | {m for m, n in LAYERS.items() if n == 0}
 # The server's host interface: the only `crate::server::*` items a host names. Every message
 # reaches the server through one function, `serve` (where it came from: a `Scope`; what the
-# host has left to do: `Served`, a POST's `Streamed`), after the era checks that need the
+# host has left to do: `Served`, a POST's `Streamed` with its boxed `PostWork`), after the era checks that need the
 # request's headers (admit, requested_version, is_modern, RequestMeta). A host makes a
 # connection's session (ServerSession) and holds the server (Server, ServerHandle).
 HOST_MAY_USE = {"Server", "ServerHandle", "ServerSession", "serve", "Scope", "Served", "Streamed",
+                "PostWork",
                 "RequestMeta", "admit", "requested_version", "is_modern",
                 "MODERN_PROTOCOL_VERSIONS"}
 SERVER_PATH = re.compile(r"(?<![\w$])\$?crate\s*::\s*server\s*::\s*")

@@ -4,7 +4,7 @@ use crate::caller::{Caller, Principal};
 use crate::client::{Client, ClientBuilder};
 use crate::peer::{RequestError, outbound_queue};
 use crate::protocol::JsonRpcMessage;
-use crate::server::{Scope, Served, Server, ServerHandle, ServerSession, is_modern, serve};
+use crate::server::{Scope, Server, ServerHandle, ServerSession, is_modern, serve};
 use crate::transport::{MessageStream, SinkOutlet, Transport, drive, memory};
 
 impl Server {
@@ -99,7 +99,10 @@ impl ServerHandle {
                 false => Scope::Session(&session),
             };
             // Each request on a task of its own: the reader goes on with the next.
-            if let Served::Work(work) = serve(&self, message, scope, caller.clone()).await {
+            if let Some(work) = serve(&self, message, scope, caller.clone())
+                .on_engine()
+                .await
+            {
                 work.spawn();
             }
         }

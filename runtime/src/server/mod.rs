@@ -45,8 +45,8 @@ pub use register::{
 pub use resource::{ResourceFn, ResourceHandler, ResourceTemplateFn, ResourceTemplateHandler};
 pub use scopes::ScopeRule;
 #[cfg(feature = "http")]
-pub(crate) use serve::Streamed;
-pub(crate) use serve::{Scope, Served, serve};
+pub(crate) use serve::{PostWork, Served, Streamed};
+pub(crate) use serve::{Scope, serve};
 pub(crate) use session::ServerSession;
 pub use tool::{ServerParts, ServerTools, ToolFn, ToolHandler, ToolSet};
 pub use uri_template::UriTemplate;

@@ -10,12 +10,13 @@ use super::session::Work;
 use super::{ServerHandle, ServerSession};
 use crate::caller::Caller;
 use crate::context::ClientInit;
-use crate::peer::{OutboundReceiver, Peer, outbound_queue};
+use crate::peer::{OutboundReceiver, Peer, Sending, outbound_queue};
 use crate::protocol::*;
 use futures::FutureExt as _;
 use futures::future::Either;
 use serde_json::Value;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use tokio_util::sync::CancellationToken;
@@ -40,71 +41,88 @@ pub(crate) enum Scope<'a> {
 /// What a host has left to do with a message [`serve`] took.
 #[must_use = "a request is only served when the host runs what `serve` returns"]
 #[cfg_attr(not(feature = "http"), allow(dead_code))] // only the HTTP host POSTs
-pub(crate) enum Served<A, S> {
-    /// Nothing: the message was a notification or a response, or its answer was sent on
-    /// the scope's engine (or, for a POST, it needs none: `202`).
+pub(crate) enum Served<'a, A> {
+    /// Nothing: the message was a notification or a response (for a POST: `202`).
     Done,
+    /// An answer given at once (`initialize`, `ping`, a refusal), being queued on the
+    /// scope's engine: the host awaits it before it reads on.
+    Sending(Sending<'a>),
     /// The request's work, which sends its answer on the scope's engine: the host spawns it
     /// or polls it first ([`crate::peer::Served`]).
     Work(crate::peer::Served),
     /// A POST's answer alone (a plain tool call): polling `A` computes it.
     Answer(A),
     /// A POST's answer and what comes before it.
-    Streamed(Streamed<S>),
+    Streamed(Streamed),
 }
+
+impl<A> Served<'_, A> {
+    /// For a scope with an engine (a session, a line): waits for an answer given at once to
+    /// be queued, then hands back the request's work, if it has any. Only a POST's scope
+    /// makes an `Answer` or a `Streamed`.
+    pub(crate) async fn on_engine(self) -> Option<crate::peer::Served> {
+        match self {
+            Served::Sending(sending) => {
+                sending.await;
+                None
+            }
+            Served::Work(work) => Some(work),
+            Served::Done | Served::Answer(_) | Served::Streamed(_) => None,
+        }
+    }
+}
+
+/// What a message to a scope with an engine (a session, a line) comes to: an answer being
+/// queued at once, or the request's work, if it has any.
+pub(super) type Started<'a> = Either<Sending<'a>, Option<crate::peer::Served>>;
 
 /// Serves one message that reached the server from `scope`, made by `caller` (the
 /// principal a request's handler sees in its `Ctx`). The only way a host reaches the
-/// server's requests: see the module docs.
-pub(crate) async fn serve(
+/// server's requests: see the module docs. Nothing waits here: what is left to run or
+/// to wait for is in the [`Served`], which borrows the scope's session.
+pub(crate) fn serve<'a>(
     server: &ServerHandle,
     message: JsonRpcMessage,
-    scope: Scope<'_>,
+    scope: Scope<'a>,
     caller: Caller,
-) -> Served<
-    impl Future<Output = JsonRpcMessage> + Send + 'static,
-    impl Future<Output = JsonRpcMessage> + Send + 'static,
-> {
-    let work = match scope {
-        Scope::Session(session) => session.handle_from(message, caller).await,
-        Scope::Line(line) => line.handle_modern_from(message, caller).await,
+) -> Served<'a, impl Future<Output = JsonRpcMessage> + Send + use<>> {
+    let started = match scope {
+        Scope::Session(session) => session.handle_from(message, caller),
+        Scope::Line(line) => line.handle_modern_from(message, caller),
         Scope::Post(meta) => {
             let JsonRpcMessage::Request(request) = message else {
                 return Served::Done;
             };
             return match server.serve_modern(request, meta, caller) {
                 Either::Left(answer) => Served::Answer(answer),
-                Either::Right(streamed) => Served::Streamed(streamed.map(Either::Left)),
+                Either::Right(streamed) => Served::Streamed(streamed),
             };
         }
         Scope::Stateless => {
             let JsonRpcMessage::Request(request) = message else {
                 return Served::Done;
             };
-            let streamed = server.serve_stateless(request, caller);
-            return Served::Streamed(streamed.map(Either::Right));
+            return Served::Streamed(server.serve_stateless(request, caller));
         }
     };
-    work.map_or(Served::Done, Served::Work)
+    match started {
+        Either::Left(sending) => Served::Sending(sending),
+        Either::Right(work) => work.map_or(Served::Done, Served::Work),
+    }
 }
+
+/// A request's work on a POST: its answer, as the message to send. Boxed where it is made,
+/// so that handing it to the host moves a pointer, not the handler's state.
+pub(crate) type PostWork = Pin<Box<dyn Future<Output = JsonRpcMessage> + Send>>;
 
 /// A request that may send messages before its answer: `work` computes the answer, what
 /// comes before goes through `outlet` onto `queue`. The host closes `outlet` when the
 /// response is over (work the request left running, a task, then sends nothing more there).
-pub(crate) struct Streamed<S> {
-    pub(crate) work: S,
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // only the HTTP host POSTs
+pub(crate) struct Streamed {
+    pub(crate) work: PostWork,
     pub(crate) outlet: Arc<Peer>,
     pub(crate) queue: OutboundReceiver,
-}
-
-impl<S> Streamed<S> {
-    fn map<T>(self, f: impl FnOnce(S) -> T) -> Streamed<T> {
-        Streamed {
-            work: f(self.work),
-            outlet: self.outlet,
-            queue: self.queue,
-        }
-    }
 }
 
 impl ServerHandle {
@@ -117,10 +135,7 @@ impl ServerHandle {
         request: JsonRpcRequest,
         meta: RequestMeta,
         caller: Caller,
-    ) -> Either<
-        impl Future<Output = JsonRpcMessage> + Send + 'static,
-        Streamed<impl Future<Output = JsonRpcMessage> + Send + 'static>,
-    > {
+    ) -> Either<impl Future<Output = JsonRpcMessage> + Send + use<>, Streamed> {
         let id = request.id.clone();
         if self.is_plain_tool_call(&request, &meta.capabilities) {
             let session =
@@ -140,7 +155,7 @@ impl ServerHandle {
             answer_message(id, unless_dropped(cancel, work).await)
         };
         Either::Right(Streamed {
-            work,
+            work: Box::pin(work),
             outlet,
             queue,
         })
@@ -180,11 +195,7 @@ impl ServerHandle {
     /// it and none will follow, so it runs on a session of its own with default client
     /// capabilities (it can ask the client nothing). Dropping the future (the client closed
     /// the stream) cancels the request.
-    fn serve_stateless(
-        &self,
-        request: JsonRpcRequest,
-        caller: Caller,
-    ) -> Streamed<impl Future<Output = JsonRpcMessage> + Send + 'static> {
+    fn serve_stateless(&self, request: JsonRpcRequest, caller: Caller) -> Streamed {
         let (tx, queue) = outbound_queue(self.inner.options.outbound_queue);
         let outlet = Arc::new(Peer::new(tx));
         let session = ServerSession::new_stateless(self.clone(), outlet.clone());
@@ -197,7 +208,7 @@ impl ServerHandle {
             answer_message(id, outcome)
         };
         Streamed {
-            work,
+            work: Box::pin(work),
             outlet,
             queue,
         }

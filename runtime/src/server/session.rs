@@ -5,11 +5,12 @@
 use super::ServerHandle;
 use super::answer::Answer;
 use super::dispatch::{self, Call, Serving};
+use super::serve::Started;
 use super::traced::{request_span, traced};
 use crate::caller::Caller;
 use crate::context::{ClientInit, SessionScope};
 use crate::peer::sync::{lock, read};
-use crate::peer::{OutboundSender, Peer, Sending, Served};
+use crate::peer::{OutboundSender, Peer};
 use crate::protocol::*;
 use base64::Engine as _;
 use futures::TryFutureExt as _;
@@ -174,18 +175,15 @@ impl ServerSession {
     }
 
     /// Handles one decoded message from the client, made by `caller` (a request's handler
-    /// sees it in its `Ctx`): a request answered at once is answered when this returns; one
-    /// that runs a handler comes back as its [`Served`] work, for the host to spawn or poll.
-    pub(super) async fn handle_from(
+    /// sees it in its `Ctx`): a request answered at once comes back as the answer being
+    /// queued; one that runs a handler as its [`Served`] work, for the host to spawn or poll.
+    pub(super) fn handle_from(
         self: &Arc<Self>,
         message: JsonRpcMessage,
         caller: Caller,
-    ) -> Option<Served> {
+    ) -> Started<'_> {
         match message {
-            JsonRpcMessage::Request(req) => match self.handle_request(req, caller) {
-                Either::Left(sending) => sending.await,
-                Either::Right(served) => return served,
-            },
+            JsonRpcMessage::Request(req) => return self.handle_request(req, caller),
             JsonRpcMessage::Notification(n) => self.handle_notification(n),
             JsonRpcMessage::Response(r) => {
                 self.peer.resolve(&r.id, Ok(r.result));
@@ -197,7 +195,7 @@ impl ServerSession {
                 None => tracing::debug!(error = ?e.error, "client reported an error"),
             },
         }
-        None
+        Either::Right(None)
     }
 
     /// Answers a message that could not be decoded (`-32700` / `-32600`) with `rejection`,
@@ -218,11 +216,7 @@ impl ServerSession {
     /// Answers `initialize`, `ping` and refusals at once (the returned future finishes
     /// sending the answer), and starts every other request as its [`Served`] work.
     /// Synchronous, so the future awaiting it stays small (no handler state inside it).
-    fn handle_request(
-        self: &Arc<Self>,
-        req: JsonRpcRequest,
-        caller: Caller,
-    ) -> Either<Sending<'_>, Option<Served>> {
+    fn handle_request(self: &Arc<Self>, req: JsonRpcRequest, caller: Caller) -> Started<'_> {
         let JsonRpcRequest { id, method, params } = req;
         match self.work_of(&id, method, params, caller) {
             Work::AtOnce(result) => {

@@ -50,7 +50,7 @@ pub(super) async fn post(
         Scope::Post(meta),
         caller,
     );
-    one_request::respond(served.await, shape).await
+    one_request::respond(served, shape).await
 }
 
 /// The status of a response carrying `answer`.

@@ -7,7 +7,7 @@
 
 use crate::peer::{Outbound, OutboundReceiver, Peer};
 use crate::protocol::JsonRpcMessage;
-use crate::server::{Served, Streamed};
+use crate::server::{PostWork, Served, Streamed};
 use axum::body::{Body, Bytes};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -43,9 +43,6 @@ impl Outgoing {
         }
     }
 }
-
-/// A request's handler, run by its response: its answer, as the message to send.
-pub(super) type Work = Pin<Box<dyn Future<Output = JsonRpcMessage> + Send>>;
 
 /// Closes the request's engine when the response is dropped: the client closed the
 /// stream, or the answer is complete. Work the request left running (a task of the tasks
@@ -83,10 +80,7 @@ pub(super) struct Shape {
 /// answer alone is one JSON body; a request that may send before its answer is
 /// [`streamed`]; a notification or a response is accepted (`202`).
 pub(super) async fn respond(
-    served: Served<
-        impl Future<Output = JsonRpcMessage> + Send + 'static,
-        impl Future<Output = JsonRpcMessage> + Send + 'static,
-    >,
+    served: Served<'_, impl Future<Output = JsonRpcMessage> + Send + 'static>,
     shape: Shape,
 ) -> Response {
     match served {
@@ -96,10 +90,11 @@ pub(super) async fn respond(
             json_message((shape.status)(&answer), &answer)
         }
         Served::Streamed(work) => streamed(work, shape).await,
-        Served::Done => StatusCode::ACCEPTED.into_response(),
-        // What a session's request comes to (its answer goes out on the session's engine).
-        Served::Work(work) => {
-            work.spawn();
+        // What a session's message comes to (its answer goes out on the session's engine).
+        served @ (Served::Done | Served::Sending(_) | Served::Work(_)) => {
+            if let Some(work) = served.on_engine().await {
+                work.spawn();
+            }
             StatusCode::ACCEPTED.into_response()
         }
     }
@@ -109,17 +104,14 @@ pub(super) async fn respond(
 /// response is one JSON body when the answer comes first, else an SSE stream of what the
 /// handler queues and then its answer. The handler is polled here, then by the stream;
 /// the request's engine is closed when the response is over.
-async fn streamed(
-    streamed: Streamed<impl Future<Output = JsonRpcMessage> + Send + 'static>,
-    shape: Shape,
-) -> Response {
+async fn streamed(streamed: Streamed, shape: Shape) -> Response {
     let Streamed {
         work,
         outlet,
         queue,
     } = streamed;
-    // Boxed: the stream takes it along if the answer does not come first.
-    let mut work: Work = Box::pin(work);
+    // Boxed (by the server): the stream takes it along if the answer does not come first.
+    let mut work = work;
     let guard = CloseOnDrop(outlet);
     let mut messages = Outgoing(queue);
     let first = std::future::poll_fn(|cx| {
@@ -186,7 +178,7 @@ fn first_of(polled: Poll<Option<JsonRpcMessage>>, answer: Option<JsonRpcMessage>
 struct SseBody {
     first: Option<JsonRpcMessage>,
     /// The handler, until it answers.
-    work: Option<Work>,
+    work: Option<PostWork>,
     /// Its answer, sent once everything it queued before is out.
     answer: Option<JsonRpcMessage>,
     messages: Outgoing,

@@ -14,7 +14,7 @@ use crate::protocol::{
     ClientMetaParams, ErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId,
     SUPPORTED_PROTOCOL_VERSIONS, methods,
 };
-use crate::server::{Scope, Served, ServerHandle, serve};
+use crate::server::{Scope, ServerHandle, serve};
 use crate::transport::sse::{Mode, live_channel, priming};
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -194,7 +194,10 @@ async fn serve_on_session(
     let json_mode = shared.options.json_response;
     let scope = Scope::Session(&session.engine);
     let JsonRpcMessage::Request(request) = &message else {
-        if let Served::Work(work) = serve(&shared.server, message, scope, caller).await {
+        if let Some(work) = serve(&shared.server, message, scope, caller)
+            .on_engine()
+            .await
+        {
             work.poll_first();
         }
         return StatusCode::ACCEPTED.into_response();
@@ -213,7 +216,10 @@ async fn serve_on_session(
         );
     };
     // This POST's task waits for the answer anyway: the handler is polled here first.
-    if let Served::Work(work) = serve(&shared.server, message, scope, caller).await {
+    if let Some(work) = serve(&shared.server, message, scope, caller)
+        .on_engine()
+        .await
+    {
         work.poll_first();
     }
     if json_mode {
@@ -250,9 +256,5 @@ async fn stateless(
         status: |_| StatusCode::OK,
     };
     // A notification or a response means nothing without a session: `202`.
-    one_request::respond(
-        serve(server, message, Scope::Stateless, caller).await,
-        shape,
-    )
-    .await
+    one_request::respond(serve(server, message, Scope::Stateless, caller), shape).await
 }

@@ -24,11 +24,13 @@ use rounds::url_elicitations_as_input;
 use super::ServerSession;
 use super::answer::Answer;
 use super::dispatch::{Call, Serving};
+use super::serve::Started;
 use super::session::{level_index, progress_token_of};
 use crate::context::ClientInit;
 use crate::peer::Served;
 use crate::protocol::*;
 use futures::FutureExt as _;
+use futures::future::Either;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -149,11 +151,11 @@ impl ServerSession {
     /// sends through the line's engine (so `notifications/cancelled` and the end of the
     /// input reach it as they reach a 2025 request), and comes back as its [`Served`]
     /// work for the host to spawn. No other message means anything on such a line.
-    pub(super) async fn handle_modern_from(
+    pub(super) fn handle_modern_from(
         self: &Arc<Self>,
         message: JsonRpcMessage,
         caller: crate::caller::Caller,
-    ) -> Option<Served> {
+    ) -> Started<'_> {
         match message {
             JsonRpcMessage::Request(request) => {
                 let JsonRpcRequest { id, method, params } = request;
@@ -161,21 +163,20 @@ impl ServerSession {
                 match admit(&self.server, &method, params.as_ref(), client) {
                     Ok(meta) => {
                         let one = Self::new_modern(self.server.clone(), self.peer.clone(), meta);
-                        one.handle_modern(id, method, params, caller)
+                        Either::Right(one.handle_modern(id, method, params, caller))
                     }
                     Err(error) => {
                         let reply = JsonRpcMessage::error(Some(id), error);
-                        self.peer.send(reply, None).await;
-                        None
+                        Either::Left(self.peer.send(reply, None))
                     }
                 }
             }
             JsonRpcMessage::Notification(n) if n.method == methods::CANCELLED => {
                 self.peer.on_cancelled(n.params);
-                None
+                Either::Right(None)
             }
             // The server sends no requests on a modern line: a response answers nothing.
-            _ => None,
+            _ => Either::Right(None),
         }
     }
 
