@@ -5,9 +5,10 @@ Each top-level module (`src/foo.rs`, `src/foo/`, or `mod foo;` in lib.rs) must b
 below, and may reference only modules of its own layer or lower (lib.rs alone is exempt).
 Module references must not form cycles, within a layer or across layers. `client` may use
 only protocol, peer, transport and the support (layer 0) modules. `host` may name only the
-server's host interface (HOST_MAY_USE: what serves a connection, a session or a POST).
-Outside lib.rs,
-`crate::Name` where Name is not a module (a root re-export like `crate::Server`) is refused.
+server's host interface (HOST_MAY_USE: the one entry `serve` and what it takes and gives).
+Outside lib.rs, `crate::Name` where Name is not a module (a root re-export like
+`crate::Server`) is refused. Outside protocol/error.rs (and tests), no code builds an
+`ErrorObject` from a code (`ErrorObject::new(` or an `ErrorObject { code .. }` literal).
 
 References are `crate::` / `$crate::` paths (each top-level name of a grouped
 `use crate::{a::X, b::{Y}}` counts) and `super::` paths that climb to the crate root
@@ -51,6 +52,11 @@ HOST_MAY_USE = {"Server", "ServerHandle", "ServerSession", "serve", "Scope", "Se
                 "PostWork",
                 "RequestMeta", "admit", "requested_version", "is_modern",
                 "MODERN_PROTOCOL_VERSIONS"}
+# Every JSON-RPC error is built by protocol/error.rs (its constructors name the codes):
+# nowhere else may code write `ErrorObject::new(` or an `ErrorObject { code .. }` literal.
+# Tests (tests.rs files, code after `#[cfg(test)]`) and docs (comments) may.
+ERROR_HOME = ("protocol", "error.rs")
+ERROR_BUILD = re.compile(r"\bErrorObject\s*(?:::\s*new\s*\(|\{\s*code\b)")
 SERVER_PATH = re.compile(r"(?<![\w$])\$?crate\s*::\s*server\s*::\s*")
 
 RAW_STR = re.compile(r'(?<!\w)b?r(#*)"')
@@ -184,7 +190,22 @@ def check(root, shown="runtime/src"):
                 errors.append(f"{where(f, line)}: module {top} (layer {a}) imports {name} "
                               f"(layer {b})" + (" — client may only import " + ", ".join(
                                   sorted(CLIENT_MAY_USE)) if bad_client else ""))
-    return errors + cycles(edges), len(found), count
+    return errors + cycles(edges) + error_builders(root, where), len(found), count
+
+
+def error_builders(root, where):
+    """Where code outside protocol/error.rs builds an `ErrorObject` from a code."""
+    out = []
+    for f in sorted(root.rglob("*.rs")):
+        rel = f.relative_to(root).parts
+        if rel == ERROR_HOME or rel[-1] == "tests.rs":
+            continue
+        text = strip(f.read_text())
+        end = text.find("#[cfg(test)]")
+        for m in ERROR_BUILD.finditer(text if end < 0 else text[:end]):
+            out.append(f"{where(f, text.count(chr(10), 0, m.start()) + 1)}: builds an "
+                       "ErrorObject from a code: use (or add) a constructor in protocol/error.rs")
+    return out
 
 
 def server_items(src, line):
@@ -281,6 +302,13 @@ def self_test():
                           "fn f() { crate::server::admit(); crate::server::Registry::new() }\n"},
          "src/host/http.rs:1: module host names crate::server::table",
          "src/host/http.rs:2: module host names crate::server::Registry"),
+        ("an error built outside protocol/error.rs",
+         {"peer/mod.rs": "fn f() -> ErrorObject { ErrorObject::new(-32601, \"x\") }\n"
+                         "fn g() -> ErrorObject {\n ErrorObject { code: 1, message: m, data: None }\n}\n"
+                         "#[cfg(test)]\nmod tests { fn t() { ErrorObject::new(1, \"ok\"); } }\n",
+          "protocol/error.rs": "pub fn new(c: i64) -> ErrorObject { ErrorObject { code: c } }\n"},
+         "src/peer/mod.rs:1: builds an ErrorObject from a code",
+         "src/peer/mod.rs:3: builds an ErrorObject from a code"),
     ]
     failed = 0
     for name, files, *expect in cases:
