@@ -56,7 +56,21 @@ pub(crate) enum Served<'a, A> {
     Streamed(Streamed),
 }
 
-impl<A> Served<'_, A> {
+impl<'a, A> Served<'a, A> {
+    /// A POST's answer alone (`Ok`), to be awaited where the host awaits anything, or what
+    /// else the message came to (`Err`: no room for the answer's future in it, so passing
+    /// it on moves a few words).
+    #[cfg(feature = "http")]
+    pub(crate) fn answer_alone(self) -> Result<A, Served<'a, std::convert::Infallible>> {
+        Err(match self {
+            Served::Answer(answer) => return Ok(answer),
+            Served::Done => Served::Done,
+            Served::Sending(sending) => Served::Sending(sending),
+            Served::Work(work) => Served::Work(work),
+            Served::Streamed(streamed) => Served::Streamed(streamed),
+        })
+    }
+
     /// For a scope with an engine (a session, a line): waits for an answer given at once to
     /// be queued, then hands back the request's work, if it has any. Only a POST's scope
     /// makes an `Answer` or a `Streamed`.

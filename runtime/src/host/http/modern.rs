@@ -50,7 +50,10 @@ pub(super) async fn post(
         Scope::Post(meta),
         caller,
     );
-    one_request::respond(served, shape).await
+    match served.answer_alone() {
+        Ok(answer) => one_request::answered(&answer.await, shape),
+        Err(rest) => one_request::respond_rest(rest, shape).await,
+    }
 }
 
 /// The status of a response carrying `answer`.

@@ -83,12 +83,26 @@ pub(super) async fn respond(
     served: Served<'_, impl Future<Output = JsonRpcMessage> + Send + 'static>,
     shape: Shape,
 ) -> Response {
+    // The answer alone runs right here, with no queue between the handler and the
+    // response, awaited in place (what else it could have been is passed on small).
+    match served.answer_alone() {
+        Ok(answer) => answered(&answer.await, shape),
+        Err(rest) => respond_rest(rest, shape).await,
+    }
+}
+
+/// The response carrying a POST's `answer`.
+pub(super) fn answered(answer: &JsonRpcMessage, shape: Shape) -> Response {
+    json_message((shape.status)(answer), answer)
+}
+
+/// What a POST's message came to when it is not its answer alone.
+pub(super) async fn respond_rest(
+    served: Served<'_, std::convert::Infallible>,
+    shape: Shape,
+) -> Response {
     match served {
-        // It runs right here, with no queue between the handler and the response.
-        Served::Answer(answer) => {
-            let answer = answer.await;
-            json_message((shape.status)(&answer), &answer)
-        }
+        Served::Answer(never) => match never {},
         Served::Streamed(work) => streamed(work, shape).await,
         // What a session's message comes to (its answer goes out on the session's engine).
         served @ (Served::Done | Served::Sending(_) | Served::Work(_)) => {
