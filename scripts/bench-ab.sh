@@ -77,6 +77,8 @@ echo "--- load, new (tracksuit) against old (the TS SDK column) and rmcp" >&2
 echo "--- wrote target/bench-ab.md (\"TS SDK\" = tracksuit at $rev)" >&2
 
 # The 2026-07-28 rows: old and new twin alternately, each against rmcp in the same run.
+# A longer earlier run's files would be summarised with this one's: gone first.
+rm -f "$root"/target/bench-ab-modern-{old,new}-*.md
 rounds=${ROUNDS:-2}
 for round in $(seq 1 "$rounds"); do
     for which in old new; do
