@@ -12,6 +12,8 @@
 # compared by running each revision's driver with the floor alone. Nothing else should run
 # on the machine meanwhile; the report goes to target/bench-ab.md.
 #
+# HEAD_TO_HEAD=N adds N head-to-head runs of the 2026-07-28 rows (see the end).
+#
 # PIN=1 runs every driver on CPU 0 and every server twin on CPU 1 (`taskset`): on a shared
 # two-core machine one binary's CPU per call then moves by about ±7 % between runs instead
 # of ±15–25 %, which is what a 5 % question needs. ROUNDS (default 2) sets how many times
@@ -91,6 +93,7 @@ for round in $(seq 1 "$rounds"); do
     done
 done
 echo "--- 2026-07-28 rows: tracksuit ÷ rmcp throughput, then tracksuit CPU per call" >&2
+shopt -s nullglob # ROUNDS=0 leaves none
 for f in "$root"/target/bench-ab-modern-{old,new}-*.md; do
     echo "$(basename "$f" .md):" >&2
     awk '/^## Throughput/{t=1} /^## Latency/{t=0} t && /HTTP 2026/' "$f" |
@@ -98,3 +101,45 @@ for f in "$root"/target/bench-ab-modern-{old,new}-*.md; do
     awk '/^## Server CPU/{c=1} /^$/{if (c==2) c=0} c && /HTTP 2026/{c=2; print}' "$f" |
         awk -F'|' '{printf "  %-32s %-13s cpu %s\n", $2, $3, $4}' >&2
 done
+
+# HEAD_TO_HEAD=N (default 0): the 2026-07-28 rows N more times with the two tracksuit twins
+# as the two columns of one driver run (old in the rmcp slot, then swapped), so both are
+# measured in the same run with interleaved repetitions, as the 2025 rows are. Between
+# separate driver runs the 1-client rows move by ±10 %; head to head they agree within a
+# few %. Summarised as the median new ÷ old CPU per call and throughput over the 2N runs.
+h2h=${HEAD_TO_HEAD:-0}
+rm -f "$root"/target/bench-ab-h2h-*.md
+for round in $(seq 1 "$h2h"); do
+    echo "--- 2026-07-28 rows head to head ($round of $h2h)" >&2
+    "${driver_pin[@]}" target/release/driver --tracksuit "$new_twin" --rmcp "$old_twin" --ts unused \
+        --skip stdio,http,floor,idle,hold,robust,http-floor \
+        --out "$root/target/bench-ab-h2h-new-old-$round.md" >/dev/null 2>&1
+    "${driver_pin[@]}" target/release/driver --tracksuit "$old_twin" --rmcp "$new_twin" --ts unused \
+        --skip stdio,http,floor,idle,hold,robust,http-floor \
+        --out "$root/target/bench-ab-h2h-old-new-$round.md" >/dev/null 2>&1
+done
+if [ "$h2h" -gt 0 ]; then
+    echo "--- 2026-07-28 rows head to head: new ÷ old, medians of $((2 * h2h)) runs" >&2
+    python3 - "$root"/target/bench-ab-h2h-*.md >&2 <<'PY'
+import re, statistics, sys
+cpu, thr = {}, {}
+for path in sys.argv[1:]:
+    new_first = "-new-old-" in path
+    text = open(path).read()
+    for section, into, pattern in (
+        ("## Server CPU", cpu, r"\| (HTTP 2026[^|]*) \| (\w+) \| ([\d.]+) (µs|ms)[^|]*\| ([\d.]+) (µs|ms)"),
+        ("## Throughput", thr, r"\| (HTTP 2026[^|]*) \| (\w+) \| (\d+)() \| (\d+)()"),
+    ):
+        for m in re.finditer(pattern, text[text.index(section):]):
+            a = float(m.group(3)) * (1000 if m.group(4) == "ms" else 1)
+            b = float(m.group(5)) * (1000 if m.group(6) == "ms" else 1)
+            new, old = (a, b) if new_first else (b, a)
+            into.setdefault((m.group(1).strip(), m.group(2)), []).append((new, old))
+for key, pairs in cpu.items():
+    med = lambda xs: statistics.median(xs)
+    c = med([n for n, _ in pairs]) / med([o for _, o in pairs])
+    t = thr.get(key, [(1, 1)])
+    t = med([n for n, _ in t]) / med([o for _, o in t])
+    print(f"  {key[0]:<42} {key[1]:<13} cpu {c:.2f}  throughput {t:.2f}")
+PY
+fi
