@@ -84,7 +84,9 @@ pub(super) async fn respond(
     shape: Shape,
 ) -> Response {
     // The answer alone runs right here, with no queue between the handler and the
-    // response, awaited in place (what else it could have been is passed on small).
+    // response. It is awaited inside this future, so it was moved into it: the 2026 host,
+    // whose plain calls take this arm, splits it off itself (`modern::post`) and awaits it
+    // in the POST's own future; the stateless host, which never gets one, calls this.
     match served.answer_alone() {
         Ok(answer) => answered(&answer.await, shape),
         Err(rest) => respond_rest(rest, shape).await,
