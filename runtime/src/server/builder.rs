@@ -92,6 +92,7 @@ impl Server {
                 resources: RwLock::default(),
                 templates: RwLock::default(),
                 sessions: Mutex::default(),
+                listeners: Mutex::default(),
                 tasks: crate::task::TaskEngine::new(options.tasks.clone()),
                 options,
                 state_keys,

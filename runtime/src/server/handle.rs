@@ -418,15 +418,12 @@ impl ServerHandle {
         let params = serde_json::to_value(params).ok();
         for session in self.live_sessions() {
             if session.is_subscribed(uri) {
-                let params = match session.listen.get() {
-                    Some(listen) => listen.tag(params.clone()),
-                    None => params.clone(),
-                };
                 session
                     .peer()
-                    .try_notify(methods::RESOURCES_UPDATED, params, None);
+                    .try_notify(methods::RESOURCES_UPDATED, params.clone(), None);
             }
         }
+        self.tell_listeners_updated(uri, params);
     }
 
     /// Ends every MCP 2026-07-28 `subscriptions/listen` this server holds open, and any
@@ -533,23 +530,15 @@ impl ServerHandle {
 
     pub(super) fn broadcast(&self, method: &str, params: Option<serde_json::Value>) {
         for session in self.live_sessions() {
-            match session.listen.get() {
-                Some(listen) if listen.wants(method) => {
-                    session
-                        .peer()
-                        .try_notify(method, listen.tag(params.clone()), None);
-                }
-                Some(_) => {}
-                // From the answer to `initialize` on, not only after
-                // `notifications/initialized`: a client returns from its handshake before
-                // the server has read that notification, and a change made at that moment
-                // must not be lost (the spec restricts requests before it, not notifications).
-                None if session.is_initialized() || session.init.get().is_some() => {
-                    session.peer().try_notify(method, params.clone(), None);
-                }
-                None => {}
+            // From the answer to `initialize` on, not only after
+            // `notifications/initialized`: a client returns from its handshake before the
+            // server has read that notification, and a change made at that moment must
+            // not be lost (the spec restricts requests before it, not notifications).
+            if session.is_initialized() || session.init.get().is_some() {
+                session.peer().try_notify(method, params.clone(), None);
             }
         }
+        self.tell_listeners(method, params);
     }
 }
 

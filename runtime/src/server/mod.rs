@@ -107,6 +107,8 @@ pub(crate) struct ServerInner {
     pub(crate) templates:
         RwLock<Registry<Entry<crate::protocol::ResourceTemplate, dyn ResourceTemplateHandler>>>,
     pub(crate) sessions: Mutex<Vec<Weak<ServerSession>>>,
+    /// The open `subscriptions/listen` streams (2026-07-28).
+    pub(crate) listeners: Mutex<Vec<Weak<modern::Listener>>>,
     pub(crate) tasks: Arc<crate::task::TaskEngine>,
     /// What seals modern requests' `requestState`.
     pub(crate) state_keys: crate::seal::StateKeys,

@@ -41,8 +41,6 @@ pub struct ServerSession {
     /// Made for one request (a 2025 POST to a stateless endpoint, or a 2026 request): no
     /// `initialize` came before it, and it carries no server→client request.
     one_request: bool,
-    /// A modern `subscriptions/listen` request: what it listens for.
-    pub(super) listen: OnceLock<super::modern::Listen>,
     /// Sees every item whatever the visibility rules say: a resumed task's call, whose
     /// caller was admitted when the task started.
     pub(super) unfiltered: AtomicBool,
@@ -102,7 +100,6 @@ impl ServerSession {
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::new(HashSet::new()),
             one_request,
-            listen: OnceLock::new(),
             unfiltered: AtomicBool::new(false),
             anonymous_owner: OnceLock::new(),
             #[cfg(feature = "otel")]
@@ -158,11 +155,6 @@ impl ServerSession {
     /// The protocol version agreed in `initialize`.
     pub fn protocol_version(&self) -> Option<&str> {
         self.init.get().map(|i| i.protocol_version)
-    }
-
-    /// Subscribes to resource updates of `uri` (a modern listen request's filter).
-    pub(super) fn subscribe_uri(&self, uri: String) {
-        lock(&self.subscriptions).insert(uri);
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {

@@ -2,10 +2,13 @@
 //! listen request's stream until either side ends it.
 
 use super::TASK_STATUS_NOTIFICATION;
+use crate::peer::Peer;
+use crate::peer::sync::lock;
 use crate::protocol::{ErrorObject, JsonObject, RequestId, methods};
-use crate::server::ServerSession;
+use crate::server::{ServerHandle, ServerSession};
 use serde_json::{Value, json};
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Weak};
 
 /// What a `subscriptions/listen` request opted in to.
 #[derive(Debug, Clone)]
@@ -15,6 +18,58 @@ pub(crate) struct Listen {
     tools: bool,
     prompts: bool,
     resources: bool,
+}
+
+/// An open `subscriptions/listen` stream, registered with its server while the request
+/// lasts: what it listens for, the resources it subscribed to, and the engine its
+/// notifications go out on (the request's own stream).
+pub(crate) struct Listener {
+    listen: Listen,
+    uris: HashSet<String>,
+    peer: Arc<Peer>,
+}
+
+impl ServerHandle {
+    /// Registers `listener` for the server's broadcasts until it is dropped.
+    fn register_listener(&self, listener: &Arc<Listener>) {
+        self.start_pump();
+        let mut listeners = lock(&self.inner.listeners);
+        listeners.retain(|w| w.strong_count() > 0);
+        listeners.push(Arc::downgrade(listener));
+    }
+
+    /// The open listen streams whose client is still there.
+    fn live_listeners(&self) -> Vec<Arc<Listener>> {
+        let mut listeners = lock(&self.inner.listeners);
+        listeners.retain(|w| w.strong_count() > 0);
+        listeners
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|l| !l.peer.is_closed())
+            .collect()
+    }
+
+    /// A list change (`method`) to every listen stream that asked for it.
+    pub(in crate::server) fn tell_listeners(&self, method: &str, params: Option<Value>) {
+        for listener in self.live_listeners() {
+            if listener.listen.wants(method) {
+                let params = listener.listen.tag(params.clone());
+                listener.peer.try_notify(method, params, None);
+            }
+        }
+    }
+
+    /// `notifications/resources/updated` of `uri` to every listen stream subscribed to it.
+    pub(in crate::server) fn tell_listeners_updated(&self, uri: &str, params: Option<Value>) {
+        for listener in self.live_listeners() {
+            if listener.uris.contains(uri) {
+                let params = listener.listen.tag(params.clone());
+                listener
+                    .peer
+                    .try_notify(methods::RESOURCES_UPDATED, params, None);
+            }
+        }
+    }
 }
 
 /// `_meta` key tagging notifications with their subscription.
@@ -84,20 +139,27 @@ impl ServerSession {
         let honoured = honoured(&listen, &uris, &task_ids);
         // A resource the caller may not see is acknowledged like an unknown one, and never
         // updated on this stream.
-        for uri in uris {
-            if !self.hides_uri(&uri, caller) {
-                self.subscribe_uri(uri);
-            }
-        }
+        let uris = uris
+            .into_iter()
+            .filter(|uri| !self.hides_uri(uri, caller))
+            .collect();
         let ack = listen.tag(Some(json!({ "notifications": honoured })));
-        let _ = self.listen.set(listen);
         self.peer
             .notify("notifications/subscriptions/acknowledged", ack, None)
             .await;
-        self.server.register_session(self);
+        let listener = Arc::new(Listener {
+            listen,
+            uris,
+            peer: self.peer.clone(),
+        });
+        self.server.register_listener(&listener);
         match statuses {
             None => std::future::pending().await,
-            Some(statuses) => self.send_task_statuses(&task_ids, owner, statuses).await,
+            Some(statuses) => {
+                let tag = |detail: Value| listener.listen.tag(Some(detail));
+                self.send_task_statuses(&task_ids, owner, statuses, tag)
+                    .await
+            }
         }
     }
 
@@ -108,8 +170,8 @@ impl ServerSession {
         task_ids: &[String],
         owner: Option<String>,
         mut statuses: tokio::sync::broadcast::Receiver<(String, Value)>,
+        tag: impl Fn(Value) -> Option<Value>,
     ) -> Result<Value, ErrorObject> {
-        let tag = |detail: Value| self.listen.get().and_then(|l| l.tag(Some(detail)));
         // The last state sent per task: a change heard twice (the bus brings the state as it
         // is when the event is read) is sent once.
         let mut sent: std::collections::HashMap<String, Value> = Default::default();

@@ -13,7 +13,7 @@ mod listen;
 mod meta;
 mod rounds;
 
-pub(crate) use listen::Listen;
+pub(crate) use listen::Listener;
 pub(super) use listen::listen_ended;
 pub use meta::MODERN_PROTOCOL_VERSIONS;
 #[cfg(feature = "http")]
