@@ -2,8 +2,8 @@
 //! `prompts/get`, `resources/read` and `completion/complete`, with the scope check every
 //! way in shares. The method table (`table.rs`) calls these for both eras.
 
-use super::ServerSession;
 use super::answer::Answer;
+use super::request_scope::RequestScope;
 use crate::context::{Ctx, Exchange};
 use crate::peer::panic_message;
 use crate::peer::sync::read;
@@ -18,7 +18,7 @@ use std::sync::Arc;
 /// The spec caps completion values at 100 per response.
 const MAX_COMPLETIONS: usize = 100;
 
-impl ServerSession {
+impl RequestScope {
     /// Of the tool named `name`: whether it gathers input before it becomes a task
     /// ([`ToolHandler::input_before_task`](super::ToolHandler::input_before_task)), and its
     /// task support.
@@ -28,12 +28,12 @@ impl ServerSession {
         name: &str,
         caller: &crate::caller::Caller,
     ) -> Option<(bool, TaskSupport)> {
-        self.lookup(&read(&self.server.inner.tools), name, caller)
+        self.lookup(&read(&self.server().inner.tools), name, caller)
             .map(|entry| (entry.item.input_before_task(), entry.task_support()))
     }
 
     pub(super) async fn call_tool(
-        self: &Arc<Self>,
+        &self,
         ctx: Ctx,
         params: Option<Value>,
     ) -> Result<Answer, ErrorObject> {
@@ -60,7 +60,7 @@ impl ServerSession {
         // Only the handler and its task support leave the lock: cloning the descriptor
         // (schemas included) per call was a tenth of the in-memory call cost.
         let found = {
-            let tools = read(&self.server.inner.tools);
+            let tools = read(&self.server().inner.tools);
             self.lookup(&tools, &p.name, ctx.caller()).map(|entry| {
                 (
                     entry.item.clone(),
@@ -98,7 +98,7 @@ impl ServerSession {
 
     /// `tools/call` with `task`: the tool starts as a task, and the call answers with it.
     async fn start_tool_task(
-        self: &Arc<Self>,
+        &self,
         tool: Arc<dyn super::ToolHandler>,
         ctx: Ctx,
         arguments: JsonObject,
@@ -109,18 +109,25 @@ impl ServerSession {
         let session = self.clone();
         let caller = ctx.caller().clone();
         let task = self
-            .server
+            .server()
             .inner
             .tasks
             .start(
-                &self.peer,
+                self.peer(),
                 origin.clone(),
                 methods::TOOLS_CALL,
                 ttl,
                 self.task_owner(&caller),
                 move |live, cancel| {
-                    let exchange = Exchange::task(session.peer.clone(), live);
-                    let ctx = Ctx::new(session, exchange, origin, progress, cancel, caller);
+                    let exchange = Exchange::task(session.peer().clone(), live);
+                    let ctx = Ctx::new(
+                        session.for_context(),
+                        exchange,
+                        origin,
+                        progress,
+                        cancel,
+                        caller,
+                    );
                     async move { run_tool(tool, ctx, arguments).await.map(Value::from) }
                 },
             )
@@ -135,7 +142,7 @@ impl ServerSession {
     ) -> Result<Value, ErrorObject> {
         let p: GetPromptRequestParams = decode(params)?;
         let entry = {
-            let prompts = read(&self.server.inner.prompts);
+            let prompts = read(&self.server().inner.prompts);
             self.lookup(&prompts, &p.name, ctx.caller()).cloned()
         };
         let Some(entry) = entry else {
@@ -170,7 +177,7 @@ impl ServerSession {
     ) -> Result<Value, ErrorObject> {
         let p: ReadResourceRequestParams = decode(params)?;
         let fixed = {
-            let resources = read(&self.server.inner.resources);
+            let resources = read(&self.server().inner.resources);
             self.lookup(&resources, &p.uri, ctx.caller())
                 .map(|e| (e.item.clone(), e.scopes.clone()))
         };
@@ -178,7 +185,7 @@ impl ServerSession {
             check_scopes(&ctx, "resource", &p.uri, scopes.fixed())?;
             return encode(resource.read(ctx).await?);
         }
-        let matched = read(&self.server.inner.templates).values().find_map(|e| {
+        let matched = read(&self.server().inner.templates).values().find_map(|e| {
             if !self.visible(e, ctx.caller()) {
                 return None;
             }
@@ -215,7 +222,7 @@ impl ServerSession {
         let values = match &p.reference {
             CompletionReference::Prompt(r) => {
                 let prompt = {
-                    let prompts = read(&self.server.inner.prompts);
+                    let prompts = read(&self.server().inner.prompts);
                     self.lookup(&prompts, &r.name, ctx.caller())
                         .map(|e| e.item.clone())
                 };
@@ -229,7 +236,7 @@ impl ServerSession {
             }
             CompletionReference::Resource(r) => {
                 let template = {
-                    let templates = read(&self.server.inner.templates);
+                    let templates = read(&self.server().inner.templates);
                     self.lookup(&templates, &r.uri, ctx.caller())
                         .map(|e| e.item.clone())
                 };

@@ -2,9 +2,10 @@
 //! descriptor in each profile other than the portable one is made on first use and kept with
 //! the tool's entry, so listing never rewrites a schema twice.
 
+use super::request_scope::RequestScope;
 use super::session::{decode_cursor, encode_cursor};
 use super::visibility::Describe;
-use super::{Entry, Registry, ServerSession, ToolHandler};
+use super::{Entry, Registry, ToolHandler};
 use crate::caller::Caller;
 use crate::context::SchemaProfile;
 use crate::peer::sync::read;
@@ -53,11 +54,10 @@ impl Entry<Tool, dyn ToolHandler> {
     }
 }
 
-impl ServerSession {
+impl RequestScope {
     /// The schema profile of this session's client (portable until it is known).
     pub(super) fn schema_profile(&self) -> SchemaProfile {
-        self.init
-            .get()
+        self.client()
             .map_or(SchemaProfile::Portable, |i| i.schema_profile)
     }
 
@@ -91,7 +91,7 @@ impl ServerSession {
             None => 0,
             Some(c) => decode_cursor(c)?,
         };
-        let size = self.server.inner.options.page_size.max(1);
+        let size = self.server().inner.options.page_size.max(1);
         let mut items = Vec::with_capacity(size.min(64));
         let mut next = None;
         for (position, entry) in registry.from(offset) {
@@ -114,7 +114,7 @@ impl ServerSession {
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         let profile = self.schema_profile();
-        let tools = read(&self.server.inner.tools);
+        let tools = read(&self.server().inner.tools);
         let (tools, next_cursor) =
             self.page_with(caller, &tools, params, |e| e.descriptor_in(profile))?;
         encode(ListToolsResult {

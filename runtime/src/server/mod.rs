@@ -16,6 +16,7 @@ mod options;
 mod prompt;
 mod register;
 mod registry;
+pub(crate) mod request_scope;
 mod resource;
 mod resume;
 mod scopes;

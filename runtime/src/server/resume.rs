@@ -3,7 +3,8 @@
 //! its own (nobody listens to its logs or progress), asking through the replayed rounds.
 
 use super::modern::RequestMeta;
-use super::{ServerHandle, ServerInner, ServerSession};
+use super::request_scope::{ModernScope, RequestScope};
+use super::{ServerHandle, ServerInner};
 use crate::context::{Ctx, Exchange, Rounds};
 use crate::protocol::{ErrorObject, Implementation, RequestId};
 use crate::seal::StateKeys;
@@ -48,19 +49,19 @@ impl crate::task::Resumer for Resume {
         };
         // Its messages have no client to go to: they are dropped.
         let detached = server.inner.detached.clone();
-        let session = ServerSession::new_modern(server, detached, meta);
         // Its tool was visible to the caller that started the task.
-        session
-            .unfiltered
-            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let session = RequestScope::Modern(Arc::new(ModernScope {
+            unfiltered: true,
+            ..ModernScope::of(server, detached, meta)
+        }));
         let id = RequestId::String(format!("resumed:{name}"));
         // It runs as the principal that started it (the record keeps it, sealed).
         let caller = call
             .get("principal")
             .and_then(crate::caller::Principal::from_record)
             .map_or_else(crate::caller::Caller::default, crate::caller::Caller::of);
-        let exchange = Exchange::rounds(session.peer.clone(), rounds);
-        let ctx = Ctx::new(session.clone(), exchange, id, None, cancel, caller);
+        let exchange = Exchange::rounds(session.peer().clone(), rounds);
+        let ctx = Ctx::new(session.for_context(), exchange, id, None, cancel, caller);
         let params = json!({ "name": name, "arguments": call.get("arguments").cloned().unwrap_or(Value::Null) });
         Some(Box::pin(async move {
             session

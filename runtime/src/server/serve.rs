@@ -6,6 +6,7 @@
 //! one method table (`table.rs`).
 
 use super::modern::RequestMeta;
+use super::request_scope::ModernScope;
 use super::session::Work;
 use super::{ServerHandle, ServerSession};
 use crate::caller::Caller;
@@ -152,8 +153,7 @@ impl ServerHandle {
     ) -> Either<impl Future<Output = JsonRpcMessage> + Send + use<>, Streamed> {
         let id = request.id.clone();
         if self.is_plain_tool_call(&request, &meta.capabilities) {
-            let session =
-                ServerSession::new_modern(self.clone(), self.inner.detached.clone(), meta);
+            let session = ModernScope::new(self.clone(), self.inner.detached.clone(), meta);
             return Either::Left(async move {
                 let outcome = session.call_plain_tool(request, caller).await;
                 answer_message(id, outcome)
@@ -161,7 +161,7 @@ impl ServerHandle {
         }
         let (tx, queue) = outbound_queue(self.inner.options.outbound_queue);
         let outlet = Arc::new(Peer::new(tx));
-        let session = ServerSession::new_modern(self.clone(), outlet.clone(), meta);
+        let session = ModernScope::new(self.clone(), outlet.clone(), meta);
         let JsonRpcRequest { method, params, .. } = request;
         let work = async move {
             let cancel = CancellationToken::new();
@@ -180,7 +180,7 @@ impl ServerHandle {
     /// a first round (no `inputResponses` or `requestState`), that does not become a task
     /// of the tasks extension here. Such a call needs none of what rounds, tasks or a
     /// handler on a task of its own bring, sends the client nothing but its result, and is
-    /// served by [`ServerSession::call_plain_tool`].
+    /// served by [`ModernScope::call_plain_tool`].
     fn is_plain_tool_call(
         &self,
         request: &JsonRpcRequest,

@@ -5,6 +5,7 @@
 use super::ServerHandle;
 use super::answer::Answer;
 use super::dispatch::{self, Call, Serving};
+use super::request_scope::RequestScope;
 use super::serve::Started;
 use super::traced::{request_span, traced};
 use crate::caller::Caller;
@@ -34,16 +35,12 @@ pub struct ServerSession {
     pub(super) peer: Arc<Peer>,
     pub(super) init: OnceLock<ClientInit>,
     pub(super) initialized: AtomicBool,
-    /// Minimum level for `notifications/message`, as an index into [`LEVELS`]; 0 = debug,
-    /// `u8::MAX` = none (a modern request that did not ask for logs).
+    /// Minimum level for `notifications/message`, as an index into [`LEVELS`]; 0 = debug.
     pub(super) log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
-    /// Made for one request (a 2025 POST to a stateless endpoint, or a 2026 request): no
-    /// `initialize` came before it, and it carries no server→client request.
+    /// Made for one request (a 2025 POST to a stateless endpoint): no `initialize` came
+    /// before it, and it carries no server→client request.
     one_request: bool,
-    /// Sees every item whatever the visibility rules say: a resumed task's call, whose
-    /// caller was admitted when the task started.
-    pub(super) unfiltered: AtomicBool,
     /// Whom its tasks belong to when a request has no principal: a 2025-11-25 HTTP
     /// session's own key (see [`ServerSession::bind_tasks_to_session`]).
     anonymous_owner: OnceLock<String>,
@@ -81,30 +78,20 @@ impl ServerSession {
     }
 
     pub(super) fn build(server: ServerHandle, peer: Arc<Peer>, one_request: bool) -> Arc<Self> {
-        let session = Self::unregistered(server.clone(), peer, one_request);
-        server.register_session(&session);
-        session
-    }
-
-    /// A session the server does not broadcast to (a modern request's).
-    pub(super) fn unregistered(
-        server: ServerHandle,
-        peer: Arc<Peer>,
-        one_request: bool,
-    ) -> Arc<Self> {
-        Arc::new(ServerSession {
-            server,
+        let session = Arc::new(ServerSession {
+            server: server.clone(),
             peer,
             init: OnceLock::new(),
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::new(HashSet::new()),
             one_request,
-            unfiltered: AtomicBool::new(false),
             anonymous_owner: OnceLock::new(),
             #[cfg(feature = "otel")]
             attached: OnceLock::new(),
-        })
+        });
+        server.register_session(&session);
+        session
     }
 
     /// Binds the tasks this session creates without a principal to the session: another
@@ -136,13 +123,6 @@ impl ServerSession {
     /// Whether it carries server→client requests (one made for one request does not).
     pub(super) fn can_request(&self) -> bool {
         !self.one_request
-    }
-
-    /// Whether it serves a 2026-07-28 request (not a 2025 one): what its client said.
-    pub(super) fn is_modern(&self) -> bool {
-        self.init.get().is_some_and(|init| {
-            super::modern::MODERN_PROTOCOL_VERSIONS.contains(&init.protocol_version)
-        })
     }
 
     /// Whether the client has sent `notifications/initialized` (always true for a stateless
@@ -251,9 +231,12 @@ impl ServerSession {
             cancel: cancel.clone(),
         };
         let answer = match layers {
-            None => Either::Left(self.clone().answer(call, Serving::Session)),
+            None => {
+                Either::Left(RequestScope::Session(self.clone()).answer(call, Serving::Session))
+            }
             Some(service) => {
-                let request = call.into_request(self.clone(), Serving::Session);
+                let request =
+                    call.into_request(RequestScope::Session(self.clone()), Serving::Session);
                 Either::Right(dispatch::through(service, request))
             }
         };
@@ -326,7 +309,7 @@ impl ServerSession {
             }),
             logging: Some(JsonObject::new()),
             completions: Some(JsonObject::new()),
-            extra: self.extensions(),
+            extra: self.server.extensions(),
             tasks: Some(TasksCapability {
                 list: self.server.inner.tasks.options().list.then(JsonObject::new),
                 cancel: Some(JsonObject::new()),
@@ -337,13 +320,45 @@ impl ServerSession {
         }
     }
 
+    /// `resources/subscribe` / `unsubscribe`. Any URI is accepted (a resource may appear
+    /// later); one the caller may not see is answered the same but not recorded, so its
+    /// updates never reach this session.
+    pub(super) fn subscribe(
+        &self,
+        scope: &RequestScope,
+        caller: &Caller,
+        params: Option<Value>,
+        on: bool,
+    ) -> Result<Value, ErrorObject> {
+        let p: SubscribeRequestParams = decode(params)?;
+        if on && scope.hides_uri(&p.uri, caller) {
+            return Ok(json!({}));
+        }
+        let mut subs = lock(&self.subscriptions);
+        if on {
+            subs.insert(p.uri);
+        } else {
+            subs.remove(&p.uri);
+        }
+        Ok(json!({}))
+    }
+
+    pub(super) fn set_level(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let p: SetLevelRequestParams = decode(params)?;
+        self.log_level
+            .store(level_index(p.level), Ordering::Relaxed);
+        Ok(json!({}))
+    }
+}
+
+impl ServerHandle {
     /// `capabilities.extensions` of an initialize result: the extensions served besides the
     /// core (the tasks extension is modern-only and added there).
     pub(super) fn extensions(&self) -> JsonObject {
         #[cfg_attr(not(feature = "skills"), allow(unused_mut))]
         let mut extensions = JsonObject::new();
         #[cfg(feature = "skills")]
-        if self.server.inner.skills.is_some() {
+        if self.inner.skills.is_some() {
             extensions.insert(
                 crate::skills::SKILLS_EXTENSION.into(),
                 json!({ "directoryRead": true }),
@@ -364,8 +379,8 @@ impl ServerSession {
         params: Option<&Value>,
     ) -> Result<Value, ErrorObject> {
         #[cfg(feature = "skills")]
-        if let Some(skills) = &self.server.inner.skills {
-            let page = self.server.inner.options.page_size;
+        if let Some(skills) = &self.inner.skills {
+            let page = self.inner.options.page_size;
             match method {
                 crate::skills::SKILLS_LIST => return skills.list(params, page),
                 crate::skills::SKILLS_GET => return skills.get(params),
@@ -376,14 +391,16 @@ impl ServerSession {
         let _ = params;
         Err(ErrorObject::method_not_found(method))
     }
+}
 
+impl RequestScope {
     pub(super) fn list_prompts(
         &self,
         caller: &Caller,
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         let (prompts, next_cursor) =
-            self.page_of(caller, &read(&self.server.inner.prompts), params)?;
+            self.page_of(caller, &read(&self.server().inner.prompts), params)?;
         encode(ListPromptsResult {
             prompts,
             next_cursor,
@@ -397,7 +414,7 @@ impl ServerSession {
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         let (resources, next_cursor) =
-            self.page_of(caller, &read(&self.server.inner.resources), params)?;
+            self.page_of(caller, &read(&self.server().inner.resources), params)?;
         encode(ListResourcesResult {
             resources,
             next_cursor,
@@ -411,41 +428,12 @@ impl ServerSession {
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
         let (resource_templates, next_cursor) =
-            self.page_of(caller, &read(&self.server.inner.templates), params)?;
+            self.page_of(caller, &read(&self.server().inner.templates), params)?;
         encode(ListResourceTemplatesResult {
             resource_templates,
             next_cursor,
             ..Default::default()
         })
-    }
-
-    /// `resources/subscribe` / `unsubscribe`. Any URI is accepted (a resource may appear
-    /// later); one the caller may not see is answered the same but not recorded, so its
-    /// updates never reach this session.
-    pub(super) fn subscribe(
-        &self,
-        caller: &Caller,
-        params: Option<Value>,
-        on: bool,
-    ) -> Result<Value, ErrorObject> {
-        let p: SubscribeRequestParams = decode(params)?;
-        if on && self.hides_uri(&p.uri, caller) {
-            return Ok(json!({}));
-        }
-        let mut subs = lock(&self.subscriptions);
-        if on {
-            subs.insert(p.uri);
-        } else {
-            subs.remove(&p.uri);
-        }
-        Ok(json!({}))
-    }
-
-    pub(super) fn set_level(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
-        let p: SetLevelRequestParams = decode(params)?;
-        self.log_level
-            .store(level_index(p.level), Ordering::Relaxed);
-        Ok(json!({}))
     }
 }
 

@@ -9,29 +9,31 @@ use super::ServerSession;
 use super::answer::Answer;
 use super::dispatch::{Call, Serving};
 use super::modern::{SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN};
+use super::request_scope::RequestScope;
 use crate::context::{Ctx, Exchange};
 use crate::protocol::{ErrorObject, methods};
 use serde_json::Value;
-use std::sync::Arc;
 
-impl ServerSession {
+impl RequestScope {
     /// Answers `call` as its route says: a 2025-11-25 session's request, a 2026-07-28
     /// request, or a 2026 `tools/call` the host found to be of a tool that never asks.
     ///
     /// Not an `async fn`: what needs no waiting is answered here, so the returned future is
     /// no larger than the handler's (every request's future is moved, and often boxed).
     pub(super) fn answer(
-        self: Arc<Self>,
+        self,
         mut call: Call,
         table: Serving,
     ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + 'static {
         use futures::future::{Either, ready};
-        let session = table == Serving::Session;
         // A 2025 session's `initialize`, `ping` and refusals before `initialize` (answered
         // before the layers when there are none; here when there are).
-        if session && let Some(result) = self.answer_at_once(&call.method, &mut call.params) {
+        if let RequestScope::Session(session) = &self
+            && let Some(result) = session.answer_at_once(&call.method, &mut call.params)
+        {
             return Either::Left(ready(result.map(Answer::Tree)));
         }
+        let session = !self.is_modern();
         match call.method.as_str() {
             methods::TOOLS_LIST
             | methods::PROMPTS_LIST
@@ -45,9 +47,11 @@ impl ServerSession {
             }
             // Boxed, as the rarer paths with large states.
             _ => Either::Right(Either::Right(Box::pin(async move {
-                match session {
-                    true => self.session_only(call).await.map(Answer::Tree),
-                    false => self.stateless_only(call).await,
+                match &self {
+                    RequestScope::Session(session) => {
+                        self.session_only(session, call).await.map(Answer::Tree)
+                    }
+                    RequestScope::Modern(_) => self.stateless_only(call).await,
                 }
             }))),
         }
@@ -78,11 +82,7 @@ impl ServerSession {
     /// A method that runs a handler: `tools/call`, `prompts/get`, `resources/read` (in
     /// rounds for a 2026-07-28 request, unless the host found the tool never asks) and
     /// `completion/complete`.
-    async fn run_handler(
-        self: Arc<Self>,
-        call: Call,
-        table: Serving,
-    ) -> Result<Answer, ErrorObject> {
+    async fn run_handler(self, call: Call, table: Serving) -> Result<Answer, ErrorObject> {
         let Call {
             id,
             method,
@@ -115,9 +115,16 @@ impl ServerSession {
         let exchange = match table {
             // It has no `Ctx` parameter: nothing it runs can ask or notify.
             Serving::PlainTool => Exchange::silent(),
-            _ => Exchange::live(self.peer.clone(), self.can_request()),
+            _ => Exchange::live(self.peer().clone(), self.can_request()),
         };
-        let ctx = Ctx::new(self.clone(), exchange, id, progress_token, cancel, caller);
+        let ctx = Ctx::new(
+            self.for_context(),
+            exchange,
+            id,
+            progress_token,
+            cancel,
+            caller,
+        );
         match method.as_str() {
             methods::TOOLS_CALL => self.call_tool(ctx, params).await,
             // Boxed: a prompt's state is half again a tool call's, and calls are the many.
@@ -130,7 +137,11 @@ impl ServerSession {
     }
 
     /// The methods only a 2025-11-25 session has: tasks, subscriptions, the log level.
-    async fn session_only(&self, call: Call) -> Result<Value, ErrorObject> {
+    async fn session_only(
+        &self,
+        session: &ServerSession,
+        call: Call,
+    ) -> Result<Value, ErrorObject> {
         let Call {
             id,
             method,
@@ -139,31 +150,31 @@ impl ServerSession {
             ..
         } = call;
         let caller = &caller;
-        let tasks = &self.server.inner.tasks;
+        let tasks = &self.server().inner.tasks;
         // Whose tasks: taken by the task methods only (an owner is a `String`).
         let owner = || self.task_owner(caller);
         match method.as_str() {
             methods::TASKS_GET => tasks.get(params, owner().as_deref()).await,
             methods::TASKS_RESULT => {
                 tasks
-                    .result(params, &self.peer, id, owner().as_deref())
+                    .result(params, self.peer(), id, owner().as_deref())
                     .await
             }
             methods::TASKS_CANCEL => tasks.cancel(params, owner().as_deref()).await,
             methods::TASKS_LIST if tasks.options().list => {
-                let page_size = self.server.inner.options.page_size;
+                let page_size = self.server().inner.options.page_size;
                 tasks.list(params, page_size, owner().as_deref()).await
             }
-            methods::RESOURCES_SUBSCRIBE => self.subscribe(caller, params, true),
-            methods::RESOURCES_UNSUBSCRIBE => self.subscribe(caller, params, false),
-            methods::LOGGING_SET_LEVEL => self.set_level(params),
-            other => self.extension_method(other, params.as_ref()),
+            methods::RESOURCES_SUBSCRIBE => session.subscribe(self, caller, params, true),
+            methods::RESOURCES_UNSUBSCRIBE => session.subscribe(self, caller, params, false),
+            methods::LOGGING_SET_LEVEL => session.set_level(params),
+            other => self.server().extension_method(other, params.as_ref()),
         }
     }
 
     /// The methods only a 2026-07-28 request has: `server/discover`,
     /// `subscriptions/listen`, the tasks extension; skills lists are cacheable.
-    async fn stateless_only(self: &Arc<Self>, call: Call) -> Result<Answer, ErrorObject> {
+    async fn stateless_only(&self, call: Call) -> Result<Answer, ErrorObject> {
         let Call {
             id,
             method,
@@ -174,7 +185,7 @@ impl ServerSession {
         let tree = match method.as_str() {
             SERVER_DISCOVER => Ok(self.discover()),
             SUBSCRIPTIONS_LISTEN => {
-                let end = self.server.inner.subscriptions_end.clone();
+                let end = self.server().inner.subscriptions_end.clone();
                 let listening = self.listen(id.clone(), params, &caller);
                 tokio::select! {
                     listened = listening => listened,
@@ -185,11 +196,11 @@ impl ServerSession {
                 self.task_method(&method, params, caller.owner()).await
             }
             "skills/list" | "skills/get" => {
-                return self
+                return (self.server())
                     .extension_method(&method, params.as_ref())
                     .map(|v| Answer::Tree(self.cacheable(v)));
             }
-            other => self.extension_method(other, params.as_ref()),
+            other => self.server().extension_method(other, params.as_ref()),
         };
         tree.map(Answer::Tree)
     }
@@ -199,6 +210,7 @@ impl ServerSession {
 mod tests {
     use super::*;
     use crate::protocol::{Implementation, RequestId};
+    use crate::server::ServerSession;
 
     fn call(method: &str) -> Call {
         Call {
@@ -223,7 +235,8 @@ mod tests {
         let (tx, _rx) = crate::peer::outbound_queue(4);
         let session = ServerSession::new(server, tx);
         for serving in [Serving::Session, Serving::PlainTool] {
-            let future = session.clone().answer(call("tools/call"), serving);
+            let scope = RequestScope::Session(session.clone());
+            let future = scope.answer(call("tools/call"), serving);
             let size = std::mem::size_of_val(&future);
             assert!(size <= 1536, "{serving:?}: {size} bytes");
         }

@@ -3,7 +3,8 @@
 //! answers exactly as an absent one, wherever it is named.
 
 use super::dispatch::Era;
-use super::{Entry, Registry, ServerSession};
+use super::request_scope::RequestScope;
+use super::{Entry, Registry};
 use crate::caller::{Caller, Principal};
 use crate::context::ClientInit;
 use crate::protocol::{
@@ -222,7 +223,7 @@ macro_rules! describe {
 }
 describe!(Tool => Tool, Prompt => Prompt, Resource => Resource, ResourceTemplate => Template);
 
-impl ServerSession {
+impl RequestScope {
     /// Whether `caller` may see and use `entry`: every rule of `Server::visibility` allows
     /// it and, with `hide_unauthorized`, the caller holds its fixed scopes.
     pub(super) fn visible<D: Describe, T: ?Sized>(
@@ -230,13 +231,13 @@ impl ServerSession {
         entry: &Entry<D, T>,
         caller: &Caller,
     ) -> bool {
-        if self.unfiltered.load(std::sync::atomic::Ordering::Relaxed) {
+        if self.unfiltered() {
             return true;
         }
         if !self.filters() {
             return true;
         }
-        let init: Option<&ClientInit> = self.init.get();
+        let init: Option<&ClientInit> = self.client();
         let viewer = Viewer {
             caller,
             client_info: init.map(|c| &*c.client_info),
@@ -247,7 +248,7 @@ impl ServerSession {
                 Era::Session
             },
         };
-        self.server.shows(entry, &viewer)
+        self.server().shows(entry, &viewer)
     }
 
     /// The entry under `key` if `caller` may see it: a hidden one is absent.
@@ -262,19 +263,19 @@ impl ServerSession {
 
     /// Whether any rule hides items from some callers.
     pub(super) fn filters(&self) -> bool {
-        let inner = &self.server.inner;
+        let inner = &self.server().inner;
         inner.options.hide_unauthorized || !inner.visibility.is_empty()
     }
 }
 
-impl ServerSession {
+impl RequestScope {
     /// Whether `uri` names a resource `caller` may not see: a hidden fixed resource, or a
     /// URI only hidden templates match. An unknown URI is not hidden (it is unknown).
     pub(super) fn hides_uri(&self, uri: &str, caller: &Caller) -> bool {
         if !self.filters() {
             return false;
         }
-        let inner = &self.server.inner;
+        let inner = &self.server().inner;
         if let Some(entry) = crate::peer::sync::read(&inner.resources).get(uri) {
             return !self.visible(entry, caller);
         }

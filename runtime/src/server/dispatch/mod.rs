@@ -109,7 +109,7 @@ impl McpRequest {
             caller.extensions = Some(std::sync::Arc::new(extensions));
         }
         let Route {
-            session,
+            scope,
             progress_token,
             cancel,
             table,
@@ -122,7 +122,7 @@ impl McpRequest {
             progress_token,
             cancel,
         };
-        Box::pin(session.answer(call, table))
+        Box::pin(scope.answer(call, table))
     }
 }
 

@@ -9,9 +9,10 @@
 //! ([`telemetry::exchange`](crate::telemetry::exchange)). A 2025-11-25 session's
 //! `initialize` starts its `mcp.server.session.duration`, measured when the session goes.
 
-use super::{BoxError, Era, McpRequest, McpResponse};
+use super::{BoxError, McpRequest, McpResponse};
 use crate::protocol::methods;
 use crate::server::ServerSession;
+use crate::server::request_scope::RequestScope;
 use crate::telemetry::exchange::Scope;
 use crate::telemetry::{self, TOOL_ERROR, Telemetry, keys};
 use opentelemetry::trace::{
@@ -195,8 +196,12 @@ impl Served {
             span_attributes(request, &mut attributes);
             span.set_attributes(attributes);
         }
-        let initializing = (method == methods::INITIALIZE && request.era() == Era::Session)
-            .then(|| request.route.session.clone());
+        let initializing = match &request.route.scope {
+            RequestScope::Session(session) if method == methods::INITIALIZE => {
+                Some(session.clone())
+            }
+            _ => None,
+        };
         // A span with no context to pass on (nothing installed, no parent): the handler runs
         // as it would without the layer, and its requests get no spans either.
         let span = if span.span_context().is_valid() {

@@ -3,9 +3,8 @@
 
 use crate::caller::{Caller, Principal};
 use crate::protocol::{ClientCapabilities, Implementation, ProgressToken, RequestId};
-use crate::server::ServerSession;
+use crate::server::request_scope::RequestScope;
 use serde_json::Value;
-use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// Which protocol era a request belongs to.
@@ -61,10 +60,10 @@ pub struct McpRequest {
     pub(super) route: Route,
 }
 
-/// Where a request goes once the layers let it through: the session that serves it and
-/// how the method table ([`ServerSession::answer`]) serves it.
+/// Where a request goes once the layers let it through: the scope it is served in and how
+/// the method table ([`RequestScope::answer`]) serves it.
 pub(crate) struct Route {
-    pub(super) session: Arc<ServerSession>,
+    pub(super) scope: RequestScope,
     pub(super) progress_token: Option<ProgressToken>,
     pub(super) cancel: CancellationToken,
     pub(super) table: Serving,
@@ -86,9 +85,9 @@ pub(crate) enum Serving {
 }
 
 impl super::Call {
-    /// The request as layers see it, to be answered by `session` as `table` says once
-    /// they let it through.
-    pub(crate) fn into_request(self, session: Arc<ServerSession>, table: Serving) -> McpRequest {
+    /// The request as layers see it, to be answered in `scope` as `table` says once they
+    /// let it through.
+    pub(crate) fn into_request(self, scope: RequestScope, table: Serving) -> McpRequest {
         let era = match table {
             Serving::Session => Era::Session,
             Serving::Stateless | Serving::PlainTool => Era::Stateless,
@@ -101,7 +100,7 @@ impl super::Call {
             caller: self.caller,
             extensions: http::Extensions::new(),
             route: Route {
-                session,
+                scope,
                 progress_token: self.progress_token,
                 cancel: self.cancel,
                 table,
@@ -146,18 +145,18 @@ impl McpRequest {
     /// The negotiated protocol version (a 2025 session's) or the one the request carries
     /// (2026); `None` on a 2025 session before `initialize` has been answered.
     pub fn protocol_version(&self) -> Option<&'static str> {
-        self.route.session.init.get().map(|i| i.protocol_version)
+        self.route.scope.client().map(|i| i.protocol_version)
     }
 
     /// The client's name and version, as it described itself (`initialize` or the
     /// request's `_meta`); `None` on a 2025 session before `initialize`.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.route.session.init.get().map(|i| &*i.client_info)
+        self.route.scope.client().map(|i| &*i.client_info)
     }
 
     /// The capabilities the client declared.
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
-        self.route.session.init.get().map(|i| &*i.capabilities)
+        self.route.scope.client().map(|i| &*i.capabilities)
     }
 
     /// The authenticated caller, when the transport has one (a bearer token on HTTP, the

@@ -5,7 +5,8 @@ use super::TASK_STATUS_NOTIFICATION;
 use crate::peer::Peer;
 use crate::peer::sync::lock;
 use crate::protocol::{ErrorObject, JsonObject, RequestId, methods};
-use crate::server::{ServerHandle, ServerSession};
+use crate::server::ServerHandle;
+use crate::server::request_scope::RequestScope;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::sync::{Arc, Weak};
@@ -110,12 +111,12 @@ pub(in crate::server) fn listen_ended(id: &RequestId) -> Value {
     json!({ "_meta": { SUBSCRIPTION_ID: id } })
 }
 
-impl ServerSession {
+impl RequestScope {
     /// `subscriptions/listen`: acknowledges the filter, then stays open (its notifications
     /// arrive through the server's broadcasts) until the client closes the stream, or the
     /// server ends it ([`ServerHandle::end_subscriptions`](crate::ServerHandle::end_subscriptions), answered by the caller).
     pub(in crate::server) async fn listen(
-        self: &Arc<Self>,
+        &self,
         id: RequestId,
         params: Option<Value>,
         caller: &crate::caller::Caller,
@@ -128,14 +129,14 @@ impl ServerSession {
         // Another principal's tasks are not found: their ids are left out of the stream.
         let mut visible = Vec::with_capacity(task_ids.len());
         for task_id in task_ids {
-            let tasks = &self.server.inner.tasks;
+            let tasks = &self.server().inner.tasks;
             if !tasks.extension_foreign(&task_id, owner.as_deref()).await {
                 visible.push(task_id);
             }
         }
         let task_ids = visible;
         // Subscribed before the acknowledgement: no change after it is missed.
-        let statuses = (!task_ids.is_empty()).then(|| self.server.inner.tasks.task_statuses());
+        let statuses = (!task_ids.is_empty()).then(|| self.server().inner.tasks.task_statuses());
         let honoured = honoured(&listen, &uris, &task_ids);
         // A resource the caller may not see is acknowledged like an unknown one, and never
         // updated on this stream.
@@ -144,15 +145,15 @@ impl ServerSession {
             .filter(|uri| !self.hides_uri(uri, caller))
             .collect();
         let ack = listen.tag(Some(json!({ "notifications": honoured })));
-        self.peer
+        self.peer()
             .notify("notifications/subscriptions/acknowledged", ack, None)
             .await;
         let listener = Arc::new(Listener {
             listen,
             uris,
-            peer: self.peer.clone(),
+            peer: self.peer().clone(),
         });
-        self.server.register_listener(&listener);
+        self.server().register_listener(&listener);
         match statuses {
             None => std::future::pending().await,
             Some(statuses) => {
@@ -176,10 +177,10 @@ impl ServerSession {
         // is when the event is read) is sent once.
         let mut sent: std::collections::HashMap<String, Value> = Default::default();
         for id in task_ids {
-            let tasks = &self.server.inner.tasks;
+            let tasks = &self.server().inner.tasks;
             if let Some(detail) = tasks.extension_detail(id, owner.as_deref()).await {
                 sent.insert(id.clone(), detail.clone());
-                self.peer
+                self.peer()
                     .notify(TASK_STATUS_NOTIFICATION, tag(detail), None)
                     .await;
             }
@@ -191,7 +192,7 @@ impl ServerSession {
                         continue;
                     }
                     sent.insert(id, detail.clone());
-                    self.peer
+                    self.peer()
                         .notify(TASK_STATUS_NOTIFICATION, tag(detail), None)
                         .await;
                 }

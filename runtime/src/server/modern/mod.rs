@@ -3,9 +3,9 @@
 //! `serverInfo` on every result, cache hints, and multi round-trip requests (MRTR) whose
 //! answers travel in a sealed `requestState`.
 //!
-//! A modern request is served by a [`ServerSession`] of its own, made from the request's
-//! `_meta` and dropped with it: the dispatch, the handlers and the outbound path are the
-//! session engine's, and the method table (`table.rs`) is the one 2025 sessions use. What
+//! A modern request is served in a [`ModernScope`] of its own, made from the request's
+//! `_meta` and dropped with it; the method table (`table.rs`) is the one 2025 sessions use,
+//! over [`RequestScope`]. What
 //! differs is here: what results carry, and how questions to the client become rounds
 //! (see `context::rounds`).
 
@@ -24,6 +24,7 @@ use rounds::url_elicitations_as_input;
 use super::ServerSession;
 use super::answer::Answer;
 use super::dispatch::{Call, Serving};
+use super::request_scope::{ModernScope, RequestScope};
 use super::serve::Started;
 use super::session::{level_index, progress_token_of};
 use crate::context::ClientInit;
@@ -112,40 +113,47 @@ impl CacheHint {
     }
 }
 
-impl ServerSession {
-    /// The one-request session of a modern request whose `_meta` said `meta`, its messages
-    /// sent by `peer`: the line's (stdio, in memory), the HTTP response's, or a detached one
-    /// for a request that sends none.
-    pub(crate) fn new_modern(
+impl ModernScope {
+    /// The scope of a modern request whose `_meta` said `meta`, its messages sent by
+    /// `peer`: the line's (stdio, in memory), the HTTP response's, or a detached one for a
+    /// request that sends none.
+    pub(crate) fn new(
         server: super::ServerHandle,
         peer: Arc<crate::peer::Peer>,
         meta: RequestMeta,
     ) -> Arc<Self> {
+        Arc::new(Self::of(server, peer, meta))
+    }
+
+    /// [`ModernScope::new`], unshared.
+    pub(crate) fn of(
+        server: super::ServerHandle,
+        peer: Arc<crate::peer::Peer>,
+        meta: RequestMeta,
+    ) -> Self {
         let client_info = meta.client_info.unwrap_or_else(|| {
             static UNKNOWN: std::sync::LazyLock<Arc<Implementation>> =
                 std::sync::LazyLock::new(|| Arc::new(Implementation::new("unknown-client", "0")));
             UNKNOWN.clone()
         });
-        let options = &server.inner.options;
-        let schema_profile = options.profile_for(&client_info, &meta.capabilities);
-        let session = Self::unregistered(server, peer, true);
-        let _ = session.init.set(ClientInit {
-            protocol_version: meta.version,
-            capabilities: meta.capabilities,
-            client_info,
-            schema_profile,
-        });
-        // Logs only when the request asks for them (`_meta` log level).
-        let level = meta.log_level.map_or(u8::MAX, level_index);
-        session
-            .log_level
-            .store(level, std::sync::atomic::Ordering::Relaxed);
-        session
-            .initialized
-            .store(true, std::sync::atomic::Ordering::Release);
-        session
+        let schema_profile = (server.inner.options).profile_for(&client_info, &meta.capabilities);
+        ModernScope {
+            server,
+            peer,
+            client: ClientInit {
+                protocol_version: meta.version,
+                capabilities: meta.capabilities,
+                client_info,
+                schema_profile,
+            },
+            // Logs only when the request asks for them (`_meta` log level).
+            log_level: meta.log_level.map_or(u8::MAX, level_index),
+            unfiltered: false,
+        }
     }
+}
 
+impl ServerSession {
     /// Handles one message of a line of modern requests (stdio or in memory), `self` being
     /// the line's session: a request is served on a one-request session of its own that
     /// sends through the line's engine (so `notifications/cancelled` and the end of the
@@ -162,7 +170,7 @@ impl ServerSession {
                 let client = ClientMeta::default();
                 match admit(&self.server, &method, params.as_ref(), client) {
                     Ok(meta) => {
-                        let one = Self::new_modern(self.server.clone(), self.peer.clone(), meta);
+                        let one = ModernScope::new(self.server.clone(), self.peer.clone(), meta);
                         Either::Right(one.handle_modern(id, method, params, caller))
                     }
                     Err(error) => {
@@ -179,7 +187,9 @@ impl ServerSession {
             _ => Either::Right(None),
         }
     }
+}
 
+impl ModernScope {
     /// Starts one modern request of a line, for the host to spawn; its result (or error) is
     /// shaped for the modern revision.
     fn handle_modern(
@@ -195,7 +205,7 @@ impl ServerSession {
     }
 
     /// One modern request, served by whoever polls the returned future: the line host
-    /// spawns it ([`ServerSession::handle_modern`]), the HTTP host polls it on the POST's
+    /// spawns it ([`ModernScope::handle_modern`]), the HTTP host polls it on the POST's
     /// own future. `cancel` is the token a handler sees cancelled when the request is.
     pub(super) fn modern_request(
         self: &Arc<Self>,
@@ -228,9 +238,9 @@ impl ServerSession {
     ) -> impl std::future::Future<Output = Result<Answer, ErrorObject>> + Send + 'static {
         use futures::future::Either;
         match &self.server.inner.service {
-            None => Either::Left(self.clone().answer(call, table)),
+            None => Either::Left(RequestScope::Modern(self.clone()).answer(call, table)),
             Some(service) => {
-                let request = call.into_request(self.clone(), table);
+                let request = call.into_request(RequestScope::Modern(self.clone()), table);
                 Either::Right(super::dispatch::through(service, request))
             }
         }
@@ -262,7 +272,7 @@ impl ServerSession {
     }
 
     /// Serves a plain tool call (see [`ServerHandle::is_plain_tool_call`]) on the caller's
-    /// own future, the way [`ServerSession::handle_modern`] would answer it: the tool's
+    /// own future, the way [`ModernScope::handle_modern`] would answer it: the tool's
     /// result or error, shaped as every modern result is. Dropping the future (the client
     /// closed the stream) cancels the call: the handler is dropped and its cancellation
     /// token fires.
@@ -286,7 +296,29 @@ impl ServerSession {
         super::serve::unless_dropped(cancel, answer.map(|outcome| self.modern_result(outcome)))
             .await
     }
+}
 
+impl ModernScope {
+    /// `resultType: "complete"` (unless the result says otherwise) and the server's identity
+    /// in `_meta`.
+    fn complete_result(&self, mut value: Value) -> Value {
+        if let Value::Object(map) = &mut value {
+            map.entry("resultType").or_insert_with(|| "complete".into());
+            let meta = map
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(
+                    keys::SERVER_INFO.into(),
+                    self.server.inner.info_json.clone(),
+                );
+            }
+        }
+        value
+    }
+}
+
+impl RequestScope {
     /// `tasks/get`, `tasks/update` and `tasks/cancel` of the tasks extension: `-32021` for a
     /// client that did not declare it.
     pub(super) async fn task_method(
@@ -298,7 +330,7 @@ impl ServerSession {
         if !self.declares_tasks_extension() {
             return Err(crate::task::missing_extension(method));
         }
-        let tasks = &self.server.inner.tasks;
+        let tasks = &self.server().inner.tasks;
         let owner = owner.as_deref();
         match method {
             crate::task::TASKS_GET => tasks.extension_get(params, owner).await,
@@ -309,8 +341,7 @@ impl ServerSession {
 
     /// Whether this request's client declared the tasks extension.
     fn declares_tasks_extension(&self) -> bool {
-        self.init
-            .get()
+        self.client()
             .is_some_and(|init| crate::task::extension_declared(&init.capabilities))
     }
 
@@ -321,7 +352,7 @@ impl ServerSession {
             "capabilities": self.modern_capabilities(),
         });
         if let (Some(map), Some(instructions)) =
-            (result.as_object_mut(), &self.server.inner.instructions)
+            (result.as_object_mut(), &self.server().inner.instructions)
         {
             map.insert("instructions".into(), instructions.clone().into());
         }
@@ -332,7 +363,7 @@ impl ServerSession {
     /// `_meta`), no subscribe (that is `subscriptions/listen`), no core tasks — tasks are
     /// the `io.modelcontextprotocol/tasks` extension.
     fn modern_capabilities(&self) -> ServerCapabilities {
-        let mut extra = self.extensions();
+        let mut extra = self.server().extensions();
         let extensions = extra
             .entry("extensions")
             .or_insert_with(|| Value::Object(JsonObject::new()));
@@ -363,27 +394,9 @@ impl ServerSession {
     /// a resource hidden from others) to another.
     pub(super) fn cacheable(&self, mut value: Value) -> Value {
         if let Value::Object(map) = &mut value {
-            let mut hint = self.server.inner.options.cache;
+            let mut hint = self.server().inner.options.cache;
             hint.public &= !self.filters();
             hint.apply(map);
-        }
-        value
-    }
-
-    /// `resultType: "complete"` (unless the result says otherwise) and the server's identity
-    /// in `_meta`.
-    fn complete_result(&self, mut value: Value) -> Value {
-        if let Value::Object(map) = &mut value {
-            map.entry("resultType").or_insert_with(|| "complete".into());
-            let meta = map
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(JsonObject::new()));
-            if let Value::Object(meta) = meta {
-                meta.insert(
-                    keys::SERVER_INFO.into(),
-                    self.server.inner.info_json.clone(),
-                );
-            }
         }
         value
     }

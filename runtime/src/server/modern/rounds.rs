@@ -9,20 +9,20 @@ use crate::protocol::{
     UrlElicitationRequiredData, methods,
 };
 use crate::seal::{Binding, Bound, StateKeys, digest_json};
-use crate::server::ServerSession;
 use crate::server::answer::Answer;
 use crate::server::idempotent::{self, Admission};
+use crate::server::request_scope::RequestScope;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio_util::sync::CancellationToken;
 
-impl ServerSession {
+impl RequestScope {
     /// Serves `tools/call`, `prompts/get` or `resources/read` as one MRTR round: replays the
     /// handler against the answers so far, and either finishes or answers `input_required`
     /// with the handler's new questions and the sealed state of the call.
     pub(in crate::server) async fn in_rounds(
-        self: &Arc<Self>,
+        &self,
         method: &str,
         id: RequestId,
         progress_token: Option<ProgressToken>,
@@ -37,7 +37,7 @@ impl ServerSession {
         let (responses, state) = take_round_params(map)?;
         let as_task = self.as_task(method, map, &caller)?;
         let (target, name, binding_digest) = self.round_target(method, map, state.is_some())?;
-        let keys = self.server.state_keys();
+        let keys = self.server().state_keys();
         // Bound to the caller too: a state minted for one principal is refused for another.
         let owner = caller.owner();
         let binding = Binding {
@@ -53,7 +53,7 @@ impl ServerSession {
             None => (Carried::default(), None),
             Some(token) => open_state(&keys, bound.insert(binding.bound()), token)?,
         };
-        let ttl = self.server.inner.options.request_state_ttl;
+        let ttl = self.server().inner.options.request_state_ttl;
         // A later round is claimed before it runs: a re-sent one gets its first outcome.
         let held = match self.claim(tag, &carried, responses.as_ref(), ttl).await {
             Ok(held) => held,
@@ -67,9 +67,9 @@ impl ServerSession {
         let cancel = as_task.map_or(cancel, |_| CancellationToken::new());
         // What a replay of the task needs to rebuild the call in another process.
         let call = as_task.map(|_| self.replayable_call(&name, &params, &caller));
-        let exchange = Exchange::rounds(self.peer.clone(), rounds.clone());
+        let exchange = Exchange::rounds(self.peer().clone(), rounds.clone());
         let ctx = Ctx::new(
-            self.clone(),
+            self.for_context(),
             exchange,
             id,
             progress_token,
@@ -103,7 +103,7 @@ impl ServerSession {
 
     /// The handler a round replays.
     async fn round_handler(
-        self: Arc<Self>,
+        self,
         method: String,
         ctx: Ctx,
         params: Value,
@@ -141,7 +141,7 @@ impl ServerSession {
             ))),
             Some(Err(Stuck::Input(questions))) => {
                 let carried = rounds.carry(&questions);
-                let info = &self.server.inner.info_text;
+                let info = &self.server().inner.info_text;
                 input_required(keys, &bound(), &questions, &carried, ttl, info).map(Answer::Shaped)
             }
         }
@@ -173,7 +173,7 @@ impl ServerSession {
             return Ok(ended);
         }
         let (cancel, call, owner) = task;
-        let tasks = &self.server.inner.tasks;
+        let tasks = &self.server().inner.tasks;
         Err(start_task(tasks, rounds.clone(), cancel, handler, call, owner).await)
     }
 
@@ -220,7 +220,7 @@ impl ServerSession {
         Ok(match method {
             methods::TOOLS_CALL => {
                 let name = str_param(map, "name")?;
-                let needed = has_state || self.server.tool_asks_client(&name);
+                let needed = has_state || self.server().tool_asks_client(&name);
                 let digest = needed.then(arguments_digest);
                 (format!("tool `{name}`"), name, digest)
             }
@@ -249,7 +249,7 @@ impl ServerSession {
         let Some(tag) = tag else {
             return Ok(None);
         };
-        let store = &self.server.inner.rounds_store;
+        let store = &self.server().inner.rounds_store;
         match idempotent::admit(store, tag, &carried.pending, responses, ttl).await {
             Ok(Admission::Serve(held)) => Ok(Some(held)),
             Ok(Admission::Replay(outcome)) => Err(outcome),
@@ -259,7 +259,7 @@ impl ServerSession {
 
     /// The call as a replay of its task rebuilds it in another process.
     fn replayable_call(&self, name: &str, params: &Value, caller: &crate::caller::Caller) -> Value {
-        let init = self.init.get();
+        let init = self.client();
         json!({
             "name": name,
             "arguments": params.get("arguments").cloned().unwrap_or(Value::Null),
