@@ -96,9 +96,9 @@ echo "--- 2026-07-28 rows: tracksuit ÷ rmcp throughput, then tracksuit CPU per 
 shopt -s nullglob # ROUNDS=0 leaves none
 for f in "$root"/target/bench-ab-modern-{old,new}-*.md; do
     echo "$(basename "$f" .md):" >&2
-    awk '/^## Throughput/{t=1} /^## Latency/{t=0} t && /HTTP 2026/' "$f" |
+    awk '/^## Throughput/{t=1} /^## Latency/{t=0} t && /(HTTP|stdio) 2026/' "$f" |
         awk -F'|' '{printf "  %-32s %-13s %s\n", $2, $3, $7}' >&2
-    awk '/^## Server CPU/{c=1} /^$/{if (c==2) c=0} c && /HTTP 2026/{c=2; print}' "$f" |
+    awk '/^## Server CPU/{c=1} /^$/{if (c==2) c=0} c && /(HTTP|stdio) 2026/{c=2; print}' "$f" |
         awk -F'|' '{printf "  %-32s %-13s cpu %s\n", $2, $3, $4}' >&2
 done
 
@@ -127,8 +127,8 @@ for path in sys.argv[1:]:
     new_first = "-new-old-" in path
     text = open(path).read()
     for section, into, pattern in (
-        ("## Server CPU", cpu, r"\| (HTTP 2026[^|]*) \| (\w+) \| ([\d.]+) (µs|ms)[^|]*\| ([\d.]+) (µs|ms)"),
-        ("## Throughput", thr, r"\| (HTTP 2026[^|]*) \| (\w+) \| (\d+)() \| (\d+)()"),
+        ("## Server CPU", cpu, r"\| ((?:HTTP|stdio) 2026[^|]*) \| (\w+) \| ([\d.]+) (µs|ms)[^|]*\| ([\d.]+) (µs|ms)"),
+        ("## Throughput", thr, r"\| ((?:HTTP|stdio) 2026[^|]*) \| (\w+) \| (\d+)() \| (\d+)()"),
     ):
         for m in re.finditer(pattern, text[text.index(section):]):
             a = float(m.group(3)) * (1000 if m.group(4) == "ms" else 1)

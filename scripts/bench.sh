@@ -11,7 +11,7 @@
 #   scripts/bench.sh                 everything (about 15 minutes on 2 cores)
 #   BENCH_SKIP_BUILDTIME=1 scripts/bench.sh --scale-down 10   a quick look
 #
-# Extra arguments go to the driver (`--skip stdio,http,modern,http-floor,floor,idle,hold,robust`,
+# Extra arguments go to the driver (`--skip stdio,http,modern,stdio-modern,http-floor,floor,idle,hold,robust`,
 # `--scale-down N`, `--repeat N` runs per load scenario (default 3, median shown),
 # `--robust-rounds N` (default 10)). Nothing else should run on the machine meanwhile.
 # The task rows (scripts/bench-tasks.sh: PostgreSQL and HAProxy started there) are

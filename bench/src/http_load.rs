@@ -2,8 +2,8 @@
 //! sessionless MCP 2026-07-28 client), JSON or SSE responses read alike.
 
 use crate::payload::{
-    Call, MODERN_PROTOCOL_VERSION, ModernHead, PROTOCOL_VERSION, Requests, ResponseHead,
-    THREE_ROUNDS, Tool, verify,
+    Call, MODERN_PROTOCOL_VERSION, ModernHead, NextRound, PROTOCOL_VERSION, Requests, ResponseHead,
+    THREE_ROUNDS, THREE_ROUNDS_ROUNDS, Tool, three_rounds_step, verify,
 };
 use crate::process::{ServerProcess, ServerSpec};
 use crate::stats::{Latencies, RunFigures};
@@ -516,68 +516,29 @@ impl ModernClient {
     /// per POST. Checks that it took exactly three rounds and that the result names the
     /// three answers; returns the number of POSTs (4).
     pub async fn three_rounds(&mut self, first_id: u64) -> io::Result<u32> {
-        const ROUNDS: u32 = 3;
         let mut retry: Option<(String, Option<String>)> = None;
         let mut answered = 0u32;
-        for post in 0..=ROUNDS {
+        for post in 0..=THREE_ROUNDS_ROUNDS {
             let body = Requests::three_rounds(
                 first_id + u64::from(post),
                 retry.as_ref().map(|(r, s)| (r.as_str(), s.as_deref())),
             );
             let reply = self.post_call(THREE_ROUNDS, body).await?;
             let value = reply.json().filter(|_| reply.status == StatusCode::OK);
-            let failed = || {
-                broken(format!(
-                    "three_rounds, POST {}: HTTP {} {}",
-                    post + 1,
-                    reply.status,
-                    String::from_utf8_lossy(&reply.body)
-                ))
-            };
-            let result = value
-                .as_ref()
-                .and_then(|v| v.get("result"))
-                .ok_or_else(failed)?;
-            match result.get("resultType").and_then(|t| t.as_str()) {
-                Some("input_required") if post < ROUNDS => {
-                    let requests = result
-                        .get("inputRequests")
-                        .and_then(|r| r.as_object())
-                        .filter(|r| !r.is_empty())
-                        .ok_or_else(failed)?;
-                    let mut responses = serde_json::Map::with_capacity(requests.len());
-                    for (key, request) in requests {
-                        if request.get("method").and_then(|m| m.as_str())
-                            != Some("elicitation/create")
-                        {
-                            return Err(failed());
-                        }
-                        answered += 1;
-                        responses.insert(
-                            key.clone(),
-                            serde_json::json!({
-                                "action": "accept",
-                                "content": {"answer": format!("a{answered}")},
-                            }),
-                        );
-                    }
-                    let state = result
-                        .get("requestState")
-                        .and_then(|s| s.as_str())
-                        .map(str::to_owned);
-                    retry = Some((serde_json::Value::Object(responses).to_string(), state));
+            match value.and_then(|v| three_rounds_step(&v, post, &mut answered)) {
+                Some(NextRound::Retry(responses, state)) => retry = Some((responses, state)),
+                Some(NextRound::Done) => return Ok(post + 1),
+                _ => {
+                    return Err(broken(format!(
+                        "three_rounds, POST {}: HTTP {} {}",
+                        post + 1,
+                        reply.status,
+                        String::from_utf8_lossy(&reply.body)
+                    )));
                 }
-                Some("complete") if post == ROUNDS => {
-                    let text = result["content"][0]["text"].as_str();
-                    if result["isError"] == true || text != Some("a1, a2, a3") {
-                        return Err(failed());
-                    }
-                    return Ok(post + 1);
-                }
-                _ => return Err(failed()),
             }
         }
-        unreachable!("the loop returns on its last POST")
+        Err(broken("three_rounds: no result after the last round"))
     }
 }
 

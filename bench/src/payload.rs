@@ -245,3 +245,65 @@ pub fn verify(tool: Tool, id: u64, response: &serde_json::Value) -> Result<(), S
     }
     Ok(())
 }
+
+/// How many `input_required` rounds `three_rounds` asks for before its result.
+pub const THREE_ROUNDS_ROUNDS: u32 = 3;
+
+/// What a `three_rounds` client does after the response to its `post`-th request
+/// (0-based), `answered` counting the answers given in this call so far.
+pub enum NextRound {
+    /// Send the call again with these `inputResponses` (a JSON object, as text) and the
+    /// `requestState` the round returned (verbatim; absent if it returned none).
+    Retry(String, Option<String>),
+    /// The call is complete and its result names the three answers.
+    Done,
+}
+
+/// Reads one `three_rounds` response (a whole JSON-RPC message): an `input_required`
+/// round before the last is answered, every elicitation with `{"answer": "a<n>"}`; the
+/// last must be the complete result naming the three answers. `None` for anything else.
+pub fn three_rounds_step(
+    response: &serde_json::Value,
+    post: u32,
+    answered: &mut u32,
+) -> Option<NextRound> {
+    let result = response.get("result")?;
+    match result.get("resultType").and_then(|t| t.as_str()) {
+        Some("input_required") if post < THREE_ROUNDS_ROUNDS => {
+            let requests = result
+                .get("inputRequests")
+                .and_then(|r| r.as_object())
+                .filter(|r| !r.is_empty())?;
+            let mut responses = serde_json::Map::with_capacity(requests.len());
+            for (key, request) in requests {
+                if request.get("method").and_then(|m| m.as_str()) != Some("elicitation/create") {
+                    return None;
+                }
+                *answered += 1;
+                responses.insert(
+                    key.clone(),
+                    serde_json::json!({
+                        "action": "accept",
+                        "content": {"answer": format!("a{answered}")},
+                    }),
+                );
+            }
+            let state = result
+                .get("requestState")
+                .and_then(|s| s.as_str())
+                .map(str::to_owned);
+            Some(NextRound::Retry(
+                serde_json::Value::Object(responses).to_string(),
+                state,
+            ))
+        }
+        Some("complete") if post == THREE_ROUNDS_ROUNDS => {
+            let text = result["content"][0]["text"].as_str();
+            if result["isError"] == true || text != Some("a1, a2, a3") {
+                return None;
+            }
+            Some(NextRound::Done)
+        }
+        _ => None,
+    }
+}

@@ -54,8 +54,8 @@ struct Args {
     #[arg(long)]
     fuzz: Option<PathBuf>,
     /// Skip these parts: stdio, http (2025-11-25 sessions), modern (sessionless MCP
-    /// 2026-07-28 requests and the 3-round MRTR call), http-floor, floor, idle, hold,
-    /// robust.
+    /// 2026-07-28 requests over HTTP and the 3-round MRTR call), stdio-modern (the same on
+    /// stdio), http-floor, floor, idle, hold, robust.
     #[arg(long, value_delimiter = ',')]
     skip: Vec<String>,
     /// Machine description lines (`key: value`), added to the report.
@@ -218,6 +218,30 @@ async fn run(args: Args) -> std::io::Result<()> {
             ));
         }
     }
+    if !skip("stdio-modern") {
+        report.notes.push(
+            "The `stdio 2026` rows make the same calls as MCP 2026-07-28 requests on the \
+             server's stdin/stdout, one at a time: no `initialize`, each request carrying \
+             the modern `_meta`; the 3-round MRTR call is four requests, counted once."
+                .into(),
+        );
+        scenarios.push((
+            "stdio 2026 sequential".into(),
+            TOOLS,
+            Box::new(move |spec| match modern_unsupported(spec) {
+                Some(why) => Scenario::Unsupported(why),
+                None => Scenario::StdioModern(n(1_000), n(20_000)),
+            }),
+        ));
+        scenarios.push((
+            "stdio 2026, 3-round MRTR call".into(),
+            &[Call::ThreeRounds],
+            Box::new(move |spec| match modern_unsupported(spec) {
+                Some(why) => Scenario::Unsupported(why),
+                None => Scenario::StdioModern(n(400), n(4_000)),
+            }),
+        ));
+    }
     for (name, calls, make) in &scenarios {
         for &call in *calls {
             let mut row = Row {
@@ -253,6 +277,9 @@ async fn run(args: Args) -> std::io::Result<()> {
                         }
                         (Scenario::Modern(clients, warmup, calls), call) => {
                             http_load::run_modern(spec, clients, call, warmup, calls).await
+                        }
+                        (Scenario::StdioModern(warmup, calls), call) => {
+                            stdio_load::run_modern(spec, call, warmup, calls).await
                         }
                         (Scenario::Unsupported(why), _) => {
                             if !row.not_served[i] {
@@ -375,6 +402,8 @@ enum Scenario {
     Http(usize, u64, u64, bool),
     /// Sessionless MCP 2026-07-28 clients, warm-up calls and measured calls per client.
     Modern(usize, u64, u64),
+    /// MCP 2026-07-28 requests on stdio, one at a time: warm-up calls, measured calls.
+    StdioModern(u64, u64),
     /// The server cannot serve this scenario (why): its cell stays empty.
     Unsupported(&'static str),
 }
@@ -399,6 +428,7 @@ fn load_targets(report: &mut Report) {
     groups.retain(|g| !g.contains("TCP_NODELAY off") && !g.starts_with(MODERN));
     for group in groups {
         let rows: Vec<&Row> = report.rows.iter().filter(|r| r.scenario == group).collect();
+        let tools = tools_of(&rows);
         let mut worst_tp = f64::INFINITY;
         let mut worst_p99 = f64::INFINITY;
         let mut worst_cpu = f64::INFINITY;
@@ -436,17 +466,17 @@ fn load_targets(report: &mut Report) {
         }
         report.targets.push((
             format!("{group}: throughput ≥ 1.5× the faster peer"),
-            format!("{worst_tp:.2}× (worst of echo/add)"),
+            format!("{worst_tp:.2}× (worst of {tools})"),
             worst_tp >= 1.5,
         ));
         report.targets.push((
             format!("{group}: p99 no worse than either peer"),
-            format!("best peer p99 ÷ ours = {worst_p99:.2} (worst of echo/add)"),
+            format!("best peer p99 ÷ ours = {worst_p99:.2} (worst of {tools})"),
             worst_p99 >= 1.0,
         ));
         report.targets.push((
             format!("{group}: CPU/call ≤ ½ the better peer's"),
-            format!("better peer ÷ ours = {worst_cpu:.2} (worst of echo/add)"),
+            format!("better peer ÷ ours = {worst_cpu:.2} (worst of {tools})"),
             worst_cpu >= 2.0,
         ));
     }
