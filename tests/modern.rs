@@ -592,7 +592,7 @@ async fn a_listen_stream_acknowledges_filters_tags_and_keeps_alive() {
     let listen = request(
         41,
         "subscriptions/listen",
-        json!({"notifications": {"toolsListChanged": true}}),
+        json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["file:///r"]}}),
     );
     let resp = within("the listen stream opens", app.clone().oneshot(listen))
         .await
@@ -624,8 +624,10 @@ async fn a_listen_stream_acknowledges_filters_tags_and_keeps_alive() {
     );
     assert_eq!(
         ack["params"]["notifications"],
-        json!({"toolsListChanged": true})
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["file:///r"]})
     );
+    // A listen stream is a request, not a session.
+    assert_eq!(server.session_count(), 0);
     // Not asked for: nothing arrives; asked for: arrives tagged.
     server.notify_prompts_list_changed();
     server.notify_tools_list_changed();
@@ -633,6 +635,19 @@ async fn a_listen_stream_acknowledges_filters_tags_and_keeps_alive() {
     assert_eq!(note["method"], "notifications/tools/list_changed", "{note}");
     assert_eq!(
         note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        41
+    );
+    // Updates of the subscribed resource only, tagged too.
+    server.notify_resource_updated("file:///other");
+    server.notify_resource_updated("file:///r");
+    let updated = data(&next().await);
+    assert_eq!(
+        updated["method"], "notifications/resources/updated",
+        "{updated}"
+    );
+    assert_eq!(updated["params"]["uri"], "file:///r", "{updated}");
+    assert_eq!(
+        updated["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         41
     );
     // A quiet stream gets a comment line (time is paused: this is the 15 s interval, so the
