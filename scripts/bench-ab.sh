@@ -106,7 +106,8 @@ done
 # as the two columns of one driver run (old in the rmcp slot, then swapped), so both are
 # measured in the same run with interleaved repetitions, as the 2025 rows are. Between
 # separate driver runs the 1-client rows move by ±10 %; head to head they agree within a
-# few %. Summarised as the median new ÷ old CPU per call and throughput over the 2N runs.
+# few %. Summarised as the median over the 2N runs of each run's new ÷ old CPU per call and
+# throughput.
 h2h=${HEAD_TO_HEAD:-0}
 rm -f "$root"/target/bench-ab-h2h-*.md
 for round in $(seq 1 "$h2h"); do
@@ -135,11 +136,14 @@ for path in sys.argv[1:]:
             b = float(m.group(5)) * (1000 if m.group(6) == "ms" else 1)
             new, old = (a, b) if new_first else (b, a)
             into.setdefault((m.group(1).strip(), m.group(2)), []).append((new, old))
+# Each run's new ÷ old, then the median of those: steadier on a noisy machine than the
+# ratio of the two medians (shown after it), since both twins of a run share its noise.
+med = statistics.median
 for key, pairs in cpu.items():
-    med = lambda xs: statistics.median(xs)
-    c = med([n for n, _ in pairs]) / med([o for _, o in pairs])
+    c = med([n / o for n, o in pairs])
+    c_of_medians = med([n for n, _ in pairs]) / med([o for _, o in pairs])
     t = thr.get(key, [(1, 1)])
-    t = med([n for n, _ in t]) / med([o for _, o in t])
-    print(f"  {key[0]:<42} {key[1]:<13} cpu {c:.2f}  throughput {t:.2f}")
+    t = med([n / o for n, o in t])
+    print(f"  {key[0]:<42} {key[1]:<13} cpu {c:.2f} (medians {c_of_medians:.2f})  throughput {t:.2f}")
 PY
 fi
