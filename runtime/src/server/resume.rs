@@ -1,6 +1,6 @@
 //! How a server resumes a task of the tasks extension that another process left behind:
-//! it rebuilds the tool call from the task's replay record, on a request-scoped session of
-//! its own (nobody listens to its logs or progress), asking through the replayed rounds.
+//! it rebuilds the tool call from the task's replay record, in a request scope of its own
+//! (nobody listens to its logs or progress), asking through the replayed rounds.
 
 use super::modern::RequestMeta;
 use super::request_scope::{ModernScope, RequestScope};

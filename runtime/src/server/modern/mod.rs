@@ -155,8 +155,8 @@ impl ModernScope {
 
 impl ServerSession {
     /// Handles one message of a line of modern requests (stdio or in memory), `self` being
-    /// the line's session: a request is served on a one-request session of its own that
-    /// sends through the line's engine (so `notifications/cancelled` and the end of the
+    /// the line's session: a request is served in a [`ModernScope`] of its own that sends
+    /// through the line's engine (so `notifications/cancelled` and the end of the
     /// input reach it as they reach a 2025 request), and comes back as its [`Served`]
     /// work for the host to spawn. No other message means anything on such a line.
     pub(super) fn handle_modern_from(
