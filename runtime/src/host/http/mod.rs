@@ -543,6 +543,46 @@ mod tests {
         );
     }
 
+    /// Every POST's future is allocated (axum boxes it) and moved: it must hold a plain
+    /// call's answer once. It once took 18 KB in a release build, for an answer of under
+    /// 3: the 2026 host, the stateless host and the session host each awaited a value with
+    /// room for it inside an `async fn`, which kept that room for every copy.
+    #[test]
+    fn a_post_future_holds_a_plain_answer_once() {
+        use crate::protocol::{JsonRpcMessage, JsonRpcRequest, RequestId};
+        let server = crate::server::Server::new(crate::crate_info!())
+            .build()
+            .unwrap();
+        let endpoint = StreamableHttp::new(server, HttpOptions::default());
+        let shared = endpoint.shared.clone();
+        let request = || JsonRpcRequest {
+            id: RequestId::Number(1),
+            method: "tools/call".into(),
+            params: None,
+        };
+        let meta = crate::server::RequestMeta {
+            version: crate::server::MODERN_PROTOCOL_VERSIONS[0],
+            capabilities: Default::default(),
+            client_info: None,
+            log_level: None,
+        };
+        let message = JsonRpcMessage::Request(request());
+        let caller = crate::caller::Caller::default;
+        let served = crate::server::serve(
+            &shared.server,
+            message,
+            crate::server::Scope::Post(meta),
+            caller(),
+        );
+        let parts = Arc::new(Request::new(axum::body::Body::empty()).into_parts().0);
+        let post = post::post(shared.clone(), parts, axum::body::Body::empty());
+        let (post, answer) = (std::mem::size_of_val(&post), std::mem::size_of_val(&served));
+        assert!(
+            post < answer + answer / 2,
+            "a POST's future takes {post} bytes, the room for a plain call's answer {answer}"
+        );
+    }
+
     #[test]
     fn accept_parsing() {
         assert!(accepts(

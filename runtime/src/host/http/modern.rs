@@ -23,18 +23,22 @@ const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 /// The prefix of the headers mirroring `x-mcp-header` tool parameters.
 const PARAM_HEADER_PREFIX: &str = "mcp-param-";
 
-/// Serves one modern request.
-pub(super) async fn post(
+/// Serves one modern request. Not an `async fn`, for the reason [`one_request::respond`]
+/// is not: the future of a plain call's answer is held once.
+pub(super) fn post(
     server: &ServerHandle,
     headers: &HeaderMap,
     request: JsonRpcRequest,
     client: ClientMeta<'_>,
     caller: crate::caller::Caller,
-) -> Response {
+) -> impl Future<Output = Response> + Send + use<> {
+    use futures::future::{Either, ready};
     let id = Some(request.id.clone());
     let meta = match check(server, headers, &request, client, &caller) {
         Ok(meta) => meta,
-        Err(error) => return rpc_error(modern_status(&error), id, error),
+        Err(error) => {
+            return Either::Left(ready(rpc_error(modern_status(&error), id, error)));
+        }
     };
     // A call that cannot ask or notify anything is answered by one JSON body, with no
     // answer queue of its own between the tool and the response. Any other request runs
@@ -50,10 +54,7 @@ pub(super) async fn post(
         Scope::Post(meta),
         caller,
     );
-    match served.answer_alone() {
-        Ok(answer) => one_request::answered(&answer.await, shape),
-        Err(rest) => one_request::respond_rest(rest, shape).await,
-    }
+    Either::Right(one_request::respond(served, shape))
 }
 
 /// The status of a response carrying `answer`.

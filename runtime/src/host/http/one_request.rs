@@ -79,17 +79,20 @@ pub(super) struct Shape {
 /// message ([`crate::server::serve`] for a `Scope::Post` or `Scope::Stateless`): the
 /// answer alone is one JSON body; a request that may send before its answer is
 /// [`streamed`]; a notification or a response is accepted (`202`).
-pub(super) async fn respond(
-    served: Served<'_, impl Future<Output = JsonRpcMessage> + Send + 'static>,
+///
+/// The answer alone runs in the POST's own future, with no queue between the handler and
+/// the response. This is not an `async fn`: one awaiting the answer would hold its future
+/// (a plain call's is a few kilobytes) two or three times over (the value served, the
+/// answer taken out of it, the future awaited), in a future every POST allocates and
+/// moves; built from parts, it holds it once.
+pub(super) fn respond<'a>(
+    served: Served<'a, impl Future<Output = JsonRpcMessage> + Send + 'static>,
     shape: Shape,
-) -> Response {
-    // The answer alone runs right here, with no queue between the handler and the
-    // response. It is awaited inside this future, so it was moved into it: the 2026 host,
-    // whose plain calls take this arm, splits it off itself (`modern::post`) and awaits it
-    // in the POST's own future; the stateless host, which never gets one, calls this.
+) -> impl Future<Output = Response> + Send + 'a {
+    use futures::future::{Either, FutureExt as _};
     match served.answer_alone() {
-        Ok(answer) => answered(&answer.await, shape),
-        Err(rest) => respond_rest(rest, shape).await,
+        Ok(answer) => Either::Left(answer.map(move |answer| answered(&answer, shape))),
+        Err(rest) => Either::Right(respond_rest(rest, shape)),
     }
 }
 
