@@ -544,7 +544,7 @@ mod tests {
     }
 
     /// Every POST's future is allocated (axum boxes it) and moved: it must hold a plain
-    /// call's answer once. It once took 18 KB in a release build, for an answer of under
+    /// call's answer once. It once took 9.4 KB in a release build, for an answer of under
     /// 3: the 2026 host, the stateless host and the session host each awaited a value with
     /// room for it inside an `async fn`, which kept that room for every copy.
     #[test]
