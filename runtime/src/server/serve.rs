@@ -75,14 +75,16 @@ impl<'a, A> Served<'a, A> {
     /// For a scope with an engine (a session, a line): waits for an answer given at once to
     /// be queued, then hands back the request's work, if it has any. Only a POST's scope
     /// makes an `Answer` or a `Streamed`.
-    pub(crate) async fn on_engine(self) -> Option<crate::peer::Served> {
+    ///
+    /// Not an `async fn`: one would keep the room of a POST's answer (a few kilobytes) in
+    /// the future of every host that awaits it, a session's POST among them.
+    pub(crate) fn on_engine(self) -> impl Future<Output = Option<crate::peer::Served>> + Send + 'a {
         match self {
-            Served::Sending(sending) => {
-                sending.await;
-                None
+            Served::Sending(sending) => Either::Left(sending.map(|()| None)),
+            Served::Work(work) => Either::Right(std::future::ready(Some(work))),
+            Served::Done | Served::Answer(_) | Served::Streamed(_) => {
+                Either::Right(std::future::ready(None))
             }
-            Served::Work(work) => Some(work),
-            Served::Done | Served::Answer(_) | Served::Streamed(_) => None,
         }
     }
 }

@@ -555,7 +555,7 @@ mod tests {
             .unwrap();
         let endpoint = StreamableHttp::new(server, HttpOptions::default());
         let shared = endpoint.shared.clone();
-        let request = || JsonRpcRequest {
+        let request = JsonRpcRequest {
             id: RequestId::Number(1),
             method: "tools/call".into(),
             params: None,
@@ -566,13 +566,11 @@ mod tests {
             client_info: None,
             log_level: None,
         };
-        let message = JsonRpcMessage::Request(request());
-        let caller = crate::caller::Caller::default;
         let served = crate::server::serve(
             &shared.server,
-            message,
+            JsonRpcMessage::Request(request),
             crate::server::Scope::Post(meta),
-            caller(),
+            crate::caller::Caller::default(),
         );
         let parts = Arc::new(Request::new(axum::body::Body::empty()).into_parts().0);
         let post = post::post(shared.clone(), parts, axum::body::Body::empty());

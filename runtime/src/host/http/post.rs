@@ -74,9 +74,7 @@ pub(super) async fn post(
         return refused;
     }
     if shared.options.stateless {
-        // Boxed: its future has room for a plain call's answer (which only a 2026 POST
-        // gets), and would otherwise take that room a second time in every POST's future.
-        return Box::pin(stateless(&shared.server, message, json_mode, caller)).await;
+        return stateless(&shared.server, message, json_mode, caller).await;
     }
     let is_initialize =
         matches!(&message, JsonRpcMessage::Request(r) if r.method == methods::INITIALIZE);
@@ -196,7 +194,10 @@ async fn serve_on_session(
     let json_mode = shared.options.json_response;
     let scope = Scope::Session(&session.engine);
     let JsonRpcMessage::Request(request) = &message else {
-        if let Some(work) = on_engine(serve(&shared.server, message, scope, caller)).await {
+        if let Some(work) = serve(&shared.server, message, scope, caller)
+            .on_engine()
+            .await
+        {
             work.poll_first();
         }
         return StatusCode::ACCEPTED.into_response();
@@ -215,7 +216,10 @@ async fn serve_on_session(
         );
     };
     // This POST's task waits for the answer anyway: the handler is polled here first.
-    if let Some(work) = on_engine(serve(&shared.server, message, scope, caller)).await {
+    if let Some(work) = serve(&shared.server, message, scope, caller)
+        .on_engine()
+        .await
+    {
         work.poll_first();
     }
     if json_mode {
@@ -253,18 +257,4 @@ async fn stateless(
     };
     // A notification or a response means nothing without a session: `202`.
     one_request::respond(serve(server, message, Scope::Stateless, caller), shape).await
-}
-
-/// What a message served on a session's engine comes to
-/// ([`on_engine`](crate::server::Served::on_engine)), without the room a POST's answer
-/// would take in the future awaiting it (a session's message never has one): every
-/// POST's future holds this one.
-fn on_engine<A>(
-    served: crate::server::Served<'_, A>,
-) -> impl Future<Output = Option<crate::peer::Served>> + Send + '_ {
-    use futures::future::{Either, ready};
-    match served.answer_alone() {
-        Ok(_) => Either::Left(ready(None)),
-        Err(rest) => Either::Right(rest.on_engine()),
-    }
 }
