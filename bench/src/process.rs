@@ -48,7 +48,23 @@ impl ServerSpec {
     }
 
     /// Starts it in HTTP mode and waits until the port accepts connections.
+    ///
+    /// Refuses a port something already listens on, and fails if the child exits before it
+    /// listens: otherwise the readiness probe would reach that other process (a second
+    /// bench run, a twin left over) and the rows would measure it.
     pub async fn spawn_http(&self) -> std::io::Result<ServerProcess> {
+        if tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+            .await
+            .is_ok()
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AddrInUse,
+                format!(
+                    "port {} already answers before {} starts (another bench run?)",
+                    self.port, self.name
+                ),
+            ));
+        }
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args)
             .arg("--port")
@@ -59,13 +75,19 @@ impl ServerSpec {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .kill_on_drop(true);
-        let child = cmd.spawn()?;
+        let mut child = cmd.spawn()?;
         let pid = child.id().unwrap_or_default();
         let deadline = Instant::now() + Duration::from_secs(20);
         while tokio::net::TcpStream::connect(("127.0.0.1", self.port))
             .await
             .is_err()
         {
+            if let Some(status) = child.try_wait()? {
+                return Err(std::io::Error::other(format!(
+                    "{} exited ({status}) before it listened on {}",
+                    self.name, self.port
+                )));
+            }
             if Instant::now() > deadline {
                 return Err(std::io::Error::other(format!(
                     "{} did not listen on {}",
