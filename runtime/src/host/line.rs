@@ -81,7 +81,9 @@ impl ServerHandle {
         ));
         match reading.await {
             Ok(done) => done,
-            // A panic in the reader (never a cancellation: only dropping aborts it).
+            // The reader panicked: so does `serve`, as when the reader ran on its task.
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            // Cancelled by the runtime shutting down (only dropping this aborts it).
             Err(error) => Err(std::io::Error::other(error)),
         }
     }
