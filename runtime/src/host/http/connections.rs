@@ -33,6 +33,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tower::ServiceExt;
 
+use crate::capacity::ReleaseSpare;
 use crate::peer::sync::lock;
 
 /// The limits one listener applies to its connections.
@@ -112,6 +113,25 @@ impl Table {
             }
             !idle
         });
+        open.release_spare();
+    }
+
+    /// Adds a connection; its id.
+    fn register(&self, activity: Arc<Activity>, close: Arc<Notify>) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::Relaxed) as u64;
+        let opened = Instant::now();
+        let entry = Open {
+            activity,
+            opened,
+            close,
+        };
+        lock(&self.open).insert(id, entry);
+        id
+    }
+
+    /// Forgets a connection (closed, or ended), giving back the room a burst of them took.
+    fn remove(&self, id: u64) {
+        crate::capacity::remove(&mut lock(&self.open), &id);
     }
 
     fn len(&self) -> usize {
@@ -132,7 +152,7 @@ impl Table {
             Some((id, close)) => {
                 tracing::debug!(connection = id, "closing an idle connection to make room");
                 close.notify_one();
-                lock(&self.open).remove(&id);
+                self.remove(id);
                 true
             }
             None => false,
@@ -194,20 +214,12 @@ async fn sweep(table: Weak<Table>, timeout: Duration) {
 }
 
 fn spawn_connection(table: &Arc<Table>, tcp: TcpStream, app: Router) {
-    let id = table.next.fetch_add(1, Ordering::Relaxed) as u64;
     let activity = Arc::new(Activity {
         idle_since: AtomicU64::new(table.tick.load(Ordering::Acquire)),
         ..Activity::default()
     });
     let close = Arc::new(Notify::new());
-    lock(&table.open).insert(
-        id,
-        Open {
-            activity: activity.clone(),
-            opened: Instant::now(),
-            close: close.clone(),
-        },
-    );
+    let id = table.register(activity.clone(), close.clone());
     let table = table.clone();
     tokio::spawn(async move {
         let tick = Arc::downgrade(&table);
@@ -239,7 +251,7 @@ fn spawn_connection(table: &Arc<Table>, tcp: TcpStream, app: Router) {
             }
             _ = close.notified() => {}
         }
-        lock(&table.open).remove(&id);
+        table.remove(id);
     });
 }
 
@@ -330,4 +342,40 @@ fn transient(e: &std::io::Error) -> bool {
         e.kind(),
         ConnectionRefused | ConnectionAborted | ConnectionReset | Interrupted | WouldBlock
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fill(table: &Table, n: usize) -> Vec<u64> {
+        (0..n)
+            .map(|_| table.register(Arc::default(), Arc::default()))
+            .collect()
+    }
+
+    #[test]
+    fn the_table_gives_back_the_room_a_burst_of_connections_took() {
+        let table = Table::default();
+        let ids = fill(&table, 1_000);
+        let peak = lock(&table.open).capacity();
+        for id in &ids[..990] {
+            table.remove(*id);
+        }
+        let after = lock(&table.open).capacity();
+        assert!(after < peak / 10, "capacity {after} of a {peak} peak");
+        assert_eq!(table.len(), 10);
+    }
+
+    #[test]
+    fn the_sweeper_gives_back_the_room_of_the_connections_it_closes() {
+        let table = Table::default();
+        fill(&table, 1_000);
+        let peak = lock(&table.open).capacity();
+        // Every connection opened at tick 0 and has been idle since.
+        table.sweep(0);
+        assert_eq!(table.len(), 0);
+        let after = lock(&table.open).capacity();
+        assert!(after < peak / 10, "capacity {after} of a {peak} peak");
+    }
 }
