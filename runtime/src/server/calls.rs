@@ -15,6 +15,12 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
+/// What a `tools/call` runs: the tool now, or the tool as a task with its time to live.
+enum ToolRun {
+    Now(Arc<dyn super::ToolHandler>, JsonObject),
+    Task(Arc<dyn super::ToolHandler>, JsonObject, Option<u64>),
+}
+
 /// The spec caps completion values at 100 per response.
 const MAX_COMPLETIONS: usize = 100;
 
@@ -37,6 +43,20 @@ impl RequestScope {
         ctx: Ctx,
         params: Option<Value>,
     ) -> Result<Answer, ErrorObject> {
+        // Decided before the first await, so only what runs is kept across it (every call's
+        // future carries what is: the request's name and params were 200 bytes of it).
+        match self.tool_to_run(&ctx, params)? {
+            // Boxed: the task path's state would otherwise enlarge every call's future.
+            ToolRun::Task(tool, arguments, ttl) => {
+                Box::pin(self.start_tool_task(tool, ctx, arguments, ttl)).await
+            }
+            ToolRun::Now(tool, arguments) => run_tool(tool, ctx, arguments).await.map(Answer::Tool),
+        }
+    }
+
+    /// The tool a `tools/call` runs and its arguments, once its params are read, the tool
+    /// found and visible, its scopes held and its task support agreeing with the call.
+    fn tool_to_run(&self, ctx: &Ctx, params: Option<Value>) -> Result<ToolRun, ErrorObject> {
         // The arguments map is taken out as it is: decoding it into `CallToolRequestParams`
         // would rebuild it entry by entry (re-hashing every key) only to hand it on. `_meta`
         // is dropped for the same reason (on 2026-07-28 it carries the client's capabilities
@@ -77,7 +97,7 @@ impl RequestScope {
         };
         let arguments = p.arguments.unwrap_or_default();
         let required = scopes.of(|| Cow::Borrowed(&arguments))?;
-        check_scopes(&ctx, "tool", &p.name, &required)?;
+        check_scopes(ctx, "tool", &p.name, &required)?;
         match (p.task, support) {
             (Some(_), TaskSupport::Forbidden) => Err(ErrorObject::unavailable(format!(
                 "tool `{}` cannot run as a task (its execution.taskSupport is \"forbidden\"); call it without `task`",
@@ -90,9 +110,8 @@ impl RequestScope {
                     p.name
                 )))
             }
-            // Boxed: the task path's state would otherwise enlarge every call's future.
-            (Some(task), _) => Box::pin(self.start_tool_task(tool, ctx, arguments, task.ttl)).await,
-            (None, _) => run_tool(tool, ctx, arguments).await.map(Answer::Tool),
+            (Some(task), _) => Ok(ToolRun::Task(tool, arguments, task.ttl)),
+            (None, _) => Ok(ToolRun::Now(tool, arguments)),
         }
     }
 
