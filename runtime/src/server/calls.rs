@@ -43,8 +43,8 @@ impl RequestScope {
         ctx: Ctx,
         params: Option<Value>,
     ) -> Result<Answer, ErrorObject> {
-        // Decided before the first await, so only what runs is kept across it (every call's
-        // future carries what is: the request's name and params were 200 bytes of it).
+        // Decided before the first await, so the future keeps only what runs across it
+        // (the request's name, params and scopes were 200 bytes of every call's future).
         match self.tool_to_run(&ctx, params)? {
             // Boxed: the task path's state would otherwise enlarge every call's future.
             ToolRun::Task(tool, arguments, ttl) => {
