@@ -105,7 +105,9 @@ async fn dispatch(
                     .await
                     .map(ResultPayload::from)
             };
-            if let Some(served) = peer.serve(req.id, cancel, handled) {
+            // Boxed: a handler's state is the client's to size (`Peer::serve` boxes the
+            // task it makes, not the handler inside it).
+            if let Some(served) = peer.serve(req.id, cancel, Box::pin(handled)) {
                 served.spawn();
             }
         }

@@ -356,14 +356,15 @@ impl Peer {
     /// sent. A panic in `handler` becomes a `-32603` error response. Once the peer is
     /// closed, requests are not served (`None`); a duplicate id is refused.
     #[must_use = "a request is only served when its `Served` is spawned or polled"]
-    pub fn serve<F>(
+    pub fn serve<F, P>(
         self: &std::sync::Arc<Self>,
         id: RequestId,
         cancel: CancellationToken,
         handler: F,
     ) -> Option<Served>
     where
-        F: Future<Output = Answered> + Send + 'static,
+        F: Future<Output = Result<P, ErrorObject>> + Send + 'static,
+        P: Into<ResultPayload> + Send,
     {
         let fresh = {
             let mut incoming = lock(&self.incoming);
@@ -390,10 +391,10 @@ impl Peer {
             })));
         }
         let peer = self.clone();
-        // Boxed before spawning: a handler's state machine is a few KiB, and tokio copies a
-        // task's future into its cell on spawn and its stage on completion. The rest of the
-        // task stays small (the waiting path of `send` is boxed too).
-        let handler = Box::pin(handler);
+        // `handler` is a few words, its state boxed where it was made (the server's method
+        // table, the client's handler): this task, boxed in one piece, is small, and so is
+        // what tokio copies into a task's cell on spawn. (The waiting path of `send` is
+        // boxed too.)
         let task = Box::pin(async move {
             let outcome = tokio::select! {
                 biased;

@@ -58,8 +58,8 @@ impl ResultPayload {
 
     /// A tool's result as a 2025-11-25 response carries it (`server_info: None`), or as a
     /// complete 2026-07-28 result with `resultType` and `_meta` `server_info` added.
-    pub(crate) fn tool(result: CallToolResult, server_info: Option<ServerInfo>) -> Self {
-        ResultPayload(Repr::Tool(Box::new(result), server_info))
+    pub(crate) fn tool(result: Box<CallToolResult>, server_info: Option<ServerInfo>) -> Self {
+        ResultPayload(Repr::Tool(result, server_info))
     }
 
     /// The result decoded as `T`.
@@ -371,12 +371,12 @@ mod tests {
     #[test]
     fn a_tool_result_is_written_as_its_tree_and_as_a_completed_tree() {
         for result in results() {
-            let plain = ResultPayload::tool(result.clone(), None);
+            let plain = ResultPayload::tool(Box::new(result.clone()), None);
             assert_eq!(
                 serde_json::to_string(&plain).expect("written"),
                 serde_json::to_string(&result).expect("derived")
             );
-            let completed = ResultPayload::tool(result.clone(), Some(info()));
+            let completed = ResultPayload::tool(Box::new(result.clone()), Some(info()));
             let read: Value =
                 serde_json::from_str(&serde_json::to_string(&completed).expect("written"))
                     .expect("JSON");

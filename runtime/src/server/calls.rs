@@ -50,7 +50,9 @@ impl RequestScope {
             ToolRun::Task(tool, arguments, ttl) => {
                 Box::pin(self.start_tool_task(tool, ctx, arguments, ttl)).await
             }
-            ToolRun::Now(tool, arguments) => run_tool(tool, ctx, arguments).await.map(Answer::Tool),
+            ToolRun::Now(tool, arguments) => run_tool(tool, ctx, arguments)
+                .await
+                .map(|result| Answer::Tool(Box::new(result))),
         }
     }
 

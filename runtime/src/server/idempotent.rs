@@ -120,7 +120,7 @@ impl Held {
         }
         let recording = match outcome {
             Ok(Answer::Tree(value)) => Recording::Tree(value),
-            Ok(Answer::Tool(result)) => Recording::Tool(result),
+            Ok(Answer::Tool(result)) => Recording::Tool(result.as_ref()),
             Ok(Answer::Shaped(text)) => Recording::Shaped(text),
             Err(error) => Recording::Error(error),
         };

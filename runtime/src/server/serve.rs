@@ -219,7 +219,9 @@ impl ServerHandle {
             let JsonRpcRequest { id, method, params } = request;
             let outcome = match session.work_of(&id, method, params, caller) {
                 Work::AtOnce(result) => result.map(ResultPayload::from),
-                Work::Later(cancel, work) => unless_dropped(cancel, work).await,
+                Work::Later(cancel, work) => {
+                    unless_dropped(cancel, work).await.map(ResultPayload::from)
+                }
             };
             answer_message(id, outcome)
         };
@@ -255,10 +257,10 @@ impl ServerSession {
 
 /// Runs `work` to its outcome: dropped unfinished (the client closed the stream), `cancel`
 /// fires; a panic is an internal error.
-pub(super) async fn unless_dropped(
+pub(super) async fn unless_dropped<T>(
     cancel: CancellationToken,
-    work: impl Future<Output = Result<ResultPayload, ErrorObject>>,
-) -> Result<ResultPayload, ErrorObject> {
+    work: impl Future<Output = Result<T, ErrorObject>>,
+) -> Result<T, ErrorObject> {
     let cancel_if_dropped = cancel.drop_guard();
     let outcome = std::panic::AssertUnwindSafe(work).catch_unwind().await;
     cancel_if_dropped.disarm();

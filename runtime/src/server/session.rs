@@ -3,18 +3,17 @@
 //! request's way to the method table (`table.rs`).
 
 use super::ServerHandle;
-use super::answer::Answer;
+use super::answer::Answering;
 use super::dispatch::{self, Call, Serving};
 use super::request_scope::RequestScope;
 use super::serve::Started;
-use super::traced::{request_span, traced};
+use super::traced::{Traced, request_span, traced};
 use crate::caller::Caller;
 use crate::context::{ClientInit, SessionScope};
 use crate::peer::sync::{lock, read};
 use crate::peer::{OutboundSender, Peer};
 use crate::protocol::*;
 use base64::Engine as _;
-use futures::TryFutureExt as _;
 use futures::future::Either;
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -24,9 +23,9 @@ use tokio_util::sync::CancellationToken;
 
 /// What a request comes to: an answer at once, or the work that answers it and the token
 /// that cancels it.
-pub(super) enum Work<F> {
+pub(super) enum Work {
     AtOnce(Result<Value, ErrorObject>),
-    Later(CancellationToken, F),
+    Later(CancellationToken, Traced<Answering>),
 }
 
 /// The server side of one connection.
@@ -211,8 +210,7 @@ impl ServerSession {
         method: String,
         params: Option<Value>,
         caller: Caller,
-    ) -> Work<impl std::future::Future<Output = Result<ResultPayload, ErrorObject>> + Send + 'static>
-    {
+    ) -> Work {
         let mut params = params;
         let layers = self.server.inner.service.as_ref();
         if layers.is_none()
@@ -230,17 +228,12 @@ impl ServerSession {
             caller,
             cancel: cancel.clone(),
         };
+        let scope = RequestScope::Session(self.clone());
         let answer = match layers {
-            None => {
-                Either::Left(RequestScope::Session(self.clone()).answer(call, Serving::Session))
-            }
-            Some(service) => {
-                let request =
-                    call.into_request(RequestScope::Session(self.clone()), Serving::Session);
-                Either::Right(dispatch::through(service, request))
-            }
+            None => scope.answer(call, Serving::Session),
+            Some(service) => dispatch::through(service, call.into_request(scope, Serving::Session)),
         };
-        Work::Later(cancel, traced(span, answer.map_ok(Answer::into_payload)))
+        Work::Later(cancel, traced(span, answer))
     }
 
     /// The answer of `initialize`, `ping`, or a refusal before `initialize`: none of them

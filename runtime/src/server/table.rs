@@ -6,7 +6,7 @@
 //! `-32601` when nothing claims them).
 
 use super::ServerSession;
-use super::answer::Answer;
+use super::answer::{Answer, Answering};
 use super::dispatch::{Call, Serving};
 use super::modern::{SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN};
 use super::request_scope::RequestScope;
@@ -17,46 +17,36 @@ use serde_json::Value;
 impl RequestScope {
     /// Answers `call` as its route says: a 2025-11-25 session's request, a 2026-07-28
     /// request, or a 2026 `tools/call` the host found to be of a tool that never asks.
+    /// (A 2025 session's `initialize`, `ping` and refusals before `initialize` never get
+    /// here: they are answered before the layers, or by the innermost service.)
     ///
-    /// Not an `async fn`: what needs no waiting is answered here, so the returned future is
-    /// no larger than the handler's (every request's future is moved, and often boxed).
-    pub(super) fn answer(
-        self,
-        mut call: Call,
-        table: Serving,
-    ) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + 'static {
-        use futures::future::{Either, ready};
-        // A 2025 session's `initialize`, `ping` and refusals before `initialize` (answered
-        // before the layers when there are none; here when there are).
-        if let RequestScope::Session(session) = &self
-            && let Some(result) = session.answer_at_once(&call.method, &mut call.params)
-        {
-            return Either::Left(ready(result.map(Answer::Tree)));
-        }
-        let session = !self.is_modern();
+    /// Not an `async fn`: what needs no waiting is answered here, and a handler's state is
+    /// boxed where it is made, so every move of the request's future after this (the
+    /// layers' seam, the span, the host's `Served`) copies a few words.
+    pub(super) fn answer(self, call: Call, table: Serving) -> Answering {
         match call.method.as_str() {
             methods::TOOLS_LIST
             | methods::PROMPTS_LIST
             | methods::RESOURCES_LIST
-            | methods::RESOURCES_TEMPLATES_LIST => Either::Left(ready(self.list(call, session))),
+            | methods::RESOURCES_TEMPLATES_LIST => {
+                let session = !self.is_modern();
+                Answering::ready(self.list(call, session))
+            }
             methods::TOOLS_CALL
             | methods::PROMPTS_GET
             | methods::RESOURCES_READ
             | methods::COMPLETION_COMPLETE => {
-                // Boxed here, where it is made: every move of the request's future after this
-                // (the layers' seam, the span, the host's `Served`) copies a pointer, not the
-                // handler's state.
-                Either::Right(Either::Left(Box::pin(self.run_handler(call, table))))
+                Answering::Running(Box::pin(self.run_handler(call, table)))
             }
-            // Boxed, as the rarer paths with large states.
-            _ => Either::Right(Either::Right(Box::pin(async move {
+            // The rarer methods, with large states.
+            _ => Answering::Running(Box::pin(async move {
                 match &self {
                     RequestScope::Session(session) => {
                         self.session_only(session, call).await.map(Answer::Tree)
                     }
                     RequestScope::Modern(_) => self.stateless_only(call).await,
                 }
-            }))),
+            })),
         }
     }
 
@@ -229,12 +219,13 @@ mod tests {
     /// Every request's future is moved several times (through the layers' seam, the span,
     /// the host's `Served`) and boxed: its size is a cost per call no other test sees. A
     /// handler method's state is boxed where the method table makes it, so what moves is
-    /// small; the box itself holds a `tools/call`'s state and no more (832 bytes; 1 056
+    /// a named `Answering` (104 bytes: a ready answer or that box); the box itself holds a `tools/call`'s state and no more (832 bytes; 1 056
     /// when the request's name and params were kept across the handler's await, 3.1 KiB
     /// when the 2026 rounds were inline). It must stay under 1 032 bytes, glibc's
     /// per-thread cache limit: above it every call's box takes malloc's slow path, which
     /// also consolidates the fast bins. The bounds have room for compiler changes, not for
-    /// another handler's state.
+    /// another handler's state. An `Answer` is moved through every layer too: a tool's
+    /// result is boxed in it so it stays small.
     #[tokio::test]
     async fn a_tool_calls_future_carries_no_other_methods_state() {
         let server = crate::server::Server::new(Implementation::new("t", "1"))
@@ -253,9 +244,11 @@ mod tests {
             let moved = scope.answer(call("tools/call"), serving);
             let size = std::mem::size_of_val(&moved);
             assert!(
-                size <= 320,
+                size <= 160,
                 "{serving:?}: the request's future is {size} bytes"
             );
         }
+        let size = std::mem::size_of::<Answer>();
+        assert!(size <= 80, "an answer is {size} bytes");
     }
 }

@@ -19,11 +19,10 @@ pub use request::{Era, McpRequest};
 pub(crate) use request::{Route, Serving};
 pub use response::McpResponse;
 
-use super::answer::Answer;
+use super::answer::{Answer, Answering};
+use super::request_scope::RequestScope;
 use crate::protocol::ErrorObject;
 use futures::FutureExt as _;
-use futures::future::BoxFuture;
-use std::future::Future;
 use std::task::{Context, Poll};
 use tower::ServiceExt as _;
 
@@ -46,20 +45,21 @@ pub(crate) struct Handlers;
 impl tower::Service<McpRequest> for Handlers {
     type Response = McpResponse;
     type Error = BoxError;
-    type Future = BoxFuture<'static, Result<McpResponse, BoxError>>;
+    type Future = futures::future::Map<Answering, fn(Result<Answer, ErrorObject>) -> Served>;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        Box::pin(
-            request
-                .answer()
-                .map(|outcome| Ok(McpResponse::new(outcome))),
-        )
+        request
+            .answer()
+            .map(|outcome| Ok(McpResponse::new(outcome)))
     }
 }
+
+/// What the innermost service comes to.
+type Served = Result<McpResponse, BoxError>;
 
 /// The service of a server with no layers yet.
 pub(crate) fn handlers() -> McpService {
@@ -68,14 +68,11 @@ pub(crate) fn handlers() -> McpService {
 
 /// `request` served through `service` (the server's layers around [`Handlers`]), a
 /// layer's failure mapped to a JSON-RPC error.
-pub(crate) fn through(
-    service: &McpService,
-    request: McpRequest,
-) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + 'static {
-    service
-        .clone()
-        .oneshot(request)
-        .map(|served| served.map_or_else(|e| Err(layer_error(e)), |response| response.outcome))
+pub(crate) fn through(service: &McpService, request: McpRequest) -> Answering {
+    let served = service.clone().oneshot(request);
+    Answering::Running(Box::pin(served.map(|served| {
+        served.map_or_else(|e| Err(layer_error(e)), |response| response.outcome)
+    })))
 }
 
 /// A layer's failure as the JSON-RPC error the client gets.
@@ -93,12 +90,13 @@ fn layer_error(error: BoxError) -> ErrorObject {
 }
 
 impl McpRequest {
-    /// The handler's answer, from the method table, served as the route says.
-    fn answer(self) -> BoxFuture<'static, Result<Answer, ErrorObject>> {
+    /// The handler's answer, from the method table, served as the route says (a 2025
+    /// session's `initialize`, `ping` and refusals before `initialize` at once).
+    fn answer(self) -> Answering {
         let McpRequest {
             id,
             method,
-            params,
+            mut params,
             mut caller,
             extensions,
             route,
@@ -114,6 +112,11 @@ impl McpRequest {
             cancel,
             table,
         } = route;
+        if let RequestScope::Session(session) = &scope
+            && let Some(result) = session.answer_at_once(&method, &mut params)
+        {
+            return Answering::ready(result.map(Answer::Tree));
+        }
         let call = Call {
             id,
             method,
@@ -122,7 +125,7 @@ impl McpRequest {
             progress_token,
             cancel,
         };
-        Box::pin(scope.answer(call, table))
+        scope.answer(call, table)
     }
 }
 

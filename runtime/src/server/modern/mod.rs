@@ -22,7 +22,7 @@ pub(crate) use meta::{ClientDescription, RequestMeta, admit, is_modern, keys};
 use rounds::url_elicitations_as_input;
 
 use super::ServerSession;
-use super::answer::Answer;
+use super::answer::{Answer, Answering};
 use super::dispatch::{Call, Serving};
 use super::request_scope::{ModernScope, RequestScope};
 use super::serve::Started;
@@ -231,18 +231,11 @@ impl ModernScope {
     }
 
     /// `call` answered by `table`: directly, or through the server's layers.
-    fn dispatch(
-        self: &Arc<Self>,
-        call: Call,
-        table: Serving,
-    ) -> impl std::future::Future<Output = Result<Answer, ErrorObject>> + Send + 'static {
-        use futures::future::Either;
+    fn dispatch(self: &Arc<Self>, call: Call, table: Serving) -> Answering {
+        let scope = RequestScope::Modern(self.clone());
         match &self.server.inner.service {
-            None => Either::Left(RequestScope::Modern(self.clone()).answer(call, table)),
-            Some(service) => {
-                let request = call.into_request(RequestScope::Modern(self.clone()), table);
-                Either::Right(super::dispatch::through(service, request))
-            }
+            None => scope.answer(call, table),
+            Some(service) => super::dispatch::through(service, call.into_request(scope, table)),
         }
     }
 
