@@ -191,13 +191,13 @@ impl ServerHandle {
         if request.method != methods::TOOLS_CALL {
             return false;
         }
-        let Some(params) = request.params.as_ref().and_then(Value::as_object) else {
+        let Some(params) = request.params.as_ref() else {
             return false;
         };
-        let Some(Value::String(name)) = params.get("name") else {
+        let Some(Value::String(name)) = member(params, "name") else {
             return false;
         };
-        if params.contains_key("inputResponses") || params.contains_key("requestState") {
+        if member(params, "inputResponses").is_some() || member(params, "requestState").is_some() {
             return false;
         }
         match self.plain_tool(name) {

@@ -472,8 +472,8 @@ pub(super) fn decode_cursor(cursor: &str) -> Result<usize, ErrorObject> {
 /// The progress token a request's `_meta` carries, if any.
 pub(super) fn progress_token_of(params: Option<&Value>) -> Option<ProgressToken> {
     params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get("progressToken"))
+        .and_then(|p| member(p, "_meta"))
+        .and_then(|m| member(m, "progressToken"))
         .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok())
 }
 

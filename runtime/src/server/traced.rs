@@ -1,7 +1,7 @@
 //! Tracing a request: its span (method, id, era, target) and its future run inside it, with
 //! an event when it starts and how it ended.
 
-use crate::protocol::{ErrorObject, RequestId};
+use crate::protocol::{ErrorObject, RequestId, member};
 use serde_json::Value;
 
 pub(crate) fn request_span(
@@ -11,7 +11,7 @@ pub(crate) fn request_span(
     era: &'static str,
 ) -> tracing::Span {
     let target = params
-        .and_then(|p| p.get("name").or_else(|| p.get("uri")))
+        .and_then(|p| member(p, "name").or_else(|| member(p, "uri")))
         .and_then(Value::as_str)
         .unwrap_or("");
     tracing::debug_span!("mcp.request", method, id = %id, era, name = target)

@@ -3,7 +3,7 @@
 
 use super::{METHODS, SERVER_DISCOVER};
 use crate::protocol::{
-    ClientCapabilities, ClientMeta, ErrorObject, Implementation, JsonObject, LoggingLevel,
+    ClientCapabilities, ClientMeta, ErrorObject, Implementation, JsonObject, LoggingLevel, member,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -29,8 +29,8 @@ pub(crate) fn is_modern_method(method: &str) -> bool {
 pub(crate) fn is_modern(method: &str, params: Option<&Value>) -> bool {
     method == SERVER_DISCOVER
         || params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(keys::PROTOCOL_VERSION))
+            .and_then(|p| member(p, "_meta"))
+            .and_then(|m| member(m, keys::PROTOCOL_VERSION))
             .is_some()
 }
 
@@ -42,7 +42,7 @@ pub(crate) fn requested_version<'a>(
 ) -> Option<&'a str> {
     match client.version {
         Some(raw) => serde_json::from_str(raw.get()).ok(),
-        None => params?.get("_meta")?.get(keys::PROTOCOL_VERSION)?.as_str(),
+        None => member(member(params?, "_meta")?, keys::PROTOCOL_VERSION)?.as_str(),
     }
 }
 
@@ -66,7 +66,7 @@ pub(crate) fn read_meta(
     known: &crate::server::known_client::KnownClient,
 ) -> Result<RequestMeta, ErrorObject> {
     let meta = params
-        .and_then(|p| p.get("_meta"))
+        .and_then(|p| member(p, "_meta"))
         .and_then(Value::as_object)
         .ok_or_else(|| ErrorObject::invalid_params("params._meta is required"))?;
     let not_text = || {
