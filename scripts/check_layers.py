@@ -29,7 +29,7 @@ import tempfile
 # every rule), its inline `__private` re-exports, and private.rs behind them.
 LAYERS = {
     "capacity": 0, "on_demand": 0, "seal": 0, "events": 0, "caller": 0,
-    "idempotency": 0, "telemetry": 0,  # support: leaf helpers (telemetry: feature otel)
+    "idempotency": 0, "telemetry": 0, "json": 0,  # support: leaf helpers (telemetry: feature otel)
     "protocol": 1,                               # wire types
     "peer": 2,                                   # JSON-RPC engine (incl. peer::sync)
     "transport": 3, "client": 3,                 # framing; a client on peer + transport

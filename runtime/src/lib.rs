@@ -67,6 +67,7 @@ pub mod guide;
 pub mod handoff;
 pub mod host;
 pub mod idempotency;
+mod json;
 pub mod middleware {
     //! Tower middleware around a server's request handling ([`Server::layer`](crate::Server::layer)):
     //! rate limits, timeouts, audit logs, authorization rules per method, metrics.

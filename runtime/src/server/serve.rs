@@ -11,6 +11,7 @@ use super::session::Work;
 use super::{ServerHandle, ServerSession};
 use crate::caller::Caller;
 use crate::context::ClientInit;
+use crate::json::member;
 use crate::peer::{OutboundReceiver, Peer, Sending, outbound_queue};
 use crate::protocol::*;
 use futures::FutureExt as _;

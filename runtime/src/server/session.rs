@@ -10,6 +10,7 @@ use super::serve::Started;
 use super::traced::{Traced, request_span, traced};
 use crate::caller::Caller;
 use crate::context::{ClientInit, SessionScope};
+use crate::json::member;
 use crate::peer::sync::{lock, read};
 use crate::peer::{OutboundSender, Peer};
 use crate::protocol::*;

@@ -1,7 +1,8 @@
 //! Tracing a request: its span (method, id, era, target) and its future run inside it, with
 //! an event when it starts and how it ended.
 
-use crate::protocol::{ErrorObject, RequestId, member};
+use crate::json::member;
+use crate::protocol::{ErrorObject, RequestId};
 use serde_json::Value;
 
 pub(crate) fn request_span(

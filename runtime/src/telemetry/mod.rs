@@ -10,6 +10,7 @@
 pub(crate) mod client;
 pub(crate) mod exchange;
 
+use crate::json::member;
 use opentelemetry::metrics::{Histogram, Meter, MeterProvider};
 use opentelemetry::propagation::{
     Extractor, Injector, TextMapCompositePropagator, TextMapPropagator,
@@ -155,6 +156,13 @@ static PROPAGATOR: LazyLock<TextMapCompositePropagator> = LazyLock::new(|| {
 /// The `_meta` keys trace context travels in.
 const META_KEYS: [&str; 3] = ["traceparent", "tracestate", "baggage"];
 
+/// The same as HTTP header names (named once: comparing with a `&str` parses it each time).
+const TRACE_HEADERS: [http::HeaderName; 3] = [
+    http::HeaderName::from_static("traceparent"),
+    http::HeaderName::from_static("tracestate"),
+    http::HeaderName::from_static("baggage"),
+];
+
 /// A request's `_meta` as a propagator reads it.
 struct MetaReader<'a>(&'a Map<String, Value>);
 
@@ -194,8 +202,8 @@ impl Injector for Written {
 /// The context carried by `params._meta`, if it names a valid remote parent (or baggage);
 /// `base` holds what the extracted context does not replace.
 pub(crate) fn from_meta(params: Option<&Value>, base: &Context) -> Option<Context> {
-    let meta = params?.get("_meta")?.as_object()?;
-    if !META_KEYS.iter().any(|key| meta.contains_key(*key)) {
+    let meta = member(params?, "_meta")?.as_object()?;
+    if !meta.keys().any(|key| META_KEYS.contains(&key.as_str())) {
         return None;
     }
     let cx = PROPAGATOR.extract_with_context(base, &MetaReader(meta));
@@ -204,7 +212,9 @@ pub(crate) fn from_meta(params: Option<&Value>, base: &Context) -> Option<Contex
 
 /// The context carried by W3C `traceparent` / `tracestate` / `baggage` HTTP headers.
 pub(crate) fn from_headers(headers: &http::HeaderMap, base: &Context) -> Option<Context> {
-    if !META_KEYS.iter().any(|key| headers.contains_key(*key)) {
+    // A request has a few headers: comparing each with the three names costs less than
+    // hashing three lookups.
+    if !headers.keys().any(|name| TRACE_HEADERS.contains(name)) {
         return None;
     }
     let cx = PROPAGATOR.extract_with_context(base, &HeaderReader(headers));
@@ -298,7 +308,7 @@ pub(crate) fn low_cardinality_target<'a>(
     params: Option<&'a Value>,
 ) -> Option<&'a str> {
     match method {
-        "tools/call" | "prompts/get" => params?.get("name")?.as_str(),
+        "tools/call" | "prompts/get" => member(params?, "name")?.as_str(),
         _ => None,
     }
 }
@@ -313,7 +323,7 @@ pub(crate) fn target_attributes(
     out: &mut Vec<opentelemetry::KeyValue>,
 ) {
     use opentelemetry::KeyValue;
-    let text = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str);
+    let text = |key: &str| params.and_then(|p| member(p, key)).and_then(Value::as_str);
     match method {
         "tools/call" => {
             out.push(KeyValue::new(keys::OPERATION_NAME, "execute_tool"));

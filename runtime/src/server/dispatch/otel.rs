@@ -10,6 +10,7 @@
 //! `initialize` starts its `mcp.server.session.duration`, measured when the session goes.
 
 use super::{BoxError, McpRequest, McpResponse};
+use crate::json::member;
 use crate::protocol::methods;
 use crate::server::ServerSession;
 use crate::server::request_scope::RequestScope;
@@ -408,11 +409,12 @@ fn span_attributes(request: &McpRequest, out: &mut Vec<KeyValue>) {
         request.method(),
         methods::RESOURCES_READ | methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE
     );
-    let uri = request.params().and_then(|p| p.get("uri"));
+    let uri = request.params().and_then(|p| member(p, "uri"));
     if let Some(uri) = uri.and_then(serde_json::Value::as_str).filter(|_| by_uri) {
         out.push(KeyValue::new(keys::RESOURCE_URI, uri.to_owned()));
     }
-    let session = headers(request).and_then(|h| h.get("mcp-session-id"));
+    const SESSION_ID: http::HeaderName = http::HeaderName::from_static("mcp-session-id");
+    let session = headers(request).and_then(|h| h.get(SESSION_ID));
     if let Some(session) = session.and_then(|v| v.to_str().ok()) {
         out.push(KeyValue::new(keys::SESSION_ID, session.to_owned()));
     }

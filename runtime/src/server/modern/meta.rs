@@ -2,8 +2,9 @@
 //! version (checked against the revisions served), its client's capabilities and info.
 
 use super::{METHODS, SERVER_DISCOVER};
+use crate::json::member;
 use crate::protocol::{
-    ClientCapabilities, ClientMeta, ErrorObject, Implementation, JsonObject, LoggingLevel, member,
+    ClientCapabilities, ClientMeta, ErrorObject, Implementation, JsonObject, LoggingLevel,
 };
 use serde::Deserialize;
 use serde_json::Value;
