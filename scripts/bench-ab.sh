@@ -14,6 +14,11 @@
 #
 # HEAD_TO_HEAD=N adds N head-to-head runs of the 2026-07-28 rows (see the end).
 #
+# OTEL=1 compares, instead of two revisions, this tree's twin with `OtelLayer` on
+# (`tracksuit_twin_otel`: an SDK tracer provider with no exporter; TWIN_OTEL=noop for the
+# global no-op providers) as "new" against its plain twin as "old", both from one build with
+# the `otel` feature; REV is ignored and the floor is not run.
+#
 # PIN=1 runs every driver on CPU 0 and every server twin on CPU 1 (`taskset`): on a shared
 # two-core machine one binary's CPU per call then moves by about ±7 % between runs instead
 # of ±15–25 %, which is what a 5 % question needs. ROUNDS (default 2) sets how many times
@@ -23,15 +28,25 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 rev=${1:-main}
 shift || true
 old="$root/target/bench-ab-old"
+new_bin="$root/bench/target/release/tracksuit_twin"
+old_bin="$old/bench/target/release/tracksuit_twin"
 
-if [ ! -d "$old" ]; then
-    git -C "$root" worktree add --detach "$old" "$rev" >&2
+if [ "${OTEL:-0}" = 1 ]; then
+    rev="this tree without OtelLayer"
+    echo "--- building the twins with and without OtelLayer" >&2
+    (cd "$root/bench" && cargo build --release --quiet --bins --features otel)
+    old_bin=$new_bin
+    new_bin="$root/bench/target/release/tracksuit_twin_otel"
 else
-    git -C "$old" checkout --detach --quiet "$rev"
+    if [ ! -d "$old" ]; then
+        git -C "$root" worktree add --detach "$old" "$rev" >&2
+    else
+        git -C "$old" checkout --detach --quiet "$rev"
+    fi
+    echo "--- building the old twin at $(git -C "$old" rev-parse --short HEAD) and the new one" >&2
+    (cd "$old/bench" && cargo build --release --quiet --bins)
+    (cd "$root/bench" && cargo build --release --quiet --bins)
 fi
-echo "--- building the old twin at $(git -C "$old" rev-parse --short HEAD) and the new one" >&2
-(cd "$old/bench" && cargo build --release --quiet --bins)
-(cd "$root/bench" && cargo build --release --quiet --bins)
 
 pin=
 driver_pin=()
@@ -44,7 +59,7 @@ cat > "$wrapper" <<EOF
 #!/bin/sh
 # Stands in for \`node <script>\`: drops the script argument, runs the old twin.
 shift
-exec $pin "$old/bench/target/release/tracksuit_twin" "\$@"
+exec $pin "$old_bin" "\$@"
 EOF
 chmod +x "$wrapper"
 # The twins as the driver starts them: pinned with PIN=1, as they are otherwise.
@@ -54,8 +69,8 @@ twin_of() { # name binary
     chmod +x "$script"
     echo "$script"
 }
-new_twin=$(twin_of new-twin "$root/bench/target/release/tracksuit_twin")
-old_twin=$(twin_of old-twin-direct "$old/bench/target/release/tracksuit_twin")
+new_twin=$(twin_of new-twin "$new_bin")
+old_twin=$(twin_of old-twin-direct "$old_bin")
 rmcp_twin=$(twin_of rmcp-twin "$root/bench/target/release/rmcp_twin")
 
 # A twin left over from an interrupted run keeps its port and would be measured instead.
@@ -65,7 +80,9 @@ if pgrep -f 'tracksuit_twin|rmcp_twin' >/dev/null; then
 fi
 
 cd "$root/bench"
-for which in new old; do
+floor=(new old)
+[ "${OTEL:-0}" = 1 ] && floor=() # the floor is in process: no twin to swap
+for which in "${floor[@]}"; do
     driver=target/release/driver
     [ "$which" = old ] && driver="$old/bench/target/release/driver"
     echo "--- floor, $which" >&2

@@ -55,11 +55,21 @@ pub async fn three_rounds(ctx: &Ctx) -> Result<String, ToolError> {
 
 /// The twin server: `echo`, `add`, `sleep` and `three_rounds`.
 pub fn server() -> ServerHandle {
+    built(tools())
+}
+
+/// The twin server's tools, not yet built (a twin variant adds its layers first).
+pub fn tools() -> Server {
     Server::new(tracksuit::crate_info!())
         .tool(echo)
         .tool(add)
         .tool(sleep)
         .tool(three_rounds)
+}
+
+/// `server`, built.
+pub fn built(server: Server) -> ServerHandle {
+    server
         .build()
         .expect("the tools, prompts and resources have distinct names")
 }

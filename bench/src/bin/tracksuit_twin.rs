@@ -25,12 +25,20 @@ fn main() -> std::io::Result<()> {
 /// Runs the twin; `glibc_heap` says whether `/heap` may ask glibc malloc (not when another
 /// global allocator is in place, as in `tracksuit_twin_jemalloc`).
 pub fn serve(glibc_heap: bool) -> std::io::Result<()> {
+    serve_with(glibc_heap, tracksuit_bench::tracksuit_tools::server)
+}
+
+/// Runs the twin serving what `server` builds (inside the runtime: a layer may need one).
+pub fn serve_with(
+    glibc_heap: bool,
+    server: impl FnOnce() -> tracksuit::ServerHandle + Send,
+) -> std::io::Result<()> {
     let args = Args::parse();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let server = tracksuit_bench::tracksuit_tools::server();
+        let server = server();
         if args.stdio {
             return server.serve_stdio().await;
         }
