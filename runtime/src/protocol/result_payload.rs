@@ -429,11 +429,6 @@ pub(crate) struct ResultMarkers {
 }
 
 impl ResultMarkers {
-    /// The markers of a result written as JSON text (none if it is not an object).
-    pub(crate) fn of_text(text: &str) -> Self {
-        serde_json::from_str(text).unwrap_or_default()
-    }
-
     /// The markers of `result` (none if it is not an object).
     pub(crate) fn of(result: &ResultPayload) -> Self {
         result.decode().unwrap_or_default()

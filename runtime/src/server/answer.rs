@@ -19,9 +19,10 @@ pub(crate) enum Answer {
     /// A tool's result (boxed: the answer moves through every future that carries it,
     /// and a response writes it from a box).
     Tool(Box<CallToolResult>),
-    /// A modern result written whole, `resultType` and `_meta` included (an
-    /// `input_required` round).
-    Shaped(Box<serde_json::value::RawValue>),
+    /// A 2026 `input_required` round, written whole (`resultType` and `_meta` included).
+    /// Only the rounds make one, so what reads an answer knows its kind without parsing
+    /// it (its text carries the sealed `requestState`: kilobytes).
+    InputRequired(Box<serde_json::value::RawValue>),
 }
 
 impl Answer {
@@ -30,7 +31,7 @@ impl Answer {
         match self {
             Answer::Tree(value) => value,
             Answer::Tool(result) => Value::from(*result),
-            Answer::Shaped(text) => serde_json::from_str(text.get()).unwrap_or(Value::Null),
+            Answer::InputRequired(text) => serde_json::from_str(text.get()).unwrap_or(Value::Null),
         }
     }
 }
@@ -41,7 +42,7 @@ impl From<Answer> for ResultPayload {
         match answer {
             Answer::Tree(value) => ResultPayload::from(value),
             Answer::Tool(result) => ResultPayload::tool(result, None),
-            Answer::Shaped(text) => ResultPayload::from(text),
+            Answer::InputRequired(text) => ResultPayload::from(text),
         }
     }
 }

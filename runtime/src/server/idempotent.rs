@@ -91,7 +91,7 @@ fn replayed(text: &RawValue) -> Result<Answer, ErrorObject> {
         Ok(Recorded::Result(result)) => serde_json::from_str(result.get())
             .map(Answer::Tree)
             .map_err(|e| ErrorObject::internal(format!("a recorded outcome does not read: {e}"))),
-        Ok(Recorded::Shaped(text)) => Ok(Answer::Shaped(text)),
+        Ok(Recorded::Shaped(text)) => Ok(Answer::InputRequired(text)),
         Ok(Recorded::Error(error)) => Err(error),
         Err(e) => Err(ErrorObject::internal(format!(
             "a recorded outcome does not read: {e}"
@@ -121,7 +121,7 @@ impl Held {
         let recording = match outcome {
             Ok(Answer::Tree(value)) => Recording::Tree(value),
             Ok(Answer::Tool(result)) => Recording::Tool(result.as_ref()),
-            Ok(Answer::Shaped(text)) => Recording::Shaped(text),
+            Ok(Answer::InputRequired(text)) => Recording::Shaped(text),
             Err(error) => Recording::Error(error),
         };
         let recorded = serde_json::value::to_raw_value(&recording);

@@ -1,6 +1,6 @@
 //! [`McpResponse`]: a request's outcome as middleware sees it.
 
-use crate::protocol::{ErrorObject, ResultMarkers};
+use crate::protocol::ErrorObject;
 use crate::server::answer::Answer;
 use serde_json::Value;
 
@@ -51,7 +51,7 @@ impl McpResponse {
         match &self.outcome {
             Ok(Answer::Tool(result)) => result.is_error == Some(true),
             Ok(Answer::Tree(value)) => value.get("isError") == Some(&Value::Bool(true)),
-            Ok(Answer::Shaped(text)) => ResultMarkers::of_text(text.get()).is_error == Some(true),
+            Ok(Answer::InputRequired(_)) => false,
             Err(_) => false,
         }
     }
@@ -60,9 +60,7 @@ impl McpResponse {
     /// something, and the client will call again with the answers.
     pub fn is_input_required(&self) -> bool {
         match &self.outcome {
-            Ok(Answer::Shaped(text)) => {
-                ResultMarkers::of_text(text.get()).result_type.as_deref() == Some("input_required")
-            }
+            Ok(Answer::InputRequired(_)) => true,
             Ok(Answer::Tree(value)) => {
                 value.get("resultType").and_then(Value::as_str) == Some("input_required")
             }

@@ -260,7 +260,7 @@ impl ModernScope {
                     info: self.server.inner.info_text.clone(),
                 }),
             ),
-            Answer::Shaped(text) => ResultPayload::from(text),
+            Answer::InputRequired(text) => ResultPayload::from(text),
         })
     }
 

@@ -142,7 +142,8 @@ impl RequestScope {
             Some(Err(Stuck::Input(questions))) => {
                 let carried = rounds.carry(&questions);
                 let info = &self.server().inner.info_text;
-                input_required(keys, &bound(), &questions, &carried, ttl, info).map(Answer::Shaped)
+                input_required(keys, &bound(), &questions, &carried, ttl, info)
+                    .map(Answer::InputRequired)
             }
         }
     }
