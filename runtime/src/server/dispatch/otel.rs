@@ -193,7 +193,9 @@ impl Served {
         // Attributes a span that records nothing (no SDK installed, not sampled) would drop
         // are not built. (So a sampler sees the span's name and kind, not its attributes.)
         if span.is_recording() {
-            let mut attributes = metric_attributes.clone();
+            // Room for the span's own three: pushing them must not grow the vector again.
+            let mut attributes = Vec::with_capacity(metric_attributes.len() + 3);
+            attributes.extend_from_slice(&metric_attributes);
             span_attributes(request, &mut attributes);
             span.set_attributes(attributes);
         }
