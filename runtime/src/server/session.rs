@@ -213,8 +213,7 @@ impl ServerSession {
         caller: Caller,
     ) -> Work {
         let mut params = params;
-        let layers = self.server.inner.service.as_ref();
-        if layers.is_none()
+        if self.server.inner.service.is_none()
             && let Some(result) = self.answer_at_once(&method, &mut params)
         {
             return Work::AtOnce(result);
@@ -229,11 +228,7 @@ impl ServerSession {
             caller,
             cancel: cancel.clone(),
         };
-        let scope = RequestScope::Session(self.clone());
-        let answer = match layers {
-            None => scope.answer(call, Serving::Session),
-            Some(service) => dispatch::through(service, call.into_request(scope, Serving::Session)),
-        };
+        let answer = dispatch::answer(RequestScope::Session(self.clone()), call, Serving::Session);
         Work::Later(cancel, traced(span, answer))
     }
 

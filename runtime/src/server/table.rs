@@ -219,9 +219,10 @@ mod tests {
     /// Every request's future is moved several times (through the layers' seam, the span,
     /// the host's `Served`) and boxed: its size is a cost per call no other test sees. A
     /// handler method's state is boxed where the method table makes it, so what moves is
-    /// a named `Answering` (104 bytes: a ready answer or that box); the box itself holds a `tools/call`'s state and no more (832 bytes; 1 056
-    /// when the request's name and params were kept across the handler's await, 3.1 KiB
-    /// when the 2026 rounds were inline). It must stay under 1 032 bytes, glibc's
+    /// a named `Answering` (104 bytes: a ready answer or that box); the box itself holds a
+    /// `tools/call`'s state and no more (832 bytes; 1 056 when the request's name and
+    /// params were kept across the handler's await, 3.1 KiB when the 2026 rounds were
+    /// inline). It must stay under 1 032 bytes, glibc's
     /// per-thread cache limit: above it every call's box takes malloc's slow path, which
     /// also consolidates the fast bins. The bounds have room for compiler changes, not for
     /// another handler's state. An `Answer` is moved through every layer too: a tool's

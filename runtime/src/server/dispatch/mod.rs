@@ -66,10 +66,14 @@ pub(crate) fn handlers() -> McpService {
     McpService::new(Handlers)
 }
 
-/// `request` served through `service` (the server's layers around [`Handlers`]), a
+/// `call` answered as `table` says: by the method table itself when the server has no
+/// layers, else as an [`McpRequest`] through them (its layers around [`Handlers`]), a
 /// layer's failure mapped to a JSON-RPC error.
-pub(crate) fn through(service: &McpService, request: McpRequest) -> Answering {
-    let served = service.clone().oneshot(request);
+pub(crate) fn answer(scope: RequestScope, call: Call, table: Serving) -> Answering {
+    let Some(service) = scope.server().inner.service.clone() else {
+        return scope.answer(call, table);
+    };
+    let served = service.oneshot(call.into_request(scope, table));
     Answering::Running(Box::pin(served.map(|served| {
         served.map_or_else(|e| Err(layer_error(e)), |response| response.outcome)
     })))

@@ -232,11 +232,7 @@ impl ModernScope {
 
     /// `call` answered by `table`: directly, or through the server's layers.
     fn dispatch(self: &Arc<Self>, call: Call, table: Serving) -> Answering {
-        let scope = RequestScope::Modern(self.clone());
-        match &self.server.inner.service {
-            None => scope.answer(call, table),
-            Some(service) => super::dispatch::through(service, call.into_request(scope, table)),
-        }
+        super::dispatch::answer(RequestScope::Modern(self.clone()), call, table)
     }
 
     /// A handler's outcome as a modern result: a URL elicitation the handler required
